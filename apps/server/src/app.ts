@@ -1,0 +1,196 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import pino from 'pino';
+import type { Config } from './config.js';
+import type { Store } from './store/index.js';
+import { ulid } from './domain/ids.js';
+import { sharedSchemas } from './http/common.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { KeyCache, registerAuth } from './plugins/auth.js';
+import { RateLimiter, registerRateLimit } from './plugins/rate-limit.js';
+import { registerIdempotency } from './plugins/idempotency.js';
+import { Metrics, registerMetrics } from './plugins/metrics.js';
+import { registerOpenApi } from './plugins/openapi.js';
+import { healthRoutes } from './modules/health.js';
+import { accountRoutes, accountSchemas } from './modules/accounts/routes.js';
+import { tokenRoutes, tokenSchemas } from './modules/tokens/index.js';
+import { paymentRoutes } from './modules/payments/routes.js';
+import { CreatePaymentBody, Payment, PaymentList } from './modules/payments/schemas.js';
+import { cardOutcome, confirmCardJob, expirePixJob, JOB_CONFIRM, JOB_EXPIRE, type PaymentDeps } from './modules/payments/service.js';
+import { SandboxProvider } from './providers/sandbox.js';
+import type { PaymentProvider } from './providers/port.js';
+import { Worker, type JobHandler } from './jobs/worker.js';
+import { benchCeilingRoutes } from './modules/bench-ceiling.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export const LOG_REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.card.number',
+  '*.card.cvc',
+  '*.cardNumber',
+  '*.cvc',
+  '*.secret',
+  '*.key',
+];
+
+export interface AppOptions {
+  config: Config;
+  store: Store;
+  provider?: PaymentProvider;
+  logger?: pino.Logger | false;
+}
+
+export interface App {
+  app: FastifyInstance;
+  worker: Worker;
+  keyCache: KeyCache;
+  // Starts background work in this process (unless WORKER_IN_PROCESS=false).
+  startWorker(): Promise<void>;
+  // Stops taking requests, lets in-flight ones finish, stops jobs, closes the store.
+  close(): Promise<void>;
+}
+
+// Strict JSON bodies: no coercion ("10" is not 10), no defaults slipped in, unknown properties
+// refused. Query strings and path parameters are text by nature, so there (and only there)
+// "20" is read as the integer 20.
+function validators() {
+  const base = { allErrors: true, strict: false, removeAdditional: false as const };
+  const body = addFormats(new Ajv({ ...base, coerceTypes: false, useDefaults: false }));
+  const url = addFormats(new Ajv({ ...base, coerceTypes: true, useDefaults: true }));
+  return { body, url };
+}
+
+export function createLogger(config: Config): pino.Logger {
+  const destination = config.logFile ? pino.destination({ dest: config.logFile, sync: false, mkdir: true }) : pino.destination({ fd: 1, sync: false });
+  return pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } }, destination);
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config, store } = options;
+  const logger = options.logger === false ? pino({ level: 'silent' }) : options.logger ?? createLogger(config);
+  let shuttingDown = false;
+
+  const app = Fastify({
+    loggerInstance: logger,
+    // One line per request, written by our onResponse hook, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'correlationId' }),
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-correlation-id'];
+      return typeof given === 'string' && CORRELATION_ID.test(given) ? given : 'req_' + ulid();
+    },
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }) as unknown as FastifyInstance;
+
+  const ajv = validators();
+  for (const schema of [...sharedSchemas, CreatePaymentBody, Payment, PaymentList, ...accountSchemas, ...tokenSchemas]) {
+    app.addSchema(schema);
+    ajv.body.addSchema(schema);
+    ajv.url.addSchema(schema);
+  }
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajv.body : ajv.url).compile(schema));
+
+  // Only JSON bodies: anything else is 415 in the envelope rather than parsed as text.
+  app.removeContentTypeParser('text/plain');
+
+  // Routes under /v1 take a secret key unless they say otherwise; docs and the document are public.
+  app.addHook('onRoute', (route) => {
+    route.config ??= {} as never;
+    const config = route.config as { auth?: string };
+    if (config.auth === undefined) {
+      const publicDoc = route.url.startsWith('/v1/docs') || route.url === '/v1/openapi.json';
+      config.auth = route.url.startsWith('/v1/') && !publicDoc ? 'secret' : 'none';
+    }
+  });
+
+  registerErrorHandling(app);
+
+  const keyCache = new KeyCache(store, config.authCacheTtlMs);
+  registerAuth(app, keyCache);
+  registerRateLimit(app, new RateLimiter(config.rateLimitPerMinute, 60_000));
+  registerIdempotency(app, store);
+
+  const metrics = new Metrics();
+  registerMetrics(app, store, metrics);
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.header('x-correlation-id', req.id);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    if (!req.url.startsWith('/v1/docs')) {
+      reply.header('x-frame-options', 'DENY');
+      reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+      reply.header('cache-control', 'no-store');
+    }
+    return payload;
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ method: req.method, url: req.routeOptions.url ?? req.url.split('?')[0], statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100, accountId: req.auth?.accountId }, 'request completed');
+  });
+
+  await registerOpenApi(app, { publicUrl: config.publicUrl });
+
+  const provider = options.provider ?? new SandboxProvider(store, (token) => cardOutcome(store, token));
+  const workerRef: { current: Worker | null } = { current: null };
+  const deps: PaymentDeps = { store, config, provider, kickWorker: () => workerRef.current?.kick() };
+
+  healthRoutes(app, store, () => shuttingDown);
+  accountRoutes(app, store, { enabled: config.sandboxSignupEnabled, perHour: config.sandboxSignupPerHour });
+  tokenRoutes(app, store);
+  paymentRoutes(app, deps);
+  if (config.benchCeiling) benchCeilingRoutes(app);
+
+  const worker = createWorker(store, config, deps, app.log);
+  workerRef.current = worker;
+
+  await app.ready();
+
+  return {
+    app,
+    worker,
+    keyCache,
+    async startWorker() {
+      if (config.workerInProcess) await worker.start();
+    },
+    async close() {
+      shuttingDown = true;
+      await app.close();
+      await worker.stop();
+      await store.close();
+      logger.flush?.();
+    },
+  };
+}
+
+export function createWorker(store: Store, config: Config, deps: PaymentDeps, log: FastifyInstance['log']): Worker {
+  const handlers: Record<string, JobHandler> = {
+    [JOB_CONFIRM]: (job, workerId) => confirmCardJob(deps, job, workerId),
+    [JOB_EXPIRE]: (job, workerId) => expirePixJob(deps, job, workerId),
+  };
+  const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs }, log);
+  worker.every('maintenance.purge', 3_600_000, async () => {
+    const nowMs = Date.now();
+    await store.write(async (tx) => {
+      // Bounded per round so a huge backlog never holds the writer for long.
+      const idem = tx.selectFrom('idempotency_keys').select('key').where('created_at_ms', '<', nowMs - config.idempotencyRetentionMs).limit(10_000);
+      await tx.deleteFrom('idempotency_keys').where('created_at_ms', '<', nowMs - config.idempotencyRetentionMs).where('key', 'in', idem).execute();
+      const events = tx.selectFrom('events').select('id').where('created_at_ms', '<', nowMs - config.eventRetentionMs).limit(10_000);
+      await tx.deleteFrom('events').where('id', 'in', events).execute();
+    });
+  });
+  return worker;
+}

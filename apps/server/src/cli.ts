@@ -1,0 +1,157 @@
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from './config.js';
+import { Store } from './store/index.js';
+import { buildApp, createLogger, createWorker } from './app.js';
+import { activateLive, createAccount, createKey, findKey, revokeKey } from './modules/accounts/service.js';
+import { SandboxProvider } from './providers/sandbox.js';
+import { cardOutcome } from './modules/payments/service.js';
+
+const USAGE = `Usage: npm run cli -- <command>
+
+  serve                                  run the API (and, by default, the worker) on PORT
+  worker                                 run only background jobs (production: one or more)
+  migrate                                apply pending migrations and exit
+  accounts:create --name N [--email E]   create a merchant account with sandbox keys
+  accounts:activate-live <acct_id>       allow the account's sk_live_ keys
+  keys:create <acct_id> [--live] [--publishable]
+  keys:revoke <key_id | key>
+
+Configuration comes from the environment (see README): DATABASE_URL, PORT, HOST, LOG_LEVEL, ...`;
+
+function openStore(config: Config): Store {
+  return Store.open({ url: config.databaseUrl, writeBatchMax: config.writeBatchMax });
+}
+
+function describeDb(url: string): string {
+  return url.startsWith('sqlite:') ? url : url.replace(/\/\/[^@]*@/, '//***@');
+}
+
+// A sandbox key for the person who just ran `npm start`: made once, kept in the data folder
+// beside the embedded store so every start prints the same one.
+async function localSandboxKey(store: Store, config: Config): Promise<string> {
+  const file = config.databaseUrl.startsWith('sqlite:')
+    ? resolve(dirname(resolve(config.databaseUrl.slice('sqlite:'.length))), 'sandbox-key.json')
+    : resolve('data', 'sandbox-key.json');
+  if (existsSync(file)) {
+    try {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as { secretKey: string };
+      if (await findKey(store, saved.secretKey)) return saved.secretKey;
+    } catch { /* unreadable or stale: make a new one */ }
+  }
+  const created = await createAccount(store, { name: 'Local sandbox merchant' });
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify({ accountId: created.account.id, secretKey: created.keys.secretKey.key, publishableKey: created.keys.publishableKey.key }, null, 2) + '\n', { mode: 0o600 });
+  return created.keys.secretKey.key;
+}
+
+async function serve(config: Config): Promise<void> {
+  const store = openStore(config);
+  await store.migrate();
+  const built = await buildApp({ config, store });
+  const address = await built.app.listen({ port: config.port, host: config.host });
+  await built.startWorker();
+  const base = config.publicUrl ?? address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
+  const lines = [
+    `Payments API listening on ${base} (store: ${describeDb(config.databaseUrl)}, worker: ${config.workerInProcess ? 'in process' : 'separate'})`,
+    `API reference: ${base}/v1/docs   OpenAPI: ${base}/v1/openapi.json`,
+  ];
+  if (process.env.PRINT_SANDBOX_KEY !== 'false' && process.env.NODE_ENV !== 'production') {
+    const key = await localSandboxKey(store, config);
+    lines.push(`Sandbox secret key: ${key}`);
+    lines.push(`Try: curl -s ${base}/v1/payments -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -d '{"amount":1050,"currency":"BRL","method":"pix"}'`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    built.app.log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    await built.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+async function worker(config: Config): Promise<void> {
+  const store = openStore(config);
+  await store.migrate();
+  const log = createLogger(config);
+  const provider = new SandboxProvider(store, (token) => cardOutcome(store, token));
+  const w = createWorker(store, config, { store, config, provider, kickWorker: () => {} }, log as never);
+  await w.start();
+  log.info({ workerId: w.id }, 'worker started');
+  const stop = async () => {
+    await w.stop();
+    await store.close();
+    log.flush();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { name: { type: 'string' }, email: { type: 'string' }, live: { type: 'boolean' }, publishable: { type: 'boolean' } },
+  });
+  const config = loadConfig();
+  switch (command) {
+    case 'serve': return serve(config);
+    case 'worker': return worker(config);
+    case undefined: case 'help': case '--help':
+      process.stdout.write(USAGE + '\n');
+      return;
+  }
+  const store = openStore(config);
+  try {
+    await store.migrate();
+    switch (command) {
+      case 'migrate': {
+        process.stdout.write(`migrations up to date (${describeDb(config.databaseUrl)})\n`);
+        break;
+      }
+      case 'accounts:create': {
+        if (!values.name) throw new Error('--name is required');
+        const created = await createAccount(store, { name: values.name, email: values.email ?? null });
+        process.stdout.write(JSON.stringify({ account: created.account, secretKey: created.keys.secretKey.key, publishableKey: created.keys.publishableKey.key }, null, 2) + '\n');
+        break;
+      }
+      case 'accounts:activate-live': {
+        if (!positionals[0]) throw new Error('usage: accounts:activate-live <acct_id>');
+        await activateLive(store, positionals[0]);
+        process.stdout.write(`live mode activated for ${positionals[0]}\n`);
+        break;
+      }
+      case 'keys:create': {
+        if (!positionals[0]) throw new Error('usage: keys:create <acct_id> [--live] [--publishable]');
+        const key = await createKey(store, positionals[0], values.publishable ? 'publishable' : 'secret', Boolean(values.live));
+        process.stdout.write(JSON.stringify({ id: key.id, key: key.key }, null, 2) + '\n');
+        break;
+      }
+      case 'keys:revoke': {
+        if (!positionals[0]) throw new Error('usage: keys:revoke <key_id | key>');
+        const revoked = await revokeKey(store, positionals[0]);
+        process.stdout.write(`revoked ${revoked.id} (${revoked.display})\n`);
+        break;
+      }
+      default:
+        throw new Error(`unknown command "${command}"\n\n${USAGE}`);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((error) => {
+  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,88 @@
+import { isAbsolute, resolve } from 'node:path';
+
+// Configuration from the environment, read once. Every limit has a unit in its name.
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  logLevel: string;
+  logFile: string | null;
+  bodyLimitBytes: number;
+  rateLimitPerMinute: number;
+  sandboxSignupEnabled: boolean;
+  sandboxSignupPerHour: number;
+  idempotencyRetentionMs: number;
+  eventRetentionMs: number;
+  workerInProcess: boolean;
+  workerPollMs: number;
+  jobLeaseMs: number;
+  providerRetryBaseMs: number;
+  providerMaxAttempts: number;
+  pixExpiresInSeconds: number;
+  pixKey: string;
+  pixMerchantName: string;
+  pixMerchantCity: string;
+  authCacheTtlMs: number;
+  writeBatchMax: number;
+  benchCeiling: boolean;
+  publicUrl: string | null;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+// A relative sqlite path is relative to where the user ran npm (INIT_CWD), not to the
+// workspace folder npm switches into, so `./data/` means the repository's data folder.
+function resolveDatabaseUrl(env: NodeJS.ProcessEnv): string {
+  const url = env.DATABASE_URL || 'sqlite:./data/payments.db';
+  if (!url.startsWith('sqlite:')) return url;
+  const file = url.slice('sqlite:'.length);
+  return 'sqlite:' + (isAbsolute(file) || !file ? file : resolve(env.INIT_CWD || process.cwd(), file));
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const config: Config = {
+    port: int(env, 'PORT', 3000),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: resolveDatabaseUrl(env),
+    logLevel: env.LOG_LEVEL || 'info',
+    logFile: env.LOG_FILE || null,
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 100 * 1024),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 6000),
+    sandboxSignupEnabled: bool(env, 'SANDBOX_SIGNUP', true),
+    sandboxSignupPerHour: int(env, 'SANDBOX_SIGNUP_PER_HOUR', 20),
+    idempotencyRetentionMs: int(env, 'IDEMPOTENCY_RETENTION_HOURS', 24) * 3600_000,
+    eventRetentionMs: int(env, 'EVENT_RETENTION_DAYS', 30) * 86_400_000,
+    workerInProcess: bool(env, 'WORKER_IN_PROCESS', true),
+    workerPollMs: int(env, 'WORKER_POLL_MS', 200),
+    jobLeaseMs: int(env, 'JOB_LEASE_MS', 30_000),
+    providerRetryBaseMs: int(env, 'PROVIDER_RETRY_BASE_MS', 1000),
+    providerMaxAttempts: int(env, 'PROVIDER_MAX_ATTEMPTS', 5),
+    pixExpiresInSeconds: int(env, 'PIX_EXPIRES_IN_SECONDS', 3600),
+    // A sandbox EVP (random) Pix key. Production sets the institution's own key.
+    pixKey: env.PIX_KEY || '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
+    pixMerchantName: env.PIX_MERCHANT_NAME || 'PAGAMENTOS SANDBOX',
+    pixMerchantCity: env.PIX_MERCHANT_CITY || 'SAO PAULO',
+    authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 1000),
+    writeBatchMax: int(env, 'WRITE_BATCH_MAX', 256),
+    benchCeiling: bool(env, 'BENCH_CEILING', false),
+    publicUrl: env.PUBLIC_URL || null,
+    ...overrides,
+  };
+  if (config.bodyLimitBytes < 1024) throw new Error('BODY_LIMIT_BYTES must be at least 1024');
+  if (config.writeBatchMax < 1 || config.writeBatchMax > 10_000) throw new Error('WRITE_BATCH_MAX must be 1..10000');
+  return config;
+}

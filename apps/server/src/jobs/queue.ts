@@ -1,0 +1,69 @@
+import { sql } from 'kysely';
+import type { Store, Tx } from '../store/index.js';
+import { newId } from '../domain/ids.js';
+
+// The outbox: background work is a row written in the same transaction as the change that
+// causes it, so it exists if and only if the change committed.
+export interface JobRow {
+  id: string;
+  type: string;
+  payload: string;
+  run_at_ms: number;
+  attempts: number;
+}
+
+export async function enqueue(tx: Tx, type: string, payload: unknown, runAtMs: number = Date.now(), id?: string): Promise<string> {
+  const jobId = id ?? newId('job');
+  await tx.insertInto('jobs').values({
+    id: jobId,
+    type,
+    payload: JSON.stringify(payload),
+    run_at_ms: runAtMs,
+    attempts: 0,
+    locked_until_ms: null,
+    locked_by: null,
+    last_error: null,
+    created_at: new Date().toISOString(),
+  }).execute();
+  return jobId;
+}
+
+// Claims due jobs with a lease. On PostgreSQL, FOR UPDATE SKIP LOCKED lets many workers claim
+// side by side without waiting on each other; SQLite has one writer at a time, so a plain
+// UPDATE ... RETURNING in the write transaction is already exclusive. A worker that dies keeps
+// its jobs only until the lease ends; then another claims them again (at least once).
+export async function claim(store: Store, workerId: string, limit: number, leaseMs: number, nowMs = Date.now()): Promise<JobRow[]> {
+  return store.write(async (tx) => {
+    const due = (qb: Tx) => qb.selectFrom('jobs').select('id')
+      .where('run_at_ms', '<=', nowMs)
+      .where((eb) => eb.or([eb('locked_until_ms', 'is', null), eb('locked_until_ms', '<', nowMs)]))
+      .orderBy('run_at_ms')
+      .limit(limit);
+    const sub = store.engine === 'postgres' ? due(tx).forUpdate().skipLocked() : due(tx);
+    const rows = await tx.updateTable('jobs')
+      .set({ locked_by: workerId, locked_until_ms: nowMs + leaseMs, attempts: sql`attempts + 1` })
+      .where('id', 'in', sub)
+      .returning(['id', 'type', 'payload', 'run_at_ms', 'attempts'])
+      .execute();
+    return rows as JobRow[];
+  });
+}
+
+// Done: delete in the transaction of the job's effects, guarded by the lease holder so a job
+// whose lease was taken over is not completed twice.
+export async function complete(tx: Tx, job: JobRow, workerId: string): Promise<boolean> {
+  const r = await tx.deleteFrom('jobs').where('id', '=', job.id).where('locked_by', '=', workerId).executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}
+
+export async function reschedule(tx: Tx, job: JobRow, workerId: string, runAtMs: number, error: string | null): Promise<void> {
+  await tx.updateTable('jobs')
+    .set({ run_at_ms: runAtMs, locked_by: null, locked_until_ms: null, last_error: error ? error.slice(0, 500) : null })
+    .where('id', '=', job.id).where('locked_by', '=', workerId)
+    .execute();
+}
+
+export async function nextDueMs(store: Store): Promise<number | null> {
+  const row = await store.db.selectFrom('jobs').select((eb) => eb.fn.min('run_at_ms').as('next')).executeTakeFirst();
+  return row?.next == null ? null : Number(row.next);
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { errorResponses, IdempotencyHeaders, ref } from '../../http/common.js';
+import { CreatePaymentBody, ListPaymentsQuery, PaymentIdParams, type ListPaymentsQuery as ListQuery, type CreatePaymentBody as CreateBody } from './schemas.js';
+import { cancelPayment, createPayment, getPayment, listPayments, sandboxPayPix, type PaymentDeps } from './service.js';
+
+const tags = ['Payments'];
+
+export function paymentRoutes(app: FastifyInstance, deps: PaymentDeps): void {
+  app.post<{ Body: CreateBody }>('/v1/payments', {
+    schema: {
+      operationId: 'createPayment', tags, summary: 'Create a payment',
+      description: 'Creates a Pix or card payment. Answers 200 with `status: "pending"`; the provider confirms asynchronously (card: `approved`/`declined` a moment later; Pix: when paid, or `expired`).',
+      headers: IdempotencyHeaders,
+      body: ref('CreatePaymentRequest'),
+      response: { 200: ref('Payment'), ...errorResponses(409, 413, 415, 422) },
+    },
+  }, (req) => createPayment(deps, req.ctx, req.body));
+
+  app.get<{ Querystring: ListQuery }>('/v1/payments', {
+    schema: {
+      operationId: 'listPayments', tags, summary: 'List payments',
+      description: 'Newest first, with cursors (`startingAfter`, `endingBefore`) and filters.',
+      querystring: ListPaymentsQuery,
+      response: { 200: ref('PaymentList'), ...errorResponses() },
+    },
+  }, (req) => listPayments(deps, req.ctx, req.query));
+
+  app.get<{ Params: { id: string } }>('/v1/payments/:id', {
+    schema: {
+      operationId: 'getPayment', tags, summary: 'Fetch a payment',
+      params: PaymentIdParams,
+      response: { 200: ref('Payment'), ...errorResponses(404) },
+    },
+  }, (req) => getPayment(deps, req.ctx, req.params.id));
+
+  app.post<{ Params: { id: string } }>('/v1/payments/:id/cancel', {
+    schema: {
+      operationId: 'cancelPayment', tags, summary: 'Cancel a pending payment',
+      description: 'Only a `pending` payment can be canceled (INVALID_STATE otherwise).',
+      headers: IdempotencyHeaders,
+      params: PaymentIdParams,
+      response: { 200: ref('Payment'), ...errorResponses(404, 409, 422) },
+    },
+  }, (req) => cancelPayment(deps, req.ctx, req.params.id));
+
+  app.post<{ Params: { id: string } }>('/v1/sandbox/payments/:id/pay', {
+    schema: {
+      operationId: 'sandboxPayPixPayment', tags: ['Sandbox'], summary: 'Simulate the payer paying a Pix (sandbox only)',
+      description: 'Moves a pending Pix payment to `approved`, as the payer\'s bank would. Sandbox keys only.',
+      headers: IdempotencyHeaders,
+      params: PaymentIdParams,
+      response: { 200: ref('Payment'), ...errorResponses(404, 409, 422) },
+    },
+  }, (req) => sandboxPayPix(deps, req.ctx, req.params.id));
+}

@@ -1,0 +1,84 @@
+import { Type, type Static } from 'typebox';
+import { ListQueryBase, listOf, ref } from '../../http/common.js';
+import { PAYMENT_STATUSES } from '../../domain/states.js';
+
+export const MAX_AMOUNT_CENTS = 1_000_000_000; // R$ 10.000.000,00 per payment
+
+const amountField = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description, examples: [1050] });
+
+export const CreatePaymentBody = Type.Object(
+  {
+    amount: Type.Optional(amountField('Shape A: amount in centavos (1050 = R$ 10,50). Send exactly one of `amount` / `amountInCents`.')),
+    amountInCents: Type.Optional(amountField('Shape B (what the SDKs send): amount in centavos.')),
+    currency: Type.Optional(Type.Enum(['BRL'], { description: 'Only BRL. Defaults to BRL.' })),
+    method: Type.Enum(['pix', 'credit_card'], { description: 'Payment method.' }),
+    cardToken: Type.Optional(Type.String({ pattern: '^tok_[A-Za-z0-9_]{1,64}$', description: 'Required for `credit_card`, refused for `pix`: a `tok_` from POST /v1/tokens (or a sandbox test token such as `tok_visa`).' })),
+    installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'Card only, 1-12 (default 1).' })),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    metadata: Type.Optional(ref('Metadata')),
+    customer: Type.Optional(Type.Object({
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+      document: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z.\\-/ ]{11,20}$', description: 'CPF or CNPJ. Stored; shown back masked.' })),
+    }, { additionalProperties: false })),
+    pixExpiresInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 7 * 86_400, description: 'Pix only: seconds until the BR Code expires (default 3600).' })),
+  },
+  {
+    $id: 'CreatePaymentRequest',
+    additionalProperties: false,
+    description: 'Two shapes are accepted. Shape A: `{amount, currency, method}`. Shape B: `{amountInCents, method, cardToken}`. Amounts are integer centavos in both.',
+    examples: [
+      { amount: 1050, currency: 'BRL', method: 'pix' },
+      { amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' },
+    ],
+  },
+);
+export type CreatePaymentBody = Static<typeof CreatePaymentBody>;
+
+export const Payment = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `pay_`.', examples: ['pay_01jc6v8x2a9m3yq0d7b4e5f6g8'] }),
+    object: Type.Literal('payment'),
+    status: Type.Enum([...PAYMENT_STATUSES], { description: '`pending` at creation; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.' }),
+    amount: Type.Integer({ description: 'Centavos.' }),
+    currency: Type.Literal('BRL'),
+    method: Type.Enum(['pix', 'credit_card']),
+    description: Type.Union([Type.String(), Type.Null()]),
+    metadata: ref('Metadata'),
+    customer: Type.Union([Type.Object({
+      name: Type.Optional(Type.String()),
+      email: Type.Optional(Type.String()),
+      document: Type.Optional(Type.String({ description: 'Masked.' })),
+    }), Type.Null()]),
+    installments: Type.Union([Type.Integer(), Type.Null()]),
+    card: Type.Union([Type.Object({ brand: Type.String(), last4: Type.String() }), Type.Null()]),
+    pix: Type.Union([Type.Object({
+      copyPaste: Type.String({ description: 'BR Code "copia e cola" (EMV, br.gov.bcb.pix).' }),
+      qrCodeSvg: Type.String({ description: 'The same BR Code as a QR code, SVG.' }),
+      expiresAt: Type.String({ format: 'date-time' }),
+    }), Type.Null()]),
+    failure: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+    amountRefunded: Type.Integer(),
+    feeAmount: Type.Union([Type.Integer(), Type.Null()], { description: 'Processing fee in centavos, once approved.' }),
+    netAmount: Type.Union([Type.Integer(), Type.Null()], { description: 'amount - feeAmount, once approved.' }),
+    livemode: Type.Boolean(),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Payment', additionalProperties: false, description: 'A Pix or card payment.' },
+);
+export type Payment = Static<typeof Payment>;
+
+export const PaymentList = listOf('Payment', 'PaymentList');
+
+export const ListPaymentsQuery = Type.Object(
+  {
+    ...ListQueryBase,
+    status: Type.Optional(Type.Enum([...PAYMENT_STATUSES])),
+    method: Type.Optional(Type.Enum(['pix', 'credit_card'])),
+  },
+  { additionalProperties: false },
+);
+export type ListPaymentsQuery = Static<typeof ListPaymentsQuery>;
+
+export const PaymentIdParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Payment id (`pay_...`).' }) }, { additionalProperties: false });

@@ -1,0 +1,78 @@
+import { Type, type Static } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Store } from '../../store/index.js';
+import { errorResponses, IdempotencyHeaders, ref } from '../../http/common.js';
+import { validation } from '../../errors.js';
+import { cardBrand, cvcValid, expiryValid, luhnValid, TEST_CARDS } from '../../domain/card.js';
+import { newId } from '../../domain/ids.js';
+
+export const CreateTokenBody = Type.Object(
+  {
+    card: Type.Object(
+      {
+        number: Type.String({ minLength: 12, maxLength: 23, description: 'Card number; spaces allowed. Never stored nor logged.' }),
+        expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
+        expYear: Type.Integer({ minimum: 2000, maximum: 2100 }),
+        cvc: Type.String({ minLength: 3, maxLength: 4 }),
+        holderName: Type.Optional(Type.String({ maxLength: 100 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { $id: 'CreateTokenRequest', additionalProperties: false, examples: [{ card: { number: '4242 4242 4242 4242', expMonth: 12, expYear: 2030, cvc: '123' } }] },
+);
+
+export const CardToken = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `tok_`; single use.' }),
+    object: Type.Literal('token'),
+    card: Type.Object({ brand: Type.String(), last4: Type.String(), expMonth: Type.Integer(), expYear: Type.Integer() }),
+    used: Type.Boolean(),
+    livemode: Type.Boolean(),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'CardToken', additionalProperties: false, description: 'A single-use card token made in the browser with a publishable key.' },
+);
+
+export const tokenSchemas = [CreateTokenBody, CardToken];
+
+export function tokenRoutes(app: FastifyInstance, store: Store): void {
+  app.post<{ Body: Static<typeof CreateTokenBody> }>('/v1/tokens', {
+    config: { auth: 'publishable' },
+    schema: {
+      operationId: 'createCardToken',
+      tags: ['Card tokens'],
+      summary: 'Tokenize a card (browser, publishable key)',
+      description: 'Checks the number (Luhn), expiry and CVC and returns a single-use `tok_` carrying only brand and last4. In the sandbox the test card numbers decide the outcome of the payment (4242 4242 4242 4242 approves, 4000 0000 0000 0002 declines, ...).',
+      security: [{ publishableKey: [] }, { secretKey: [] }],
+      headers: IdempotencyHeaders,
+      body: ref('CreateTokenRequest'),
+      response: { 200: ref('CardToken'), ...errorResponses(409, 413, 415, 422) },
+    },
+  }, async (req) => {
+    const { card } = req.body;
+    const number = card.number.replace(/[\s-]/g, '');
+    if (!luhnValid(number)) throw validation('The card number is not valid.', 'card.number');
+    const brand = cardBrand(number);
+    if (!cvcValid(card.cvc, brand)) throw validation('The CVC is not valid for this card.', 'card.cvc');
+    if (!expiryValid(card.expMonth, card.expYear)) throw validation('The card has expired.', 'card.expYear');
+    const livemode = req.ctx.livemode;
+    const testOutcome = livemode ? 'approve' : TEST_CARDS[number] ?? 'approve';
+    const nowIso = new Date().toISOString();
+    const token = {
+      id: newId('token'),
+      object: 'token' as const,
+      card: { brand, last4: number.slice(-4), expMonth: card.expMonth, expYear: card.expYear },
+      used: false,
+      livemode,
+      createdAt: nowIso,
+    };
+    return req.ctx.write(async (tx) => {
+      await tx.insertInto('card_tokens').values({
+        id: token.id, account_id: req.ctx.accountId, livemode: livemode ? 1 : 0, brand, last4: token.card.last4,
+        exp_month: card.expMonth, exp_year: card.expYear, test_outcome: testOutcome, used_at: null, created_at: nowIso,
+      }).execute();
+      return token;
+    });
+  });
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+import type { Store } from '../store/index.js';
+import { findKey, hashKey, parseKeyPrefix, type AuthRecord } from '../modules/accounts/service.js';
+
+export type AuthMode = 'secret' | 'publishable' | 'none';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    // Which key the route takes: 'secret' (default under /v1), 'publishable' (browser routes,
+    // which also take a secret key), or 'none'.
+    auth?: AuthMode;
+  }
+  interface FastifyRequest {
+    auth: AuthRecord | null;
+  }
+}
+
+// Positive lookups are cached briefly: the key table is read on every request otherwise.
+// A revocation made through this process clears the cache at once; one made elsewhere (the CLI,
+// another instance) takes effect within the TTL.
+export class KeyCache {
+  private entries = new Map<string, { record: AuthRecord; expiresAtMs: number }>();
+  constructor(private readonly store: Store, private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
+
+  async lookup(plain: string): Promise<AuthRecord | null> {
+    const hash = hashKey(plain);
+    const now = Date.now();
+    const hit = this.entries.get(hash);
+    if (hit && hit.expiresAtMs > now) return hit.record;
+    const record = await findKey(this.store, plain);
+    if (record && this.ttlMs > 0) {
+      if (this.entries.size >= this.maxEntries) this.entries.clear();
+      this.entries.set(hash, { record, expiresAtMs: now + this.ttlMs });
+    } else {
+      this.entries.delete(hash);
+    }
+    return record;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+export async function authenticate(req: FastifyRequest, mode: AuthMode, cache: KeyCache): Promise<AuthRecord | null> {
+  if (mode === 'none') return null;
+  const header = req.headers.authorization;
+  if (!header) throw new ApiError('AUTHENTICATION_REQUIRED', 'Send your API key as "Authorization: Bearer sk_test_...".');
+  const m = /^Bearer ([^\s]+)$/.exec(header);
+  if (!m) throw new ApiError('AUTHENTICATION_REQUIRED', 'The Authorization header must be "Bearer <API key>".');
+  const prefix = parseKeyPrefix(m[1]);
+  // Never echo the key: a pasted live key in an error message ends up in someone's logs.
+  if (!prefix) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
+  const record = await cache.lookup(m[1]);
+  if (!record) throw new ApiError('INVALID_API_KEY', 'The API key is not valid or has been revoked.');
+  if (record.kind === 'publishable' && mode === 'secret') {
+    throw new ApiError('PERMISSION_DENIED', 'Publishable keys (pk_) only work for card tokens and checkout; use a secret key (sk_) from your server.');
+  }
+  if (record.livemode && !record.liveEnabled) {
+    throw new ApiError('PERMISSION_DENIED', 'Live mode is not activated for this account yet; use your sk_test_ key in the sandbox.');
+  }
+  return record;
+}
+
+export function registerAuth(app: FastifyInstance, cache: KeyCache): void {
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (req) => {
+    const mode = req.routeOptions.config?.auth ?? 'none';
+    req.auth = await authenticate(req, mode, cache);
+  });
+}

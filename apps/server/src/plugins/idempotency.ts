@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, StoredResponse } from '../errors.js';
+import { canonicalJson } from '../domain/canonical-json.js';
+import { isUniqueViolation, type Store, type Tx, type WriteOp } from '../store/index.js';
+import type { StoreErrorHook } from './errors.js';
+
+// What a service needs from the request: whose data, which mode, and the one way to write.
+export interface RequestContext {
+  accountId: string;
+  livemode: boolean;
+  correlationId: string;
+  // Runs `op` in a (group-committed) transaction. With an Idempotency-Key, the key's record and
+  // the serialized response commit in that same transaction: either both or neither.
+  write<T>(op: WriteOp<T>): Promise<T>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: RequestContext;
+    storeIdempotentError: StoreErrorHook | null;
+  }
+  interface FastifyContextConfig {
+    // Mutating routes are idempotent unless they opt out (sandbox signup, which has no account
+    // to scope a key to and whose response carries secrets we will not keep).
+    idempotent?: boolean;
+  }
+}
+
+class KeyConflict extends Error {}
+
+const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
+// An in-flight marker older than this is stale (its request died without cleaning up).
+const IN_FLIGHT_STALE_MS = 60_000;
+
+export function fingerprint(method: string, url: string, body: unknown): string {
+  const path = url.split('?')[0];
+  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('base64url');
+}
+
+export function registerIdempotency(app: FastifyInstance, store: Store): void {
+  // Requests of this process still running, by scope: a second one with the same key gets 409
+  // at once. Across processes the primary key of idempotency_keys decides.
+  const inFlight = new Map<string, number>();
+
+  app.decorateRequest('ctx', null as unknown as RequestContext);
+  app.decorateRequest('storeIdempotentError', null);
+
+  const insertKey = (tx: Tx, auth: { accountId: string; livemode: boolean }, key: string, fp: string, statusCode: number, body: string) => {
+    const now = Date.now();
+    return tx.insertInto('idempotency_keys').values({
+      account_id: auth.accountId,
+      livemode: auth.livemode ? 1 : 0,
+      key,
+      fingerprint: fp,
+      status_code: statusCode,
+      body,
+      created_at: new Date(now).toISOString(),
+      created_at_ms: now,
+    }).execute();
+  };
+
+  const lookup = (accountId: string, livemode: boolean, key: string) =>
+    store.db.selectFrom('idempotency_keys').select(['fingerprint', 'status_code', 'body'])
+      .where('account_id', '=', accountId).where('livemode', '=', livemode ? 1 : 0).where('key', '=', key)
+      .executeTakeFirst();
+
+  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
+    const auth = req.auth;
+    if (!auth) return;
+    const plainWrite = <T>(op: WriteOp<T>) => store.write(op);
+    const ctx: RequestContext = { accountId: auth.accountId, livemode: auth.livemode, correlationId: req.id, write: plainWrite };
+    req.ctx = ctx;
+
+    const mutating = req.method === 'POST' || req.method === 'PATCH' || req.method === 'DELETE';
+    if (!mutating || req.routeOptions.config?.idempotent === false) return;
+    const header = req.headers['idempotency-key'];
+    if (header === undefined) return;
+    if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+      throw new ApiError('VALIDATION_ERROR', 'Idempotency-Key must be 1-255 printable ASCII characters.', { param: 'Idempotency-Key' });
+    }
+    const key = header;
+    const fp = fingerprint(req.method, req.url, req.body);
+    const scope = `${auth.accountId}\u0000${auth.livemode ? 1 : 0}\u0000${key}`;
+
+    const startedMs = inFlight.get(scope);
+    if (startedMs !== undefined && Date.now() - startedMs < IN_FLIGHT_STALE_MS) {
+      throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry in a moment.', { headers: { 'retry-after': '1' } });
+    }
+    // Marked before the first await: a concurrent duplicate in this process sees it.
+    inFlight.set(scope, Date.now());
+    reply.raw.once('close', () => inFlight.delete(scope));
+
+    const stored = await lookup(auth.accountId, auth.livemode, key);
+    if (stored) {
+      inFlight.delete(scope);
+      if (stored.fingerprint !== fp) {
+        throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
+      }
+      return reply.code(stored.status_code).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(stored.body);
+    }
+
+    let used = false;
+    ctx.write = async <T>(op: WriteOp<T>): Promise<T> => {
+      if (used) return store.write(op);
+      used = true;
+      try {
+        return await store.write(async (tx) => {
+          const value = await op(tx);
+          // Serialized here, with the route's own response schema, so the bytes stored are the
+          // bytes sent; committed with the effects or not at all.
+          const body = reply.serialize(value) as string;
+          try {
+            await insertKey(tx, auth, key, fp, reply.statusCode, body);
+          } catch (error) {
+            if (isUniqueViolation(error)) throw new KeyConflict();
+            throw error;
+          }
+          return value;
+        });
+      } catch (error) {
+        if (!(error instanceof KeyConflict)) throw error;
+        // Another process committed this key while we ran; our effects were rolled back.
+        const winner = await lookup(auth.accountId, auth.livemode, key);
+        if (!winner) throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry in a moment.', { headers: { 'retry-after': '1' } });
+        if (winner.fingerprint !== fp) throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
+        throw new StoredResponse(winner.status_code, winner.body);
+      }
+    };
+
+    req.storeIdempotentError = async (statusCode, body) => {
+      try {
+        await store.write((tx) => insertKey(tx, auth, key, fp, statusCode, body));
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+    };
+  });
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import type { Store } from '../store/index.js';
+
+// Prometheus text exposition, hand-rolled: two families and a gauge do not need a library.
+const BUCKETS_MS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
+
+interface Series {
+  count: number;
+  sumMs: number;
+  buckets: number[];
+}
+
+export class Metrics {
+  private series = new Map<string, Series>();
+  private readonly maxSeries = 2000;
+
+  observe(method: string, route: string, status: number, durationMs: number): void {
+    const key = `method="${method}",route="${route}",status="${status}"`;
+    let s = this.series.get(key);
+    if (!s) {
+      if (this.series.size >= this.maxSeries) return;
+      s = { count: 0, sumMs: 0, buckets: BUCKETS_MS.map(() => 0) };
+      this.series.set(key, s);
+    }
+    s.count++;
+    s.sumMs += durationMs;
+    for (let i = 0; i < BUCKETS_MS.length; i++) if (durationMs <= BUCKETS_MS[i]) s.buckets[i]++;
+  }
+
+  render(paymentsByStatus: Array<{ status: string; livemode: number; count: number }>): string {
+    const lines: string[] = [];
+    lines.push('# HELP http_requests_total HTTP requests by route and status.', '# TYPE http_requests_total counter');
+    for (const [labels, s] of this.series) lines.push(`http_requests_total{${labels}} ${s.count}`);
+    lines.push('# HELP http_request_duration_ms Request latency in milliseconds.', '# TYPE http_request_duration_ms histogram');
+    for (const [labels, s] of this.series) {
+      BUCKETS_MS.forEach((le, i) => lines.push(`http_request_duration_ms_bucket{${labels},le="${le}"} ${s.buckets[i]}`));
+      lines.push(`http_request_duration_ms_bucket{${labels},le="+Inf"} ${s.count}`);
+      lines.push(`http_request_duration_ms_sum{${labels}} ${s.sumMs.toFixed(3)}`);
+      lines.push(`http_request_duration_ms_count{${labels}} ${s.count}`);
+    }
+    lines.push('# HELP payments Payments in the store by status and mode.', '# TYPE payments gauge');
+    for (const p of paymentsByStatus) lines.push(`payments{status="${p.status}",livemode="${p.livemode === 1}"} ${p.count}`);
+    return lines.join('\n') + '\n';
+  }
+}
+
+export function registerMetrics(app: FastifyInstance, store: Store, metrics: Metrics): void {
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime);
+  });
+
+  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) => {
+    const rows = await store.db.selectFrom('payments').select(['status', 'livemode', (eb) => eb.fn.countAll<number>().as('count')])
+      .groupBy(['status', 'livemode']).execute();
+    reply.type('text/plain; version=0.0.4');
+    return metrics.render(rows.map((r) => ({ ...r, count: Number(r.count) })));
+  });
+}

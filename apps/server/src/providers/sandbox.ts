@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import type { Store } from '../store/index.js';
+import type { TestOutcome } from '../domain/card.js';
+import { ProviderUnavailable, type AuthorizeInput, type AuthorizeResult, type PaymentProvider } from './port.js';
+
+// Deterministic sandbox acquirer. It keeps its own charges by idempotency key (as a real
+// acquirer does), in the same store for simplicity: a second call with the same key returns the
+// first charge instead of making another.
+export class SandboxProvider implements PaymentProvider {
+  readonly name = 'sandbox';
+  constructor(private readonly store: Store, private readonly outcomeOf: (cardToken: string) => Promise<TestOutcome>) {}
+
+  async authorize(input: AuthorizeInput): Promise<AuthorizeResult> {
+    const existing = await this.store.db.selectFrom('sandbox_provider_charges').selectAll().where('idempotency_key', '=', input.idempotencyKey).executeTakeFirst();
+    if (existing) return toResult(existing.outcome as TestOutcome, existing.charge_id);
+
+    const outcome = await this.outcomeOf(input.cardToken);
+    if (outcome === 'provider_error') throw new ProviderUnavailable('sandbox acquirer unavailable (tok_provider_error)');
+    const chargeId = 'ch_' + randomBytes(12).toString('hex');
+    await this.store.write(async (tx) => {
+      await tx.insertInto('sandbox_provider_charges').values({
+        idempotency_key: input.idempotencyKey,
+        charge_id: chargeId,
+        outcome,
+        amount: input.amountCents,
+        created_at: new Date().toISOString(),
+      }).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
+    });
+    // The charge is made, but the answer is "lost" on the way back: the caller must retry and
+    // get this same charge, not a new one.
+    if (outcome === 'provider_timeout') throw new ProviderUnavailable('sandbox acquirer timed out (tok_provider_timeout)');
+    return toResult(outcome, chargeId);
+  }
+
+  async void(): Promise<void> {
+    // Nothing to give back in the sandbox.
+  }
+}
+
+function toResult(outcome: TestOutcome, chargeId: string): AuthorizeResult {
+  switch (outcome) {
+    case 'decline': return { status: 'declined', code: 'card_declined', message: 'The card was declined.' };
+    case 'insufficient_funds': return { status: 'declined', code: 'insufficient_funds', message: 'The card has insufficient funds.' };
+    default: return { status: 'approved', chargeId };
+  }
+}

@@ -1,0 +1,223 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Database } from './schema.js';
+import { migrationProvider } from './migrations.js';
+
+export type Engine = 'sqlite' | 'postgres';
+export type Tx = Kysely<Database>;
+export type WriteOp<T> = (tx: Tx) => Promise<T>;
+
+export interface StoreOptions {
+  url: string;
+  // Upper bound on writes sharing one commit; bounds the latency a batch adds to its last member.
+  writeBatchMax?: number;
+  // Concurrent committing connections on PostgreSQL (SQLite has exactly one writer).
+  pgWriters?: number;
+  pgPoolSize?: number;
+}
+
+// The one store of the service. Reads go through `db` (on SQLite a separate read-only connection,
+// so a read never sees the uncommitted part of a batch in progress); every write goes through
+// `write()`, which groups concurrent writes into one transaction and one fsync (group commit),
+// each isolated in its own savepoint and each answered only after the commit.
+export class Store {
+  readonly engine: Engine;
+  readonly db: Kysely<Database>;
+  private readonly writer: Kysely<Database>;
+  private readonly batcher: WriteBatcher;
+  private closed = false;
+
+  private constructor(engine: Engine, db: Kysely<Database>, writer: Kysely<Database>, batcher: WriteBatcher) {
+    this.engine = engine;
+    this.db = db;
+    this.writer = writer;
+    this.batcher = batcher;
+  }
+
+  static open(options: StoreOptions): Store {
+    const { url } = options;
+    const batchMax = options.writeBatchMax ?? 256;
+    if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+      // bigint (int8) columns hold centavos and milliseconds: both far below 2^53.
+      pg.types.setTypeParser(20, (v) => Number(v));
+      const pool = new pg.Pool({ connectionString: url, max: options.pgPoolSize ?? 20 });
+      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+      const batcher = new WriteBatcher(db, 'postgres', batchMax, options.pgWriters ?? 8);
+      return new Store('postgres', db, db, batcher);
+    }
+    if (!url.startsWith('sqlite:')) throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:..."`);
+    const file = url.slice('sqlite:'.length);
+    if (!file) throw new Error('DATABASE_URL sqlite:<file> needs a file name');
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    const writerConn = new BetterSqlite3(file);
+    writerConn.pragma('journal_mode = WAL');
+    writerConn.pragma('synchronous = FULL');
+    writerConn.pragma('busy_timeout = 5000');
+    writerConn.pragma('foreign_keys = ON');
+    const readerConn = new BetterSqlite3(file);
+    readerConn.pragma('busy_timeout = 5000');
+    const writer = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(writerConn) }) });
+    const reader = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(readerConn) }) });
+    return new Store('sqlite', reader, writer, new WriteBatcher(writer, 'sqlite', batchMax, 1));
+  }
+
+  write<T>(op: WriteOp<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    return this.batcher.enqueue(op);
+  }
+
+  async migrate(): Promise<string[]> {
+    const migrator = new Migrator({ db: this.writer, provider: migrationProvider });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) throw error;
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  // Waits for queued writes to commit, then closes the connections.
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.batcher.drain();
+    await this.db.destroy();
+    if (this.writer !== this.db) await this.writer.destroy();
+  }
+}
+
+// better-sqlite3 compiles a statement per prepare(); Kysely prepares per query. Caching by SQL
+// text makes the hot path a bind-and-step. Bounded so ad hoc SQL cannot grow it without limit.
+function cachedStatements(conn: BetterSqlite3.Database) {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const maxStatements = 500;
+  return {
+    prepare(sqlText: string) {
+      let stmt = cache.get(sqlText);
+      if (!stmt) {
+        stmt = conn.prepare(sqlText);
+        if (cache.size >= maxStatements) cache.delete(cache.keys().next().value as string);
+        cache.set(sqlText, stmt);
+      }
+      return stmt;
+    },
+    close() {
+      conn.close();
+    },
+  } as unknown as BetterSqlite3.Database;
+}
+
+interface Pending {
+  op: WriteOp<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+const BEGIN_SQLITE = CompiledQuery.raw('BEGIN IMMEDIATE');
+const BEGIN_PG = CompiledQuery.raw('BEGIN');
+const COMMIT = CompiledQuery.raw('COMMIT');
+const ROLLBACK = CompiledQuery.raw('ROLLBACK');
+const SAVEPOINT = CompiledQuery.raw('SAVEPOINT w');
+const RELEASE = CompiledQuery.raw('RELEASE SAVEPOINT w');
+const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO SAVEPOINT w');
+
+class WriteBatcher {
+  private queue: Pending[] = [];
+  private running = 0;
+  private scheduled = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+    private readonly batchMax: number,
+    private readonly concurrency: number,
+  ) {}
+
+  enqueue<T>(op: WriteOp<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ op, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  drain(): Promise<void> {
+    if (this.queue.length === 0 && this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // setImmediate, not a microtask: every request that arrived in this turn of the event loop
+    // gets to enqueue before the batch is cut, which is what makes the commit shared.
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.running < this.concurrency && this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.batchMax);
+        this.running++;
+        this.run(batch).finally(() => {
+          this.running--;
+          if (this.queue.length > 0) this.schedule();
+          else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
+        });
+      }
+    });
+  }
+
+  private async run(batch: Pending[]): Promise<void> {
+    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      await this.db.connection().execute(async (conn) => {
+        await conn.executeQuery(this.engine === 'sqlite' ? BEGIN_SQLITE : BEGIN_PG);
+        try {
+          if (batch.length === 1) {
+            // Alone: the transaction itself is the isolation; an error rolls it all back.
+            try {
+              results.push({ ok: true, value: await batch[0].op(conn) });
+            } catch (error) {
+              results.push({ ok: false, error });
+              await conn.executeQuery(ROLLBACK);
+              return;
+            }
+          } else {
+            for (const item of batch) {
+              await conn.executeQuery(SAVEPOINT);
+              try {
+                const value = await item.op(conn);
+                await conn.executeQuery(RELEASE);
+                results.push({ ok: true, value });
+              } catch (error) {
+                await conn.executeQuery(ROLLBACK_TO);
+                await conn.executeQuery(RELEASE);
+                results.push({ ok: false, error });
+              }
+            }
+          }
+          await conn.executeQuery(COMMIT);
+        } catch (error) {
+          try { await conn.executeQuery(ROLLBACK); } catch { /* connection may be gone */ }
+          throw error;
+        }
+      });
+    } catch (error) {
+      // The commit itself failed: nothing of this batch is durable, so nobody gets a success.
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const r = results[i];
+      if (r.ok) item.resolve(r.value);
+      else item.reject(r.error);
+    });
+  }
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

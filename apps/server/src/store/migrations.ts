@@ -1,0 +1,125 @@
+import { Kysely, sql, type Migration, type MigrationProvider } from 'kysely';
+
+// Versioned migrations, in code so they ship with the build. Never edit a released migration:
+// add the next one. Types are the portable subset (text, bigint, integer) of both engines.
+const migrations: Record<string, Migration> = {
+  '0001_core': {
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('accounts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('email', 'text')
+        .addColumn('live_enabled', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('settings', 'text', (c) => c.notNull().defaultTo('{}'))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema.createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('display', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema.createIndex('api_keys_account').on('api_keys').columns(['account_id']).execute();
+
+      await db.schema.createTable('payments')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull().check(sql`amount > 0`))
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('metadata', 'text')
+        .addColumn('customer', 'text')
+        .addColumn('installments', 'integer')
+        .addColumn('card_token', 'text')
+        .addColumn('card_brand', 'text')
+        .addColumn('card_last4', 'text')
+        .addColumn('pix_copy_paste', 'text')
+        .addColumn('expires_at', 'text')
+        .addColumn('failure_code', 'text')
+        .addColumn('failure_message', 'text')
+        .addColumn('amount_refunded', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`amount_refunded >= 0 and amount_refunded <= amount`))
+        .addColumn('fee_amount', 'bigint')
+        .addColumn('net_amount', 'bigint')
+        .addColumn('provider_charge_id', 'text')
+        .addColumn('provider_attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('payments_list').on('payments').columns(['account_id', 'livemode', 'id']).execute();
+      await db.schema.createIndex('payments_status').on('payments').columns(['account_id', 'livemode', 'status', 'id']).execute();
+
+      await db.schema.createTable('card_tokens')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('brand', 'text', (c) => c.notNull())
+        .addColumn('last4', 'text', (c) => c.notNull())
+        .addColumn('exp_month', 'integer', (c) => c.notNull())
+        .addColumn('exp_year', 'integer', (c) => c.notNull())
+        .addColumn('test_outcome', 'text', (c) => c.notNull())
+        .addColumn('used_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema.createTable('idempotency_keys')
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('status_code', 'integer', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pk', ['account_id', 'livemode', 'key'])
+        .execute();
+      await db.schema.createIndex('idempotency_keys_age').on('idempotency_keys').columns(['created_at_ms']).execute();
+
+      await db.schema.createTable('jobs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('run_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('locked_until_ms', 'bigint')
+        .addColumn('locked_by', 'text')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('jobs_due').on('jobs').columns(['run_at_ms']).execute();
+
+      await db.schema.createTable('events')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('events_list').on('events').columns(['account_id', 'livemode', 'id']).execute();
+      await db.schema.createIndex('events_age').on('events').columns(['created_at_ms']).execute();
+
+      await db.schema.createTable('sandbox_provider_charges')
+        .addColumn('idempotency_key', 'text', (c) => c.primaryKey())
+        .addColumn('charge_id', 'text', (c) => c.notNull())
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+};
+
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return migrations;
+  },
+};

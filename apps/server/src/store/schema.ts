@@ -1,0 +1,119 @@
+// Row types of the store, shared by both engines. Booleans are 0/1 integers and timestamps ISO
+// strings in both engines so that one query means the same thing on SQLite and PostgreSQL.
+// Scheduling columns (`*_at_ms`) are integer milliseconds because they are compared, not shown.
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  email: string | null;
+  live_enabled: number;
+  settings: string; // JSON: fee schedule and settlement delays (marketplace issue)
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  kind: 'secret' | 'publishable';
+  key_hash: string;
+  display: string; // e.g. "sk_test_…a1b2": enough to recognise, never enough to use
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface PaymentsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  status: string;
+  amount: number;
+  currency: string;
+  method: string;
+  description: string | null;
+  metadata: string | null;
+  customer: string | null;
+  installments: number | null;
+  card_token: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  pix_copy_paste: string | null;
+  expires_at: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  amount_refunded: number;
+  fee_amount: number | null;
+  net_amount: number | null;
+  provider_charge_id: string | null;
+  provider_attempts: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CardTokensTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  // Sandbox behaviour chosen by the test card number; the number itself is never stored.
+  test_outcome: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  livemode: number;
+  key: string;
+  fingerprint: string;
+  status_code: number;
+  body: string;
+  created_at: string;
+  created_at_ms: number;
+}
+
+export interface JobsTable {
+  id: string;
+  type: string;
+  payload: string;
+  run_at_ms: number;
+  attempts: number;
+  locked_until_ms: number | null;
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: string;
+}
+
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  type: string;
+  data: string;
+  created_at: string;
+  created_at_ms: number;
+}
+
+export interface SandboxProviderChargesTable {
+  idempotency_key: string;
+  charge_id: string;
+  outcome: string;
+  amount: number;
+  created_at: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  payments: PaymentsTable;
+  card_tokens: CardTokensTable;
+  idempotency_keys: IdempotencyKeysTable;
+  jobs: JobsTable;
+  events: EventsTable;
+  sandbox_provider_charges: SandboxProviderChargesTable;
+  kysely_placeholder?: { id: Generated<number> };
+}
