@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { loadConfig, type Config } from '../src/config.js';
+import { Store } from '../src/store/index.js';
+import { buildApp, type App } from '../src/app.js';
+import type { PaymentProvider } from '../src/providers/port.js';
+
+export type EngineName = 'sqlite' | 'postgres';
+
+// Every storage suite runs on SQLite, and on PostgreSQL too when TEST_DATABASE_URL is set.
+export const ENGINES: EngineName[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface TestDb {
+  url: string;
+  drop(): Promise<void>;
+}
+
+// A private database per suite: a temp file on SQLite, a fresh schema on PostgreSQL.
+export async function testDatabase(engine: EngineName): Promise<TestDb> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'payments-test-'));
+    return { url: `sqlite:${join(dir, 'test.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const base = process.env.TEST_DATABASE_URL as string;
+  const schema = 't_' + randomBytes(6).toString('hex');
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const sep = base.includes('?') ? '&' : '?';
+  return {
+    url: `${base}${sep}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop schema ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+export interface TestApp extends App {
+  store: Store;
+  config: Config;
+  db: TestDb;
+  // Closes the app, the store and drops the database.
+  teardown(): Promise<void>;
+}
+
+export const TEST_CONFIG: Partial<Config> = {
+  workerPollMs: 20,
+  providerRetryBaseMs: 10,
+  rateLimitPerMinute: 100_000,
+  sandboxSignupPerHour: 1000,
+  authCacheTtlMs: 0,
+};
+
+export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean } = {}): Promise<TestApp> {
+  const db = options.db ?? (await testDatabase(engine));
+  const config = loadConfig({}, { ...TEST_CONFIG, databaseUrl: db.url, ...overrides });
+  const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax });
+  await store.migrate();
+  const built = await buildApp({ config, store, logger: false, provider: options.provider });
+  if (options.worker !== false) await built.startWorker();
+  let closed = false;
+  return {
+    ...built,
+    store,
+    config,
+    db,
+    async teardown() {
+      if (!closed) {
+        closed = true;
+        await built.close();
+      }
+      if (!options.db) await db.drop();
+    },
+  };
+}
+
+export interface Keys {
+  accountId: string;
+  secretKey: string;
+  publishableKey: string;
+}
+
+export async function signup(t: TestApp, name = 'Test merchant'): Promise<Keys> {
+  const res = await t.app.inject({ method: 'POST', url: '/v1/sandbox/accounts', payload: { name } });
+  if (res.statusCode !== 200) throw new Error(`signup failed: ${res.statusCode} ${res.body}`);
+  const body = res.json();
+  return { accountId: body.account.id, secretKey: body.keys.secretKey.key, publishableKey: body.keys.publishableKey.key };
+}
+
+export function auth(key: string, extra: Record<string, string> = {}) {
+  return { authorization: `Bearer ${key}`, ...extra };
+}
+
+// Polls until `check` returns a value (not a timed assertion: the deadline only bounds a hang).
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, what: string, deadlineMs = 10_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value as T;
+    if (Date.now() - start > deadlineMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

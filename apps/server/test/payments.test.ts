@@ -1,0 +1,229 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { parsePixBrCode } from '../src/domain/pix.js';
+import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+
+for (const engine of ENGINES) {
+  describe(`payments (${engine})`, () => {
+    let t: TestApp;
+    let k: Keys;
+    before(async () => {
+      t = await startApp(engine);
+      k = await signup(t);
+    });
+    after(() => t.teardown());
+
+    const create = (body: unknown, headers: Record<string, string> = {}, key = k.secretKey) =>
+      t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(key, headers), payload: body as object });
+    const get = (id: string, key = k.secretKey) => t.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(key) });
+    const statusOf = async (id: string) => (await get(id)).json().status as string;
+
+    test('shape A pix payment: pending, with a real BR Code and its QR code', async () => {
+      const res = await create({ amount: 1050, currency: 'BRL', method: 'pix' });
+      assert.equal(res.statusCode, 200);
+      const p = res.json();
+      assert.match(p.id, /^pay_[0-9a-z]{26}$/);
+      assert.equal(p.status, 'pending');
+      assert.equal(p.amount, 1050);
+      assert.equal(p.currency, 'BRL');
+      assert.equal(p.method, 'pix');
+      assert.equal(p.livemode, false);
+      const code = parsePixBrCode(p.pix.copyPaste);
+      assert.equal(code.amountCents, 1050);
+      assert.equal(code.txid, p.id.slice(4).slice(-25).toUpperCase());
+      assert.equal(code.pixKey, t.config.pixKey);
+      assert.match(p.pix.qrCodeSvg, /^<svg[^>]*viewBox/);
+      const expiresInMs = Date.parse(p.pix.expiresAt) - Date.parse(p.createdAt);
+      assert.equal(expiresInMs, 3600_000);
+      const fetched = await get(p.id);
+      assert.equal(fetched.statusCode, 200);
+      assert.deepEqual(fetched.json(), p);
+    });
+
+    test('shape B card payment becomes approved a moment later, with fee and net', async () => {
+      const res = await create({ amountInCents: 10000, method: 'credit_card', cardToken: 'tok_visa' });
+      assert.equal(res.statusCode, 200);
+      const p = res.json();
+      assert.equal(p.status, 'pending');
+      assert.deepEqual(p.card, { brand: 'visa', last4: '4242' });
+      const approved = await eventually(async () => {
+        const body = (await get(p.id)).json();
+        return body.status === 'approved' && body;
+      }, 'approval');
+      assert.equal(approved.feeAmount, 438); // 3.99% rounded up + 39 centavos
+      assert.equal(approved.netAmount, 9562);
+      assert.equal(approved.feeAmount + approved.netAmount, approved.amount);
+    });
+
+    test('mastercard approves; declined and insufficient funds decline with a failure', async () => {
+      const mc = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_mastercard' })).json();
+      const declined = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_declined' })).json();
+      const poor = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_insufficient_funds' })).json();
+      await eventually(async () => (await statusOf(mc.id)) === 'approved', 'mastercard approval');
+      const d = await eventually(async () => { const b = (await get(declined.id)).json(); return b.status === 'declined' && b; }, 'decline');
+      assert.deepEqual(d.failure, { code: 'card_declined', message: 'The card was declined.' });
+      const i = await eventually(async () => { const b = (await get(poor.id)).json(); return b.status === 'declined' && b; }, 'decline');
+      assert.equal(i.failure.code, 'insufficient_funds');
+      assert.equal(i.feeAmount, null);
+    });
+
+    test('provider errors are retried with backoff, then the payment fails without any charge', async () => {
+      const p = (await create({ amountInCents: 700, method: 'credit_card', cardToken: 'tok_provider_error' })).json();
+      const failed = await eventually(async () => { const b = (await get(p.id)).json(); return b.status === 'failed' && b; }, 'failure');
+      assert.equal(failed.failure.code, 'provider_unavailable');
+      const row = await t.store.db.selectFrom('payments').select('provider_attempts').where('id', '=', p.id).executeTakeFirstOrThrow();
+      assert.equal(row.provider_attempts, t.config.providerMaxAttempts);
+      const charges = await t.store.db.selectFrom('sandbox_provider_charges').selectAll().where('amount', '=', 700).execute();
+      assert.equal(charges.length, 0);
+    });
+
+    test('a provider answer lost on the way back is retried with the same key: one charge, approved', async () => {
+      const p = (await create({ amountInCents: 777, method: 'credit_card', cardToken: 'tok_provider_timeout' })).json();
+      const approved = await eventually(async () => { const b = (await get(p.id)).json(); return b.status === 'approved' && b; }, 'approval');
+      const charges = await t.store.db.selectFrom('sandbox_provider_charges').selectAll().where('amount', '=', 777).execute();
+      assert.equal(charges.length, 1, 'exactly one charge at the provider');
+      const row = await t.store.db.selectFrom('payments').select(['provider_charge_id', 'provider_attempts']).where('id', '=', approved.id).executeTakeFirstOrThrow();
+      assert.equal(row.provider_charge_id, charges[0].charge_id);
+      assert.equal(row.provider_attempts, 2);
+    });
+
+    test('sandbox payer pays a pix payment; a second payment is INVALID_STATE', async () => {
+      const p = (await create({ amount: 2000, method: 'pix' })).json();
+      const paid = await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${p.id}/pay`, headers: auth(k.secretKey) });
+      assert.equal(paid.statusCode, 200);
+      assert.equal(paid.json().status, 'approved');
+      assert.equal(paid.json().feeAmount, 20); // 0.99% of 2000 rounded up
+      const again = await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${p.id}/pay`, headers: auth(k.secretKey) });
+      assert.equal(again.statusCode, 409);
+      assert.equal(again.json().error.code, 'INVALID_STATE');
+    });
+
+    test('pix expires after its expiry and can then not be paid', async () => {
+      const p = (await create({ amount: 300, method: 'pix', pixExpiresInSeconds: 60 })).json();
+      // Make the expiry due now instead of waiting a minute: the job row is the schedule.
+      await t.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: Date.now() }).where('payload', 'like', `%${p.id}%`).execute());
+      t.worker.kick();
+      await eventually(async () => (await statusOf(p.id)) === 'expired', 'expiry');
+      const pay = await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${p.id}/pay`, headers: auth(k.secretKey) });
+      assert.equal(pay.statusCode, 409);
+      assert.equal(pay.json().error.code, 'INVALID_STATE');
+    });
+
+    test('cancel a pending payment; cancel again is INVALID_STATE', async () => {
+      const p = (await create({ amount: 900, method: 'pix' })).json();
+      const res = await t.app.inject({ method: 'POST', url: `/v1/payments/${p.id}/cancel`, headers: auth(k.secretKey) });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.json().status, 'canceled');
+      const again = await t.app.inject({ method: 'POST', url: `/v1/payments/${p.id}/cancel`, headers: auth(k.secretKey) });
+      assert.equal(again.statusCode, 409);
+      assert.equal(again.json().error.code, 'INVALID_STATE');
+      assert.equal(again.json().error.message, 'A canceled payment cannot become canceled.');
+    });
+
+    test('every state change writes its event in the same transaction', async () => {
+      const p = (await create({ amount: 1234, method: 'pix' })).json();
+      await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${p.id}/pay`, headers: auth(k.secretKey) });
+      const events = await t.store.db.selectFrom('events').select(['type', 'data']).where('data', 'like', `%${p.id}%`).orderBy('id').execute();
+      assert.deepEqual(events.map((e) => e.type), ['payment.created', 'payment.approved']);
+      assert.equal(JSON.parse(events[1].data).object.status, 'approved');
+    });
+
+    test('validation: shapes, methods and fields, each naming its param', async () => {
+      const cases: Array<[unknown, string]> = [
+        [{ amount: 0, method: 'pix' }, 'amount'],
+        [{ amount: -5, method: 'pix' }, 'amount'],
+        [{ amount: 10.5, method: 'pix' }, 'amount'],
+        [{ amount: '1050', method: 'pix' }, 'amount'],
+        [{ method: 'pix' }, 'amount'],
+        [{ amount: 100, amountInCents: 100, method: 'pix' }, 'amount'],
+        [{ amount: 100, method: 'boleto' }, 'method'],
+        [{ amount: 100, currency: 'USD', method: 'pix' }, 'currency'],
+        [{ amountInCents: 100, method: 'credit_card' }, 'cardToken'],
+        [{ amount: 100, method: 'pix', cardToken: 'tok_visa' }, 'cardToken'],
+        [{ amountInCents: 100, method: 'credit_card', cardToken: 'tok_nope' }, 'cardToken'],
+        [{ amountInCents: 100, method: 'credit_card', cardToken: 'visa' }, 'cardToken'],
+        [{ amountInCents: 100, method: 'credit_card', cardToken: 'tok_visa', installments: 13 }, 'installments'],
+        [{ amount: 100, method: 'pix', installments: 2 }, 'installments'],
+        [{ amount: 100, method: 'pix', metadata: { a: 1 } }, 'metadata.a'],
+        [{ amount: 100, method: 'pix', customer: { email: 'not-an-email' } }, 'customer.email'],
+        [{ amount: 100, method: 'pix', extra: true }, 'extra'],
+        [{ amount: 1_000_000_001, method: 'pix' }, 'amount'],
+      ];
+      const before = await t.store.db.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      for (const [body, param] of cases) {
+        const res = await create(body);
+        assert.equal(res.statusCode, 400, JSON.stringify(body));
+        const err = res.json().error;
+        assert.equal(err.code, 'VALIDATION_ERROR', JSON.stringify(body));
+        assert.equal(err.param, param, JSON.stringify(body));
+        assert.equal(err.correlationId, res.headers['x-correlation-id']);
+      }
+      const afterCount = await t.store.db.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      assert.equal(Number(afterCount.n), Number(before.n), 'refused requests change nothing');
+    });
+
+    test('list: newest first, cursors both ways, filters', async () => {
+      const other = await signup(t, 'List merchant');
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const body = i % 2 === 0 ? { amount: 100 + i, method: 'pix' } : { amountInCents: 100 + i, method: 'credit_card', cardToken: 'tok_declined' };
+        ids.push((await create(body, {}, other.secretKey)).json().id);
+      }
+      const list = (q: string) => t.app.inject({ method: 'GET', url: `/v1/payments${q}`, headers: auth(other.secretKey) });
+      const first = (await list('?limit=3')).json();
+      assert.equal(first.object, 'list');
+      assert.deepEqual(first.data.map((p: { id: string }) => p.id), [ids[6], ids[5], ids[4]]);
+      assert.equal(first.hasMore, true);
+      const second = (await list(`?limit=3&startingAfter=${ids[4]}`)).json();
+      assert.deepEqual(second.data.map((p: { id: string }) => p.id), [ids[3], ids[2], ids[1]]);
+      const third = (await list(`?limit=3&startingAfter=${ids[1]}`)).json();
+      assert.deepEqual(third.data.map((p: { id: string }) => p.id), [ids[0]]);
+      assert.equal(third.hasMore, false);
+      const back = (await list(`?limit=2&endingBefore=${ids[2]}`)).json();
+      assert.deepEqual(back.data.map((p: { id: string }) => p.id), [ids[4], ids[3]]);
+      assert.equal(back.hasMore, true);
+      const pix = (await list('?method=pix')).json();
+      assert.deepEqual(pix.data.map((p: { id: string }) => p.id), [ids[6], ids[4], ids[2], ids[0]]);
+      await eventually(async () => (await list('?status=declined')).json().data.length === 3, 'declines');
+      const future = (await list(`?createdGte=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).json();
+      assert.deepEqual(future.data, []);
+      const past = (await list(`?createdLte=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&limit=100`)).json();
+      assert.equal(past.data.length, 7);
+      for (const bad of ['?limit=0', '?limit=101', '?limit=abc', '?status=paid', '?createdGte=yesterday', '?unknown=1']) {
+        const res = await list(bad);
+        assert.equal(res.statusCode, 400, bad);
+        assert.equal(res.json().error.code, 'VALIDATION_ERROR', bad);
+      }
+    });
+
+    test('another account, or the other mode, sees 404 for the same id', async () => {
+      const p = (await create({ amount: 100, method: 'pix' })).json();
+      const other = await signup(t, 'Other merchant');
+      const res = await get(p.id, other.secretKey);
+      assert.equal(res.statusCode, 404);
+      assert.equal(res.json().error.code, 'NOT_FOUND');
+      const cancel = await t.app.inject({ method: 'POST', url: `/v1/payments/${p.id}/cancel`, headers: auth(other.secretKey) });
+      assert.equal(cancel.statusCode, 404);
+      const list = (await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(other.secretKey) })).json();
+      assert.deepEqual(list.data, []);
+
+      // Live mode for the same account: activated, a live key sees nothing of the sandbox.
+      const { activateLive, createKey } = await import('../src/modules/accounts/service.js');
+      const live = await createKey(t.store, k.accountId, 'secret', true);
+      const denied = await get(p.id, live.key);
+      assert.equal(denied.statusCode, 403);
+      assert.equal(denied.json().error.code, 'PERMISSION_DENIED');
+      await activateLive(t.store, k.accountId);
+      t.keyCache.clear();
+      assert.equal((await get(p.id, live.key)).statusCode, 404);
+      const livePayment = await create({ amount: 100, method: 'pix' }, {}, live.key);
+      assert.equal(livePayment.json().livemode, true);
+      assert.equal((await get(livePayment.json().id)).statusCode, 404, 'test key does not see live payment');
+      const testTokenLive = await create({ amountInCents: 100, method: 'credit_card', cardToken: 'tok_visa' }, {}, live.key);
+      assert.equal(testTokenLive.statusCode, 400);
+      assert.equal(testTokenLive.json().error.param, 'cardToken');
+      const simulator = await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${livePayment.json().id}/pay`, headers: auth(live.key) });
+      assert.equal(simulator.statusCode, 403);
+    });
+  });
+}
