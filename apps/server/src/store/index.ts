@@ -70,13 +70,21 @@ export class Store {
   }
 
   async migrate(): Promise<string[]> {
-    const migrator = new Migrator({ db: this.writer, provider: migrationProvider });
+    // Kysely looks for its bookkeeping tables across all schemas; pin them to ours so that
+    // several deployments (or test schemas) in one PostgreSQL database do not see each other's.
+    let migrationTableSchema: string | undefined;
+    if (this.engine === 'postgres') {
+      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(this.writer);
+      migrationTableSchema = rows[0].schema;
+    }
+    const migrator = new Migrator({ db: this.writer, provider: migrationProvider, migrationTableSchema });
     const { error, results } = await migrator.migrateToLatest();
     if (error) throw error;
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }
 
   async ping(): Promise<void> {
+    if (this.closed) throw new Error('store is closed');
     await sql`select 1`.execute(this.db);
   }
 
