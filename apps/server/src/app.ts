@@ -89,7 +89,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    return503OnClosing: true,
+    // Fastify's own 503 on closing is not our envelope; requests already received finish
+    // normally while the server closes (see close()).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }) as unknown as FastifyInstance;

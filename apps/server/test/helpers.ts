@@ -11,7 +11,11 @@ import type { PaymentProvider } from '../src/providers/port.js';
 export type EngineName = 'sqlite' | 'postgres';
 
 // Every storage suite runs on SQLite, and on PostgreSQL too when TEST_DATABASE_URL is set.
-export const ENGINES: EngineName[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+// TEST_ENGINES=postgres narrows a run to one engine (CI's PostgreSQL pass).
+export const ENGINES: EngineName[] = process.env.TEST_ENGINES
+  ? (process.env.TEST_ENGINES.split(',') as EngineName[])
+  : process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+if (ENGINES.includes('postgres') && !process.env.TEST_DATABASE_URL) throw new Error('TEST_ENGINES includes postgres but TEST_DATABASE_URL is not set');
 
 export interface TestDb {
   url: string;

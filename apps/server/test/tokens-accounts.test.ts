@@ -1,0 +1,139 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+
+const run = promisify(execFile);
+
+for (const engine of ENGINES) {
+  describe(`card tokens (${engine})`, () => {
+    let t: TestApp;
+    let k: Keys;
+    before(async () => {
+      t = await startApp(engine);
+      k = await signup(t);
+    });
+    after(() => t.teardown());
+
+    const tokenize = (card: Record<string, unknown>, key = k.publishableKey) =>
+      t.app.inject({ method: 'POST', url: '/v1/tokens', headers: auth(key), payload: { card } });
+    const card = { number: '4242 4242 4242 4242', expMonth: 12, expYear: 2099, cvc: '123' };
+
+    test('a publishable key tokenizes a card: brand and last4 only, nothing else kept', async () => {
+      const res = await tokenize(card);
+      assert.equal(res.statusCode, 200);
+      const tok = res.json();
+      assert.match(tok.id, /^tok_/);
+      assert.deepEqual(tok.card, { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2099 });
+      assert.ok(!res.body.includes('4242424242424242'));
+      const row = await t.store.db.selectFrom('card_tokens').selectAll().where('id', '=', tok.id).executeTakeFirstOrThrow();
+      assert.ok(!JSON.stringify(row).includes('42424242'), 'the number is not stored');
+      const idem = await t.store.db.selectFrom('idempotency_keys').selectAll().execute();
+      assert.ok(!JSON.stringify(idem).includes('42424242'));
+    });
+
+    test('the token drives the sandbox outcome and is single use', async () => {
+      const declined = (await tokenize({ ...card, number: '4000000000000002' })).json();
+      const p = (await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amountInCents: 100, method: 'credit_card', cardToken: declined.id } })).json();
+      await eventually(async () => (await t.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(k.secretKey) })).json().status === 'declined', 'decline');
+      const again = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amountInCents: 100, method: 'credit_card', cardToken: declined.id } });
+      assert.equal(again.statusCode, 422);
+      const mc = (await tokenize({ ...card, number: '5555555555554444' })).json();
+      assert.equal(mc.card.brand, 'mastercard');
+      const other = await signup(t, 'Other');
+      const foreign = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(other.secretKey), payload: { amountInCents: 100, method: 'credit_card', cardToken: mc.id } });
+      assert.equal(foreign.statusCode, 400, 'another account cannot use the token');
+    });
+
+    test('Luhn, expiry and CVC are checked, without echoing the number', async () => {
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ ...card, number: '4242424242424241' }, 'card.number'],
+        [{ ...card, number: 'abcd' }, 'card.number'],
+        [{ ...card, expYear: 2020 }, 'card.expYear'],
+        [{ ...card, expMonth: 13 }, 'card.expMonth'],
+        [{ ...card, cvc: '12' }, 'card.cvc'],
+        [{ ...card, cvc: '12a' }, 'card.cvc'],
+        [{ ...card, extra: 1 }, 'card.extra'],
+      ];
+      for (const [c, param] of cases) {
+        const res = await tokenize(c);
+        assert.equal(res.statusCode, 400, JSON.stringify(c));
+        assert.equal(res.json().error.param, param);
+        assert.ok(!res.body.includes('424242424242'), 'number never echoed');
+      }
+    });
+
+    test('a secret key also tokenizes (server side); no key is 401', async () => {
+      assert.equal((await tokenize(card, k.secretKey)).statusCode, 200);
+      assert.equal((await t.app.inject({ method: 'POST', url: '/v1/tokens', payload: { card } })).statusCode, 401);
+    });
+  });
+
+  describe(`accounts and keys (${engine})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp(engine, { sandboxSignupPerHour: 3, workerInProcess: false });
+    });
+    after(() => t.teardown());
+
+    test('sandbox signup returns an account and working test keys, shown once', async () => {
+      const res = await t.app.inject({ method: 'POST', url: '/v1/sandbox/accounts', payload: { name: 'Loja', email: 'dono@loja.com.br' } });
+      assert.equal(res.statusCode, 200);
+      const body = res.json();
+      assert.match(body.account.id, /^acct_/);
+      assert.equal(body.account.liveEnabled, false);
+      assert.match(body.keys.secretKey.key, /^sk_test_[0-9A-Za-z]{32}$/);
+      assert.match(body.keys.publishableKey.key, /^pk_test_[0-9A-Za-z]{32}$/);
+      const stored = await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', body.account.id).execute();
+      assert.equal(stored.length, 2);
+      assert.ok(!JSON.stringify(stored).includes(body.keys.secretKey.key), 'only hashes are stored');
+      assert.equal((await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(body.keys.secretKey.key) })).statusCode, 200);
+    });
+
+    test('signup is rate limited per client address', async () => {
+      let limited;
+      for (let i = 0; i < 5 && !limited; i++) {
+        const res = await t.app.inject({ method: 'POST', url: '/v1/sandbox/accounts', payload: {} });
+        if (res.statusCode === 429) limited = res;
+      }
+      assert.ok(limited);
+      assert.equal(limited.json().error.code, 'RATE_LIMITED');
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      const elsewhere = await t.app.inject({ method: 'POST', url: '/v1/sandbox/accounts', payload: {}, remoteAddress: '10.1.2.3' });
+      assert.equal(elsewhere.statusCode, 200);
+    });
+
+    test('signup can be turned off', async () => {
+      const off = await startApp(engine, { sandboxSignupEnabled: false, workerInProcess: false });
+      try {
+        const res = await off.app.inject({ method: 'POST', url: '/v1/sandbox/accounts', payload: {} });
+        assert.equal(res.statusCode, 404);
+        assert.equal(res.json().error.code, 'NOT_FOUND');
+      } finally {
+        await off.teardown();
+      }
+    });
+
+    test('CLI: accounts:create, keys:create, accounts:activate-live, keys:revoke, migrate', async () => {
+      const env = { ...process.env, DATABASE_URL: t.db.url };
+      const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, cwd: new URL('..', import.meta.url).pathname });
+      assert.match((await cli('migrate')).stdout, /migrations up to date/);
+      const created = JSON.parse((await cli('accounts:create', '--name', 'CLI merchant')).stdout);
+      assert.match(created.account.id, /^acct_/);
+      const live = JSON.parse((await cli('keys:create', created.account.id, '--live')).stdout);
+      assert.match(live.key, /^sk_live_/);
+      const denied = await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(live.key) });
+      assert.equal(denied.statusCode, 403);
+      assert.equal(denied.json().error.code, 'PERMISSION_DENIED');
+      await cli('accounts:activate-live', created.account.id);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(live.key) })).statusCode, 200);
+      const livePk = JSON.parse((await cli('keys:create', created.account.id, '--live', '--publishable')).stdout);
+      assert.match(livePk.key, /^pk_live_/);
+      assert.match((await cli('keys:revoke', live.id)).stdout, /revoked/);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(live.key) })).statusCode, 401);
+      await assert.rejects(cli('accounts:activate-live', 'acct_nope'), /No such account/);
+      await assert.rejects(cli('nonsense'), /unknown command/);
+    });
+  });
+}

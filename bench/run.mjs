@@ -1,0 +1,442 @@
+// `npm run bench` — the payments API against its own ceiling, on the same stack.
+//
+// What it measures
+//   For each engine (SQLite always; PostgreSQL too when BENCH_DATABASE_URL=postgres://... is set)
+//   it starts a fresh server exactly as production would run it (`node --import tsx
+//   apps/server/src/cli.ts serve`, NODE_ENV=production, real info-level logging to a file) and
+//   runs four autocannon scenarios, 64 connections each, a short warm-up then a measured run:
+//
+//     ceiling POST  POST /v1/_bench/noop        same plugins, auth, idempotency header schema,
+//                                               body validation and serialization; no store work
+//     POST          POST /v1/payments           a real card payment, fresh Idempotency-Key each
+//     ceiling GET   GET  /v1/_bench/noop/:id
+//     GET           GET  /v1/payments/:id       cycling over 1000 payments created beforehand
+//
+//   The ceiling routes exist only with BENCH_CEILING=true (apps/server/src/modules/bench-ceiling.ts).
+//   ratio = rps / ceiling rps: the fraction of the stack's own throughput the real route reaches.
+//   Pairs run back to back (ceiling first) and the in-process job worker's backlog is drained
+//   before each pair, so both sides of a ratio see a similar machine state.
+//
+// Durability
+//   POST /v1/payments only answers after its group-committed SQLite transaction (WAL,
+//   synchronous=FULL) commits: every 200 counted here is a payment that survives a crash or a
+//   power cut. (On PostgreSQL: after COMMIT, with the server's own synchronous_commit setting.)
+//
+// Isolation
+//   autocannon runs in a separate child process (bench/load.mjs), never in the server's process
+//   nor in this one. On a small machine the two still share CPUs; so does the ceiling, which is
+//   why the ratio is the number to watch rather than the absolute rps.
+//
+// Output
+//   A human table per engine (scenario, rps, p50, p99, non-2xx, errors), the server log's size
+//   and its warnings, then at the very end one JSON line per engine (sqlite first):
+//   {"engine":"sqlite","post":{"rps":..,"p99Ms":..},"get":{..},"ceiling":{"post":{..},"get":{..}},"ratio":{"post":..,"get":..}}
+//   Progress goes to stderr. Exit 1 (and no JSON line for that engine) on any non-2xx, connection
+//   error, server crash or non-graceful shutdown.
+//
+// Environment
+//   BENCH_DURATION_S     measured seconds per scenario (default 10)
+//   BENCH_WARMUP_S       warm-up seconds per scenario (default 2)
+//   BENCH_CONNECTIONS    concurrent connections (default 64)
+//   BENCH_SEED_PAYMENTS  payments created for the GET scenario (default 1000)
+//   BENCH_DATABASE_URL   postgres://... to also bench PostgreSQL (a fresh schema bench_<random>
+//                        is created, used through search_path, and dropped at the end)
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync, statSync, existsSync, createReadStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(BENCH_DIR, '..');
+const SERVER_DIR = join(ROOT, 'apps', 'server');
+const CLI = join(SERVER_DIR, 'src', 'cli.ts');
+
+function envInt(name, fallback, min = 1) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
+  return n;
+}
+
+const DURATION_S = envInt('BENCH_DURATION_S', 10);
+const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
+const CONNECTIONS = envInt('BENCH_CONNECTIONS', 64);
+const SEED_PAYMENTS = envInt('BENCH_SEED_PAYMENTS', 1000);
+const PG_URL = process.env.BENCH_DATABASE_URL || '';
+const BODY = JSON.stringify({ amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' });
+
+const T0 = Date.now();
+const log = (msg) => process.stderr.write(`[bench +${((Date.now() - T0) / 1000).toFixed(1)}s] ${msg}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// Everything we start or create, so that it is cleaned up whatever happens.
+const live = { server: null, load: null, tempDirs: new Set() };
+
+function killChildren() {
+  for (const key of ['load', 'server']) {
+    const child = live[key];
+    if (child && child.exitCode === null && child.signalCode === null) {
+      try { child.kill('SIGKILL'); } catch { /* already gone */ }
+    }
+  }
+}
+function removeTempDirs() {
+  for (const dir of live.tempDirs) {
+    try { rmSync(dir, { recursive: true, force: true }); } catch { /* best effort */ }
+  }
+  live.tempDirs.clear();
+}
+process.on('exit', () => { killChildren(); removeTempDirs(); });
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    log(`${signal}: stopping`);
+    killChildren();
+    removeTempDirs();
+    process.exit(130);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Keeps the last `limit` characters of a stream.
+function tail(stream, limit = 64 * 1024) {
+  const buf = { text: '' };
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    buf.text += chunk;
+    if (buf.text.length > limit) buf.text = buf.text.slice(-limit);
+  });
+  return buf;
+}
+
+class BenchFailure extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// The server under test.
+async function startServer({ databaseUrl, logFile }) {
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    LOG_FILE: logFile,
+    LOG_LEVEL: 'info',
+    BENCH_CEILING: 'true',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    PRINT_SANDBOX_KEY: 'false',
+  };
+  // cwd = the server workspace, as `npm start` runs it (so tsx picks its tsconfig).
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.server = child;
+  const stdout = tail(child.stdout);
+  const stderr = tail(child.stderr);
+  const server = { child, port, base: `http://127.0.0.1:${port}`, stdout, stderr, stopping: false, exit: null };
+  server.exited = new Promise((resolve) => child.once('exit', (code, signal) => { server.exit = { code, signal }; resolve(server.exit); }));
+  // Rejects if the server exits before we ask it to: raced against every step of the run.
+  server.died = server.exited.then(({ code, signal }) => {
+    if (server.stopping) return new Promise(() => {});
+    throw new BenchFailure(`the server exited unexpectedly (code ${code}, signal ${signal})\n--- server stderr ---\n${stderr.text || '(empty)'}\n--- server stdout ---\n${stdout.text || '(empty)'}`);
+  });
+  server.died.catch(() => {});
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (server.exit) await server.died;
+    try {
+      const res = await fetch(`${server.base}/readyz`, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) break;
+      await res.arrayBuffer();
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) throw new BenchFailure(`the server was not ready within 60 s\n--- server stderr ---\n${stderr.text}`);
+    await sleep(100);
+  }
+  return server;
+}
+
+// SIGTERM, then wait for the graceful shutdown (the server force-exits itself after 30 s).
+async function stopServer(server) {
+  server.stopping = true;
+  if (server.exit) return server.exit;
+  const started = Date.now();
+  server.child.kill('SIGTERM');
+  const result = await Promise.race([server.exited, sleep(40_000).then(() => null)]);
+  if (!result) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+    return { code: null, signal: 'SIGKILL', forced: true, ms: Date.now() - started };
+  }
+  return { ...result, ms: Date.now() - started };
+}
+
+const during = (server, promise) => Promise.race([promise, server.died]);
+
+async function api(server, method, path, { key, body, idempotencyKey } = {}) {
+  const headers = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+  const res = await during(server, fetch(server.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) }));
+  const text = await res.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, json, text };
+}
+
+async function createSandboxKey(server) {
+  const res = await api(server, 'POST', '/v1/sandbox/accounts', { body: { name: 'bench' } });
+  const key = res.json?.keys?.secretKey?.key;
+  if (res.status !== 200 || !key) throw new BenchFailure(`POST /v1/sandbox/accounts answered ${res.status}: ${res.text.slice(0, 500)}`);
+  return key;
+}
+
+async function seedPayments(server, key, count) {
+  const ids = [];
+  let next = 0;
+  const tag = randomBytes(6).toString('hex');
+  const one = async () => {
+    while (next < count) {
+      const i = next++;
+      const res = await api(server, 'POST', '/v1/payments', { key, body: JSON.parse(BODY), idempotencyKey: `seed-${tag}-${i}` });
+      if (res.status !== 200 || !res.json?.id) throw new BenchFailure(`seeding: POST /v1/payments answered ${res.status}: ${res.text.slice(0, 500)}`);
+      ids.push(res.json.id);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, one));
+  return ids;
+}
+
+// Waits until the in-process worker has confirmed every pending card payment, so the next pair
+// of scenarios does not start with (or inherit half of) a job backlog.
+async function drainBacklog(server, key, label) {
+  const started = Date.now();
+  const deadline = started + 180_000;
+  for (;;) {
+    const res = await api(server, 'GET', '/v1/payments?status=pending&limit=1', { key });
+    if (res.status !== 200) throw new BenchFailure(`GET /v1/payments?status=pending answered ${res.status}: ${res.text.slice(0, 500)}`);
+    if (!res.json?.data?.length) break;
+    if (Date.now() > deadline) { log(`WARNING: job backlog still not drained after 180 s (${label}); going on`); return null; }
+    await sleep(250);
+  }
+  const ms = Date.now() - started;
+  if (ms > 300) log(`job backlog drained in ${(ms / 1000).toFixed(1)} s (${label})`);
+  return ms;
+}
+
+// One scenario, with autocannon in its own process.
+async function runLoad(server, tmp, name, spec) {
+  const specFile = join(tmp, `load-${name.replace(/\W+/g, '_')}.json`);
+  writeFileSync(specFile, JSON.stringify({ url: server.base, connections: CONNECTIONS, warmupS: WARMUP_S, durationS: DURATION_S, ...spec }));
+  log(`${name}: ${WARMUP_S ? `${WARMUP_S} s warm-up + ` : ''}${DURATION_S} s, ${CONNECTIONS} connections`);
+  const child = spawn(process.execPath, [join(BENCH_DIR, 'load.mjs'), specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.load = child;
+  const out = tail(child.stdout, 1024 * 1024);
+  const err = tail(child.stderr);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let done;
+  try {
+    done = await during(server, exited);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    live.load = null;
+  }
+  if (err.text.trim()) process.stderr.write(err.text.trimEnd().split('\n').map((l) => `[load ${name}] ${l}`).join('\n') + '\n');
+  if (done.code !== 0) throw new BenchFailure(`load generator for "${name}" exited with code ${done.code} (signal ${done.signal})\n${err.text}`);
+  const line = out.text.trim().split('\n').pop();
+  return JSON.parse(line);
+}
+
+async function logReport(file) {
+  if (!existsSync(file)) return { bytes: 0, lines: 0, byLevel: {}, notable: [] };
+  const bytes = statSync(file).size;
+  const byLevel = {};
+  const notable = [];
+  let lines = 0;
+  const names = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const text of rl) {
+    if (!text) continue;
+    lines++;
+    let entry;
+    try { entry = JSON.parse(text); } catch { byLevel.unparsable = (byLevel.unparsable ?? 0) + 1; continue; }
+    const level = names[entry.level] ?? String(entry.level);
+    byLevel[level] = (byLevel[level] ?? 0) + 1;
+    if (entry.level >= 40 && notable.length < 5) notable.push(text.length > 400 ? text.slice(0, 400) + '...' : text);
+  }
+  return { bytes, lines, byLevel, notable };
+}
+
+// ---------------------------------------------------------------------------------------------
+async function benchEngine(engine) {
+  const tmp = mkdtempSync(join(tmpdir(), `bench-${engine}-`));
+  live.tempDirs.add(tmp);
+  const logFile = join(tmp, 'server.log');
+  let databaseUrl = `sqlite:${join(tmp, 'bench.db')}`;
+  let dropSchema = null;
+  let server = null;
+  const problems = [];
+  const results = {};
+  let shutdown = null;
+
+  try {
+    if (engine === 'postgres') {
+      const { default: pg } = await import('pg');
+      const schema = `bench_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE SCHEMA ${schema}`);
+      } finally {
+        await admin.end();
+      }
+      dropSchema = async () => {
+        const c = new pg.Client({ connectionString: PG_URL });
+        await c.connect();
+        try { await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); } finally { await c.end(); }
+      };
+      databaseUrl = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
+      log(`postgres: schema ${schema}`);
+    }
+
+    log(`${engine}: starting the server`);
+    server = await startServer({ databaseUrl, logFile });
+    const key = await createSandboxKey(server);
+    log(`${engine}: seeding ${SEED_PAYMENTS} payments`);
+    const ids = await seedPayments(server, key, SEED_PAYMENTS);
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const getHeaders = { authorization: `Bearer ${key}` };
+
+    const post = { method: 'POST', headers, body: BODY, idempotencyKeys: true };
+    const scenarios = [
+      { name: 'ceiling POST', drainFirst: true, spec: { ...post, paths: ['/v1/_bench/noop'] } },
+      { name: 'POST', spec: { ...post, paths: ['/v1/payments'] } },
+      { name: 'ceiling GET', drainFirst: true, spec: { method: 'GET', headers: getHeaders, paths: [`/v1/_bench/noop/${ids[0]}`] } },
+      { name: 'GET', spec: { method: 'GET', headers: getHeaders, paths: ids.map((id) => `/v1/payments/${id}`) } },
+    ];
+    for (const s of scenarios) {
+      if (s.drainFirst) await drainBacklog(server, key, `before ${s.name}`);
+      results[s.name] = await runLoad(server, tmp, s.name, s.spec);
+      const m = results[s.name].measured;
+      const w = results[s.name].warmup;
+      log(`${s.name}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99Ms} ms, non-2xx ${m.non2xx}, errors ${m.errors}`);
+      const bad = (r, phase) => {
+        if (!r) return;
+        if (r.non2xx > 0) problems.push(`${s.name} (${phase}): ${r.non2xx} non-2xx responses ${JSON.stringify(r.statusCodes)}`);
+        if (r.errors > 0) problems.push(`${s.name} (${phase}): ${r.errors} connection errors (${r.timeouts} timeouts)`);
+      };
+      bad(w, 'warm-up');
+      bad(m, 'measured');
+    }
+  } finally {
+    if (server) {
+      log(`${engine}: stopping the server (SIGTERM)`);
+      shutdown = await stopServer(server);
+      live.server = null;
+    }
+    if (dropSchema) {
+      try { await dropSchema(); } catch (error) { log(`WARNING: could not drop the bench schema: ${error.message}`); }
+    }
+  }
+
+  const logInfo = await logReport(logFile);
+  removeTempDirsFor(tmp);
+
+  if (shutdown && (shutdown.code !== 0 || shutdown.forced)) {
+    problems.push(`the server did not shut down gracefully: code ${shutdown.code}, signal ${shutdown.signal}${shutdown.forced ? ' (killed after 40 s)' : ''}\n--- server stderr ---\n${server.stderr.text || '(empty)'}`);
+  }
+  return { engine, results, logInfo, shutdown, problems, serverStderr: server?.stderr.text ?? '' };
+}
+
+function removeTempDirsFor(dir) {
+  try { rmSync(dir, { recursive: true, force: true }); } catch { /* best effort */ }
+  live.tempDirs.delete(dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+const round = (n, digits) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+function table(run) {
+  const rows = [['scenario', 'rps', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-2xx', 'errors']];
+  for (const [name, r] of Object.entries(run.results)) {
+    const m = r.measured;
+    rows.push([name, m.rps.toFixed(0), String(m.p50Ms), String(m.p99Ms), String(m.maxMs), String(m.completed), String(m.non2xx), String(m.errors)]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const fmt = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const lines = [`== ${run.engine} (${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s measured per scenario) ==`, fmt(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(fmt)];
+  const R = run.results;
+  if (R.POST && R['ceiling POST'] && R.GET && R['ceiling GET']) {
+    lines.push(`ratio POST ${(R.POST.measured.rps / R['ceiling POST'].measured.rps).toFixed(3)}   ratio GET ${(R.GET.measured.rps / R['ceiling GET'].measured.rps).toFixed(3)}`);
+  }
+  const li = run.logInfo;
+  lines.push(`server log: ${(li.bytes / 1024 / 1024).toFixed(1)} MiB, ${li.lines} lines (${Object.entries(li.byLevel).map(([k, v]) => `${k} ${v}`).join(', ') || 'empty'})`);
+  for (const n of li.notable) lines.push(`  log ${n}`);
+  if (run.shutdown) lines.push(`shutdown: SIGTERM -> exit code ${run.shutdown.code}${run.shutdown.signal ? ` signal ${run.shutdown.signal}` : ''} in ${run.shutdown.ms} ms`);
+  for (const p of run.problems) lines.push(`PROBLEM: ${p}`);
+  return lines.join('\n');
+}
+
+function jsonLine(run) {
+  const m = (name) => ({ rps: round(run.results[name].measured.rps, 1), p99Ms: run.results[name].measured.p99Ms });
+  return JSON.stringify({
+    engine: run.engine,
+    post: m('POST'),
+    get: m('GET'),
+    ceiling: { post: m('ceiling POST'), get: m('ceiling GET') },
+    ratio: {
+      post: round(run.results.POST.measured.rps / run.results['ceiling POST'].measured.rps, 3),
+      get: round(run.results.GET.measured.rps / run.results['ceiling GET'].measured.rps, 3),
+    },
+  });
+}
+
+async function main() {
+  const engines = ['sqlite'];
+  if (PG_URL) {
+    if (!/^postgres(ql)?:\/\//.test(PG_URL)) throw new BenchFailure(`BENCH_DATABASE_URL must be a postgres:// URL, got "${PG_URL.replace(/\/\/[^@]*@/, '//***@')}"`);
+    engines.push('postgres');
+  }
+  const jsonLines = [];
+  let failed = false;
+  for (const engine of engines) {
+    let run;
+    try {
+      run = await benchEngine(engine);
+    } catch (error) {
+      failed = true;
+      process.stdout.write(`== ${engine}: FAILED ==\n${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n\n`);
+      continue;
+    }
+    process.stdout.write(table(run) + '\n\n');
+    if (run.problems.length) failed = true;
+    else jsonLines.push(jsonLine(run));
+  }
+  if (jsonLines.length) process.stdout.write(jsonLines.join('\n') + '\n');
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch((error) => {
+  process.stdout.write(`bench failed: ${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n`);
+  killChildren();
+  removeTempDirs();
+  process.exit(1);
+});
