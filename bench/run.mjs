@@ -179,7 +179,9 @@ async function stopServer(server) {
   if (server.exit) return server.exit;
   const started = Date.now();
   server.child.kill('SIGTERM');
-  const result = await Promise.race([server.exited, sleep(40_000).then(() => null)]);
+  let timer;
+  const result = await Promise.race([server.exited, new Promise((r) => { timer = setTimeout(() => r(null), 40_000); })]);
+  clearTimeout(timer);
   if (!result) {
     server.child.kill('SIGKILL');
     await server.exited;

@@ -17,6 +17,8 @@ export interface RequestContext {
 
 declare module 'fastify' {
   interface FastifyRequest {
+    // Set by the admin session hook for /admin routes (which never take API keys).
+    admin: { id: string; email: string } | null;
     ctx: RequestContext;
     storeIdempotentError: StoreErrorHook | null;
   }
@@ -44,6 +46,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
   const inFlight = new Map<string, number>();
 
   app.decorateRequest('ctx', null as unknown as RequestContext);
+  app.decorateRequest('admin', null);
   app.decorateRequest('storeIdempotentError', null);
 
   const insertKey = (tx: Tx, auth: { accountId: string; livemode: boolean }, key: string, fp: string, statusCode: number, body: string) => {
@@ -66,7 +69,8 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
       .executeTakeFirst();
 
   app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
-    const auth = req.auth;
+    // Whose keys: an API key's account and mode, or an admin's own scope.
+    const auth = req.auth ?? (req.admin ? { accountId: `admin:${req.admin.id}`, livemode: false } : null);
     if (!auth) return;
     const plainWrite = <T>(op: WriteOp<T>) => store.write(op);
     const ctx: RequestContext = { accountId: auth.accountId, livemode: auth.livemode, correlationId: req.id, write: plainWrite };

@@ -116,6 +116,131 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0002_marketplace': {
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('recipients')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('document', 'text', (c) => c.notNull())
+        .addColumn('bank_code', 'text', (c) => c.notNull())
+        .addColumn('agency', 'text', (c) => c.notNull())
+        .addColumn('account', 'text', (c) => c.notNull())
+        .addColumn('account_type', 'text', (c) => c.notNull())
+        .addColumn('metadata', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('recipients_list').on('recipients').columns(['account_id', 'livemode', 'id']).execute();
+
+      await db.schema.createTable('split_rules')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('priority', 'integer', (c) => c.notNull())
+        .addColumn('conditions', 'text')
+        .addColumn('splits', 'text', (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('split_rules_account').on('split_rules').columns(['account_id', 'livemode', 'active', 'priority']).execute();
+
+      await db.schema.createTable('receivables')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('payment_id', 'text', (c) => c.notNull())
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addColumn('line', 'integer', (c) => c.notNull())
+        .addColumn('payee_type', 'text', (c) => c.notNull())
+        .addColumn('payee_id', 'text', (c) => c.notNull())
+        .addColumn('split_rule_id', 'text')
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('available_on', 'text', (c) => c.notNull())
+        .addColumn('settlement_id', 'text')
+        .addColumn('refund_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        // Settled if and only if it belongs to a settlement: one column, so never to two.
+        .addCheckConstraint('receivables_settled_has_settlement', sql`(status = 'settled') = (settlement_id is not null)`)
+        .addUniqueConstraint('receivables_once_per_source', ['source_id', 'line'])
+        .execute();
+      await db.schema.createIndex('receivables_list').on('receivables').columns(['account_id', 'livemode', 'id']).execute();
+      await db.schema.createIndex('receivables_payment').on('receivables').columns(['payment_id']).execute();
+      await db.schema.createIndex('receivables_settlement').on('receivables').columns(['settlement_id']).execute();
+      await db.schema.createIndex('receivables_due').on('receivables').columns(['status', 'available_on', 'account_id', 'livemode', 'payee_type', 'payee_id']).execute();
+
+      await db.schema.createTable('settlement_runs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('run_date', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('trigger', 'text', (c) => c.notNull())
+        .addColumn('settlement_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('receivable_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('total_amount', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .execute();
+
+      await db.schema.createTable('settlements')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('run_id', 'text', (c) => c.notNull())
+        .addColumn('payee_type', 'text', (c) => c.notNull())
+        .addColumn('payee_id', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('receivable_count', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('bank_account', 'text')
+        .addColumn('settlement_date', 'text', (c) => c.notNull())
+        .addColumn('paid_at', 'text')
+        .addColumn('failure_reason', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        // One settlement per payee per run.
+        .addUniqueConstraint('settlements_once_per_run', ['run_id', 'account_id', 'livemode', 'payee_type', 'payee_id'])
+        .execute();
+      await db.schema.createIndex('settlements_list').on('settlements').columns(['account_id', 'livemode', 'id']).execute();
+
+      await db.schema.createTable('refunds')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('payment_id', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull().check(sql`amount > 0`))
+        .addColumn('fee_refunded', 'bigint', (c) => c.notNull())
+        .addColumn('net_amount', 'bigint', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('metadata', 'text')
+        .addColumn('provider_refund_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('refunds_list').on('refunds').columns(['account_id', 'livemode', 'id']).execute();
+      await db.schema.createIndex('refunds_payment').on('refunds').columns(['payment_id']).execute();
+
+      await db.schema.createTable('admin_users')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('email', 'text', (c) => c.notNull().unique())
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema.createTable('admin_sessions')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('admin_id', 'text', (c) => c.notNull())
+        .addColumn('csrf_token', 'text', (c) => c.notNull())
+        .addColumn('expires_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -106,7 +106,125 @@ export interface SandboxProviderChargesTable {
   created_at: string;
 }
 
+export interface RecipientsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  name: string;
+  document: string; // CNPJ, canonical 14 characters
+  bank_code: string;
+  agency: string;
+  account: string;
+  account_type: string;
+  metadata: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SplitRulesTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  priority: number;
+  conditions: string | null; // JSON {method?, minAmount?, maxAmount?}
+  splits: string; // JSON [{recipientId, percentage} | {recipientId, amount}]
+  active: number;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReceivablesTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  payment_id: string;
+  // What made it: the payment (sale) or a refund (a negative adjustment); with `line`, unique,
+  // so a sale can never produce its receivables twice.
+  source_id: string;
+  line: number;
+  payee_type: 'merchant' | 'recipient';
+  payee_id: string;
+  split_rule_id: string | null;
+  amount: number;
+  status: 'pending' | 'settled' | 'canceled';
+  available_on: string; // YYYY-MM-DD
+  settlement_id: string | null;
+  refund_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SettlementsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  run_id: string;
+  payee_type: 'merchant' | 'recipient';
+  payee_id: string;
+  amount: number;
+  receivable_count: number;
+  status: 'pending' | 'paid' | 'failed';
+  bank_account: string | null; // JSON snapshot at settlement time
+  settlement_date: string;
+  paid_at: string | null;
+  failure_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SettlementRunsTable {
+  id: string;
+  run_date: string;
+  status: 'running' | 'completed';
+  trigger: 'schedule' | 'admin';
+  settlement_count: number;
+  receivable_count: number;
+  total_amount: number;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export interface RefundsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  payment_id: string;
+  amount: number;
+  fee_refunded: number;
+  net_amount: number; // amount - fee_refunded: what comes off the payees' receivables
+  status: 'pending' | 'succeeded' | 'failed';
+  reason: string | null;
+  metadata: string | null;
+  provider_refund_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AdminUsersTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  created_at: string;
+}
+
+export interface AdminSessionsTable {
+  id_hash: string;
+  admin_id: string;
+  csrf_token: string;
+  expires_at_ms: number;
+  created_at: string;
+}
+
 export interface Database {
+  recipients: RecipientsTable;
+  split_rules: SplitRulesTable;
+  receivables: ReceivablesTable;
+  settlements: SettlementsTable;
+  settlement_runs: SettlementRunsTable;
+  refunds: RefundsTable;
+  admin_users: AdminUsersTable;
+  admin_sessions: AdminSessionsTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   payments: PaymentsTable;
