@@ -22,6 +22,14 @@ import { SandboxProvider } from './providers/sandbox.js';
 import type { PaymentProvider } from './providers/port.js';
 import { Worker, type JobHandler } from './jobs/worker.js';
 import { benchCeilingRoutes } from './modules/bench-ceiling.js';
+import { recipientRoutes, recipientSchemas } from './modules/recipients/routes.js';
+import { receivableRoutes, receivableSchemas } from './modules/receivables/routes.js';
+import { registerAdmin, adminSchemas } from './modules/admin/index.js';
+import { settlementRoutes, settlementSchemas } from './modules/settlements/routes.js';
+import { dailyRunJob, JOB_DAILY_RUN, JOB_PAYOUT, payoutJob } from './modules/settlements/service.js';
+import { refundRoutes, refundSchemas } from './modules/refunds/routes.js';
+import { JOB_REFUND, refundJob } from './modules/refunds/service.js';
+import { Balance, balanceRoutes } from './modules/balance/routes.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -97,7 +105,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }) as unknown as FastifyInstance;
 
   const ajv = validators();
-  for (const schema of [...sharedSchemas, CreatePaymentBody, Payment, PaymentList, ...accountSchemas, ...tokenSchemas]) {
+  const schemas = [
+    ...sharedSchemas, CreatePaymentBody, Payment, PaymentList, ...accountSchemas, ...tokenSchemas,
+    ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, Balance, ...adminSchemas,
+  ];
+  for (const schema of schemas) {
     app.addSchema(schema);
     ajv.body.addSchema(schema);
     ajv.url.addSchema(schema);
@@ -154,6 +166,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   accountRoutes(app, store, { enabled: config.sandboxSignupEnabled, perHour: config.sandboxSignupPerHour });
   tokenRoutes(app, store);
   paymentRoutes(app, deps);
+  recipientRoutes(app, store);
+  receivableRoutes(app, store);
+  settlementRoutes(app, store);
+  refundRoutes(app, store, deps.kickWorker);
+  balanceRoutes(app, store);
+  await registerAdmin(app, { store, config });
   if (config.benchCeiling) benchCeilingRoutes(app);
 
   const worker = createWorker(store, config, deps, app.log);
@@ -182,8 +200,11 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
   const handlers: Record<string, JobHandler> = {
     [JOB_CONFIRM]: (job, workerId) => confirmCardJob(deps, job, workerId),
     [JOB_EXPIRE]: (job, workerId) => expirePixJob(deps, job, workerId),
+    [JOB_PAYOUT]: (job, workerId) => payoutJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
+    [JOB_REFUND]: (job, workerId) => refundJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
   };
   const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs }, log);
+  if (config.settlementScheduleEnabled) worker.every(JOB_DAILY_RUN, 3_600_000, () => dailyRunJob(deps));
   worker.every('maintenance.purge', 3_600_000, async () => {
     const nowMs = Date.now();
     await store.write(async (tx) => {

@@ -7,6 +7,8 @@ import { buildApp, createLogger, createWorker } from './app.js';
 import { activateLive, createAccount, createKey, findKey, revokeKey } from './modules/accounts/service.js';
 import { SandboxProvider } from './providers/sandbox.js';
 import { cardOutcome } from './modules/payments/service.js';
+import { createAdminUser } from './modules/admin/index.js';
+import { audit, formatAudit } from './modules/audit.js';
 
 const USAGE = `Usage: npm run cli -- <command>
 
@@ -17,6 +19,8 @@ const USAGE = `Usage: npm run cli -- <command>
   accounts:activate-live <acct_id>       allow the account's sk_live_ keys
   keys:create <acct_id> [--live] [--publishable]
   keys:revoke <key_id | key>
+  admin:create --email E --password P    create a back-office admin user
+  audit                                  check the money invariants over the whole store (exit 1 on failure)
 
 Configuration comes from the environment (see README): DATABASE_URL, PORT, HOST, LOG_LEVEL, ...`;
 
@@ -101,7 +105,7 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { name: { type: 'string' }, email: { type: 'string' }, live: { type: 'boolean' }, publishable: { type: 'boolean' } },
+    options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, live: { type: 'boolean' }, publishable: { type: 'boolean' } },
   });
   const config = loadConfig();
   switch (command) {
@@ -141,6 +145,18 @@ async function main(argv: string[]): Promise<void> {
         if (!positionals[0]) throw new Error('usage: keys:revoke <key_id | key>');
         const revoked = await revokeKey(store, positionals[0]);
         process.stdout.write(`revoked ${revoked.id} (${revoked.display})\n`);
+        break;
+      }
+      case 'admin:create': {
+        if (!values.email || !values.password) throw new Error('usage: admin:create --email E --password P');
+        const admin = await createAdminUser(store, values.email, values.password);
+        process.stdout.write(`admin ${admin.email} created (${admin.id})\n`);
+        break;
+      }
+      case 'audit': {
+        const report = await audit(store);
+        process.stdout.write(formatAudit(report) + '\n');
+        if (!report.ok) process.exitCode = 1;
         break;
       }
       default:

@@ -25,6 +25,7 @@ export interface Config {
   authCacheTtlMs: number;
   writeBatchMax: number;
   benchCeiling: boolean;
+  settlementScheduleEnabled: boolean;
   publicUrl: string | null;
 }
 
@@ -79,6 +80,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 1000),
     writeBatchMax: int(env, 'WRITE_BATCH_MAX', 256),
     benchCeiling: bool(env, 'BENCH_CEILING', false),
+    // The worker runs settlement once a day (checked hourly). Off for tests that drive runs.
+    settlementScheduleEnabled: bool(env, 'SETTLEMENT_SCHEDULE', true),
     publicUrl: env.PUBLIC_URL || null,
     ...overrides,
   };

@@ -1,7 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../store/index.js';
 import type { TestOutcome } from '../domain/card.js';
-import { ProviderUnavailable, type AuthorizeInput, type AuthorizeResult, type PaymentProvider } from './port.js';
+import { ProviderRejected, ProviderUnavailable, type AuthorizeInput, type AuthorizeResult, type PaymentProvider, type PayoutInput, type RefundInput } from './port.js';
+
+export const SANDBOX_FAILING_ACCOUNT = '0000000-0';
 
 // Deterministic sandbox acquirer. It keeps its own charges by idempotency key (as a real
 // acquirer does), in the same store for simplicity: a second call with the same key returns the
@@ -34,6 +36,18 @@ export class SandboxProvider implements PaymentProvider {
 
   async void(): Promise<void> {
     // Nothing to give back in the sandbox.
+  }
+
+  // Deterministic ids from the idempotency key: the same call twice is the same refund/payout.
+  async refund(input: RefundInput): Promise<{ refundId: string }> {
+    return { refundId: 're_' + createHash('sha256').update(input.idempotencyKey).digest('hex').slice(0, 24) };
+  }
+
+  // Sandbox payouts succeed, except to the account number 0000000-0 (a "closed account"), which
+  // lets merchants and our tests see a failed settlement.
+  async payout(input: PayoutInput): Promise<{ payoutId: string }> {
+    if (input.bankAccount?.account === SANDBOX_FAILING_ACCOUNT) throw new ProviderRejected('account_closed', 'The destination bank account is closed.');
+    return { payoutId: 'po_' + createHash('sha256').update(input.idempotencyKey).digest('hex').slice(0, 24) };
   }
 }
 

@@ -172,7 +172,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('receivables_list').on('receivables').columns(['account_id', 'livemode', 'id']).execute();
       await db.schema.createIndex('receivables_payment').on('receivables').columns(['payment_id']).execute();
       await db.schema.createIndex('receivables_settlement').on('receivables').columns(['settlement_id']).execute();
-      await db.schema.createIndex('receivables_due').on('receivables').columns(['status', 'available_on', 'account_id', 'livemode', 'payee_type', 'payee_id']).execute();
+      await db.schema.createIndex('receivables_due').on('receivables').columns(['status', 'account_id', 'livemode', 'payee_type', 'payee_id', 'available_on']).execute();
 
       await db.schema.createTable('settlement_runs')
         .addColumn('id', 'text', (c) => c.primaryKey())

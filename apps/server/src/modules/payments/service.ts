@@ -6,7 +6,9 @@ import { ApiError, validation } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { buildPixBrCode, pixTxidFromId } from '../../domain/pix.js';
 import { READY_TOKENS, type TestOutcome } from '../../domain/card.js';
-import { computeFee, DEFAULT_FEE_SCHEDULE } from '../../domain/fees.js';
+import { computeFee, type PaymentMethod } from '../../domain/fees.js';
+import { parseSettings } from '../accounts/settings.js';
+import { createSaleReceivables } from '../receivables/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
 import { recordEvent, type Owner } from '../events/service.js';
 import { paginate } from '../../http/pagination.js';
@@ -153,9 +155,18 @@ async function moveWithEvent(tx: Tx, row: PaymentRow, to: 'approved' | 'declined
   return moved;
 }
 
-function approvalChanges(row: PaymentRow, chargeId: string | null): Partial<PaymentRow> {
-  const { feeCents, netCents } = computeFee(row.amount, row.method as 'pix' | 'credit_card', DEFAULT_FEE_SCHEDULE);
-  return { fee_amount: feeCents, net_amount: netCents, provider_charge_id: chargeId };
+// Approval is one transaction: the status move, its fee and net, the receivables of the split
+// and their events. The guarded UPDATE in transition() makes a second approval impossible, and
+// the receivables' unique (source_id, line) key would refuse a second set anyway.
+async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>): Promise<Payment> {
+  const account = await tx.selectFrom('accounts').select('settings').where('id', '=', row.account_id).executeTakeFirstOrThrow();
+  const settings = parseSettings(account.settings);
+  const method = row.method as PaymentMethod;
+  const { feeCents, netCents } = computeFee(row.amount, method, settings.fees);
+  const nowMs = Date.now();
+  const approved = await moveWithEvent(tx, row, 'approved', { ...changes, fee_amount: feeCents, net_amount: netCents });
+  await createSaleReceivables(tx, { paymentId: row.id, accountId: row.account_id, livemode: row.livemode === 1, amountCents: row.amount, netCents, method }, settings, nowMs);
+  return approved;
 }
 
 export async function cancelPayment(deps: PaymentDeps, ctx: RequestContext, id: string): Promise<Payment> {
@@ -170,7 +181,7 @@ export async function sandboxPayPix(deps: PaymentDeps, ctx: RequestContext, id: 
     if (row.status === 'pending' && row.expires_at && Date.parse(row.expires_at) <= Date.now()) {
       throw new ApiError('INVALID_STATE', 'This Pix BR Code has expired.');
     }
-    return moveWithEvent(tx, row, 'approved', approvalChanges(row, null));
+    return approve(tx, row, {});
   });
 }
 
@@ -231,7 +242,7 @@ export async function confirmCardJob(deps: PaymentDeps, job: JobRow, workerId: s
       return false;
     }
     const attempts = { provider_attempts: job.attempts };
-    if (outcome.status === 'approved') await moveWithEvent(tx, row, 'approved', { ...approvalChanges(row, outcome.chargeId), ...attempts });
+    if (outcome.status === 'approved') await approve(tx, row, { provider_charge_id: outcome.chargeId, ...attempts });
     else await moveWithEvent(tx, row, 'declined', { failure_code: outcome.code, failure_message: outcome.message, ...attempts });
     await complete(tx, job, workerId);
     return true;

@@ -1,0 +1,142 @@
+import type { FastifyInstance } from 'fastify';
+import type { Selectable } from 'kysely';
+import type { Store, Tx } from '../../store/index.js';
+import type { AccountsTable } from '../../store/schema.js';
+import type { RequestContext } from '../../plugins/idempotency.js';
+import type { KeyCache } from '../../plugins/auth.js';
+import { notFound } from '../../errors.js';
+import { errorResponses, ref } from '../../http/common.js';
+import { paginate, type Page } from '../../http/pagination.js';
+import { parseSettings } from '../accounts/settings.js';
+import { AdminMutationHeaders, IdParams, ListAccountsQuery, type AdminAccount, type UpdateAccountSettingsRequest } from './schemas.js';
+
+// Merchant accounts as the back office sees them: live-mode activation and money settings.
+// Settings are stored on the account row (accounts.settings JSON) as overrides only, in the
+// shape parseSettings reads ({fees: {pix: {percentBps, fixedCents}, ...}, settlementDelayDays:
+// {pix, credit_card}}); what is not overridden follows the documented defaults.
+
+type Row = Selectable<AccountsTable>;
+
+export function toAdminAccount(row: Row): AdminAccount {
+  const settings = parseSettings(row.settings);
+  return {
+    id: row.id,
+    object: 'account',
+    name: row.name,
+    email: row.email,
+    liveEnabled: row.live_enabled === 1,
+    settings: {
+      fees: {
+        pix: { percentBps: settings.fees.pix.percentBps, fixedCents: settings.fees.pix.fixedCents },
+        credit_card: { percentBps: settings.fees.credit_card.percentBps, fixedCents: settings.fees.credit_card.fixedCents },
+      },
+      settlementDelayDays: { pix: settings.settlementDelayDays.pix, credit_card: settings.settlementDelayDays.credit_card },
+    },
+    createdAt: row.created_at,
+  };
+}
+
+async function loadAccount(db: Store['db'] | Tx, id: string): Promise<Row> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('account', 'id');
+  return row;
+}
+
+export async function listAccounts(store: Store, query: ListAccountsQuery): Promise<Page<AdminAccount>> {
+  let qb = store.db.selectFrom('accounts').selectAll();
+  if (query.liveEnabled !== undefined) qb = qb.where('live_enabled', '=', query.liveEnabled ? 1 : 0);
+  return paginate(qb, query, toAdminAccount);
+}
+
+export async function getAccount(store: Store, id: string): Promise<AdminAccount> {
+  return toAdminAccount(await loadAccount(store.db, id));
+}
+
+// Idempotent: activating an active account answers it unchanged.
+export async function activateLiveMode(ctx: RequestContext, id: string, keyCache?: KeyCache): Promise<AdminAccount> {
+  const account = await ctx.write(async (tx) => {
+    const row = await loadAccount(tx, id);
+    if (row.live_enabled === 1) return toAdminAccount(row);
+    await tx.updateTable('accounts').set({ live_enabled: 1 }).where('id', '=', id).execute();
+    return toAdminAccount({ ...row, live_enabled: 1 });
+  });
+  // Cached key lookups carry liveEnabled; drop them so the change shows at once in this process
+  // (elsewhere it shows within the auth cache TTL).
+  keyCache?.clear();
+  return account;
+}
+
+type RawSettings = Record<string, unknown> & {
+  fees?: Record<string, Record<string, number> | undefined>;
+  settlementDelayDays?: Record<string, number>;
+};
+
+export async function updateAccountSettings(ctx: RequestContext, id: string, body: UpdateAccountSettingsRequest): Promise<AdminAccount> {
+  return ctx.write(async (tx) => {
+    const row = await loadAccount(tx, id);
+    const raw = (row.settings ? JSON.parse(row.settings) : {}) as RawSettings;
+    if (body.fees) {
+      const fees = { ...(raw.fees ?? {}) };
+      for (const method of ['pix', 'credit_card'] as const) {
+        const patch = body.fees[method];
+        if (patch) fees[method] = { ...(fees[method] ?? {}), ...patch };
+      }
+      raw.fees = fees;
+    }
+    if (body.settlementDelayDays) raw.settlementDelayDays = { ...(raw.settlementDelayDays ?? {}), ...body.settlementDelayDays };
+    const settings = JSON.stringify(raw);
+    // The schema already bounds every value; this is the same check the money code runs.
+    parseSettings(settings);
+    await tx.updateTable('accounts').set({ settings }).where('id', '=', id).execute();
+    return toAdminAccount({ ...row, settings });
+  });
+}
+
+const tags = ['Admin'];
+const security = [{ adminSession: [] }];
+const AccountIdParams = IdParams('Merchant account id (`acct_...`).');
+
+export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCache?: KeyCache): void {
+  scope.get<{ Querystring: ListAccountsQuery }>('/accounts', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'adminListAccounts', tags, security, summary: 'List merchant accounts',
+      description: 'Every merchant account, newest first, with cursors. Filter by `liveEnabled`.',
+      querystring: ListAccountsQuery,
+      response: { 200: ref('AdminAccountList'), ...errorResponses() },
+    },
+  }, (req) => listAccounts(store, req.query));
+
+  scope.get<{ Params: { id: string } }>('/accounts/:id', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'adminGetAccount', tags, security, summary: 'Fetch a merchant account',
+      description: 'The account with its effective settings: processing fee per method (`percentBps`, `fixedCents`) and `settlementDelayDays` per method, defaults filled in.',
+      params: AccountIdParams,
+      response: { 200: ref('AdminAccount'), ...errorResponses(404) },
+    },
+  }, (req) => getAccount(store, req.params.id));
+
+  scope.post<{ Params: { id: string } }>('/accounts/:id/activate-live', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'adminActivateLiveMode', tags, security, summary: 'Activate live mode for an account',
+      description: 'From now on the account\'s `sk_live_` / `pk_live_` keys work (until then they get PERMISSION_DENIED). Activating an active account changes nothing.',
+      headers: AdminMutationHeaders,
+      params: AccountIdParams,
+      response: { 200: ref('AdminAccount'), ...errorResponses(404, 409, 422) },
+    },
+  }, (req) => activateLiveMode(req.ctx, req.params.id, keyCache));
+
+  scope.patch<{ Params: { id: string }; Body: UpdateAccountSettingsRequest }>('/accounts/:id/settings', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'adminUpdateAccountSettings', tags, security, summary: 'Change an account\'s fees and settlement delays',
+      description: 'Fees per method (`percentBps` 0-10000, `fixedCents` >= 0) and `settlementDelayDays` per method (0-365). Only the fields sent change. Applies to payments approved from now on.',
+      headers: AdminMutationHeaders,
+      params: AccountIdParams,
+      body: ref('UpdateAccountSettingsRequest'),
+      response: { 200: ref('AdminAccount'), ...errorResponses(404, 409, 413, 415, 422) },
+    },
+  }, (req) => updateAccountSettings(req.ctx, req.params.id, req.body));
+}

@@ -1,0 +1,209 @@
+import { Type, type Static, type TSchema } from 'typebox';
+import { IdempotencyHeaders, ListQueryBase, listOf, ref } from '../../http/common.js';
+import { MAX_PRIORITY, MAX_SPLITS_PER_RULE } from '../../domain/split.js';
+import { MAX_SETTLEMENT_DELAY_DAYS } from '../accounts/settings.js';
+import { MAX_AMOUNT_CENTS } from '../payments/schemas.js';
+
+// ---------------------------------------------------------------------------------------------
+// Session
+
+export const AdminLoginRequest = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 254, description: 'The admin user\'s email (case-insensitive).' }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { $id: 'AdminLoginRequest', additionalProperties: false, examples: [{ email: 'ops@example.com', password: 'correct horse battery staple' }] },
+);
+export type AdminLoginRequest = Static<typeof AdminLoginRequest>;
+
+export const AdminSession = Type.Object(
+  {
+    object: Type.Literal('admin_session'),
+    admin: Type.Object({ id: Type.String({ description: 'Prefix `adm_`.' }), email: Type.String() }, { additionalProperties: false }),
+    csrfToken: Type.String({ description: 'Send it as `X-CSRF-Token` on every POST, PATCH, PUT and DELETE under /admin.' }),
+    expiresAt: Type.String({ format: 'date-time', description: 'When the session ends (absolute; 8 hours after sign-in by default).' }),
+  },
+  { $id: 'AdminSession', additionalProperties: false, description: 'An admin session. The session id itself only travels in the HttpOnly `admin_session` cookie.' },
+);
+export type AdminSession = Static<typeof AdminSession>;
+
+// Headers of every mutating admin route: the session's CSRF token, and the usual optional
+// Idempotency-Key (scoped to the admin user).
+export const AdminMutationHeaders = Type.Object({
+  'x-csrf-token': Type.String({ minLength: 1, maxLength: 256, description: 'The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise).' }),
+  ...IdempotencyHeaders.properties,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Split rules
+
+const centavos = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description });
+
+export const SplitRuleConditions = Type.Object(
+  {
+    method: Type.Optional(Type.Enum(['pix', 'credit_card'], { description: 'Only sales paid with this method.' })),
+    minAmount: Type.Optional(centavos('Only sales of at least this gross amount (centavos, inclusive).')),
+    maxAmount: Type.Optional(centavos('Only sales of at most this gross amount (centavos, inclusive).')),
+  },
+  { $id: 'SplitRuleConditions', additionalProperties: false, description: 'When the rule applies. Omitted fields match every sale; `{}` matches all.' },
+);
+
+export const SplitShare = Type.Object(
+  {
+    recipientId: Type.String({ minLength: 1, maxLength: 64, description: 'A recipient (`rcp_`) of the same merchant account and mode.' }),
+    percentage: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Share of the net value, 0 < p <= 100, at most two decimals. Send `percentage` or `amount`, not both.', examples: [12.5] })),
+    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Fixed share in centavos. Send `percentage` or `amount`, not both.', examples: [500] })),
+  },
+  { $id: 'SplitShare', additionalProperties: false, description: 'One recipient\'s share: a percentage of the net value or a fixed amount. Each recipient appears at most once per rule.' },
+);
+
+const prioritySchema = Type.Integer({ minimum: 0, maximum: MAX_PRIORITY, description: `0-${MAX_PRIORITY}; lower runs first, ties by creation order.` });
+const splitsSchema = Type.Array(ref('SplitShare'), { minItems: 1, maxItems: MAX_SPLITS_PER_RULE, description: `1-${MAX_SPLITS_PER_RULE} shares; percentages sum to at most 100.` });
+const descriptionSchema = Type.String({ maxLength: 500 });
+
+export const CreateSplitRuleRequest = Type.Object(
+  {
+    accountId: Type.String({ minLength: 1, maxLength: 64, description: 'The merchant account (`acct_`) the rule belongs to.' }),
+    livemode: Type.Optional(Type.Boolean({ description: 'Live (true) or sandbox (false, the default) sales.' })),
+    priority: prioritySchema,
+    conditions: Type.Optional(ref('SplitRuleConditions')),
+    splits: splitsSchema,
+    active: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+    description: Type.Optional(descriptionSchema),
+  },
+  {
+    $id: 'CreateSplitRuleRequest',
+    additionalProperties: false,
+    examples: [{ accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', priority: 10, conditions: { method: 'credit_card' }, splits: [{ recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', percentage: 15 }] }],
+  },
+);
+export type CreateSplitRuleRequest = Static<typeof CreateSplitRuleRequest>;
+
+export const UpdateSplitRuleRequest = Type.Object(
+  {
+    priority: Type.Optional(prioritySchema),
+    conditions: Type.Optional(Type.Union([ref('SplitRuleConditions'), Type.Null()], { description: 'Replaces the conditions; `null` or `{}` removes them.' })),
+    splits: Type.Optional(splitsSchema),
+    active: Type.Optional(Type.Boolean()),
+    description: Type.Optional(Type.Union([descriptionSchema, Type.Null()])),
+  },
+  { $id: 'UpdateSplitRuleRequest', additionalProperties: false, description: 'Fields to change; the resulting rule is validated as a whole. The account and mode of a rule never change.' },
+);
+export type UpdateSplitRuleRequest = Static<typeof UpdateSplitRuleRequest>;
+
+export const SplitRule = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `spr_`.' }),
+    object: Type.Literal('split_rule'),
+    accountId: Type.String(),
+    livemode: Type.Boolean(),
+    priority: Type.Integer(),
+    conditions: ref('SplitRuleConditions'),
+    splits: Type.Array(ref('SplitShare')),
+    active: Type.Boolean(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'SplitRule', additionalProperties: false, description: 'How a merchant\'s sales are split between recipients.' },
+);
+export type SplitRule = Static<typeof SplitRule>;
+export type SplitShareBody = { recipientId: string; percentage?: number; amount?: number };
+export type SplitRuleConditionsBody = { method?: 'pix' | 'credit_card'; minAmount?: number; maxAmount?: number };
+
+export const SplitRuleList = listOf('SplitRule', 'SplitRuleList');
+
+export const ListSplitRulesQuery = Type.Object(
+  {
+    ...ListQueryBase,
+    accountId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this merchant account\'s rules.' })),
+    livemode: Type.Optional(Type.Boolean({ description: 'Only live (true) or sandbox (false) rules.' })),
+    active: Type.Optional(Type.Boolean({ description: 'Only active (true) or deactivated (false) rules.' })),
+  },
+  { additionalProperties: false },
+);
+export type ListSplitRulesQuery = Static<typeof ListSplitRulesQuery>;
+
+export const IdParams = (what: string) => Type.Object({ id: Type.String({ maxLength: 64, description: what }) }, { additionalProperties: false });
+
+// ---------------------------------------------------------------------------------------------
+// Accounts
+
+const MethodFee = Type.Object(
+  {
+    percentBps: Type.Integer({ minimum: 0, maximum: 10_000, description: 'Percentage in basis points (99 = 0.99%), 0-10000.' }),
+    fixedCents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Fixed part in centavos.' }),
+  },
+  { additionalProperties: false },
+);
+const delayDays = Type.Integer({ minimum: 0, maximum: MAX_SETTLEMENT_DELAY_DAYS, description: `Calendar days from approval to availability, 0-${MAX_SETTLEMENT_DELAY_DAYS}.` });
+
+export const AdminAccountSettings = Type.Object(
+  {
+    fees: Type.Object({ pix: MethodFee, credit_card: MethodFee }, { additionalProperties: false }),
+    settlementDelayDays: Type.Object({ pix: delayDays, credit_card: delayDays }, { additionalProperties: false }),
+  },
+  { $id: 'AdminAccountSettings', additionalProperties: false, description: 'Effective money settings (defaults filled in): processing fee per method and days until receivables are available.' },
+);
+
+export const AdminAccount = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `acct_`.' }),
+    object: Type.Literal('account'),
+    name: Type.String(),
+    email: Type.Union([Type.String(), Type.Null()]),
+    liveEnabled: Type.Boolean({ description: 'Whether the account\'s `sk_live_` keys work.' }),
+    settings: ref('AdminAccountSettings'),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'AdminAccount', additionalProperties: false, description: 'A merchant account, as the back office sees it.' },
+);
+export type AdminAccount = Static<typeof AdminAccount>;
+
+export const AdminAccountList = listOf('AdminAccount', 'AdminAccountList');
+
+export const ListAccountsQuery = Type.Object(
+  {
+    ...ListQueryBase,
+    liveEnabled: Type.Optional(Type.Boolean({ description: 'Only accounts with live mode activated (true) or not (false).' })),
+  },
+  { additionalProperties: false },
+);
+export type ListAccountsQuery = Static<typeof ListAccountsQuery>;
+
+const PartialMethodFee = Type.Object(
+  {
+    percentBps: Type.Optional(MethodFee.properties.percentBps),
+    fixedCents: Type.Optional(MethodFee.properties.fixedCents),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateAccountSettingsRequest = Type.Object(
+  {
+    fees: Type.Optional(Type.Object({ pix: Type.Optional(PartialMethodFee), credit_card: Type.Optional(PartialMethodFee) }, { additionalProperties: false })),
+    settlementDelayDays: Type.Optional(Type.Object({ pix: Type.Optional(delayDays), credit_card: Type.Optional(delayDays) }, { additionalProperties: false })),
+  },
+  {
+    $id: 'UpdateAccountSettingsRequest',
+    additionalProperties: false,
+    description: 'Only the fields sent change; the rest keep their current value. Applies to payments approved from now on.',
+    examples: [{ fees: { credit_card: { percentBps: 349, fixedCents: 39 } }, settlementDelayDays: { credit_card: 14 } }],
+  },
+);
+export type UpdateAccountSettingsRequest = Static<typeof UpdateAccountSettingsRequest>;
+
+export const adminSchemas: TSchema[] = [
+  AdminLoginRequest,
+  AdminSession,
+  SplitRuleConditions,
+  SplitShare,
+  CreateSplitRuleRequest,
+  UpdateSplitRuleRequest,
+  SplitRule,
+  SplitRuleList,
+  AdminAccountSettings,
+  AdminAccount,
+  AdminAccountList,
+  UpdateAccountSettingsRequest,
+];

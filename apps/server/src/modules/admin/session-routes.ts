@@ -1,0 +1,135 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ApiError } from '../../errors.js';
+import type { Store } from '../../store/index.js';
+import { errorResponses, ref } from '../../http/common.js';
+import { dummyPasswordHash, verifyPassword } from './passwords.js';
+import { normalizeEmail } from './users.js';
+import {
+  clearedSessionCookie,
+  csrfMatches,
+  findSession,
+  insertSession,
+  readCookie,
+  SESSION_COOKIE,
+  sessionCookie,
+  type LoginThrottle,
+  type SessionRecord,
+} from './sessions.js';
+import { AdminMutationHeaders, type AdminLoginRequest, type AdminSession } from './schemas.js';
+
+const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+// Same words whether the email is unknown or the password wrong.
+export const LOGIN_FAILED_MESSAGE = 'The email or password is incorrect.';
+
+export interface SessionOptions {
+  store: Store;
+  ttlMs: number;
+  secureCookie: boolean;
+  throttle: LoginThrottle;
+}
+
+// The session behind each authenticated admin request (for GET/DELETE /admin/session).
+const sessions = new WeakMap<FastifyRequest, SessionRecord>();
+
+const isLogin = (req: FastifyRequest) => req.method === 'POST' && req.routeOptions.url === '/admin/session';
+
+// onRequest hook of the admin scope. Order: an API key is refused outright (admin routes never
+// take one, even on sign-in); then the session cookie (401 when missing, unknown, expired or
+// logged out); then, on mutating methods, the session's CSRF token in X-CSRF-Token (403).
+export function adminGuard(store: Store) {
+  return async (req: FastifyRequest): Promise<void> => {
+    if (req.headers.authorization !== undefined) {
+      throw new ApiError('PERMISSION_DENIED', 'Admin routes do not take API keys; sign in with POST /admin/session and use the session cookie.');
+    }
+    if (isLogin(req)) return;
+    const sessionId = readCookie(req.headers.cookie, SESSION_COOKIE);
+    if (!sessionId) throw new ApiError('AUTHENTICATION_REQUIRED', 'An admin session is required: sign in with POST /admin/session.');
+    const session = await findSession(store, sessionId);
+    if (!session) throw new ApiError('AUTHENTICATION_REQUIRED', 'The admin session has expired or was signed out: sign in again with POST /admin/session.');
+    if (MUTATING.has(req.method) && !csrfMatches(req.headers['x-csrf-token'], session.csrfToken)) {
+      throw new ApiError('PERMISSION_DENIED', 'Send the csrfToken returned at sign-in as the X-CSRF-Token header.', { param: 'X-CSRF-Token' });
+    }
+    sessions.set(req, session);
+    req.admin = { id: session.adminId, email: session.email };
+  };
+}
+
+function sessionView(session: { adminId: string; email: string; csrfToken: string; expiresAtMs: number }): AdminSession {
+  return {
+    object: 'admin_session',
+    admin: { id: session.adminId, email: session.email },
+    csrfToken: session.csrfToken,
+    expiresAt: new Date(session.expiresAtMs).toISOString(),
+  };
+}
+
+const tags = ['Admin'];
+const security = [{ adminSession: [] }];
+const LoggedOut = Type.Object({ object: Type.Literal('admin_session'), deleted: Type.Literal(true) }, { additionalProperties: false });
+
+export function sessionRoutes(scope: FastifyInstance, options: SessionOptions): void {
+  const { store, ttlMs, secureCookie, throttle } = options;
+  const maxAgeSeconds = Math.max(1, Math.floor(ttlMs / 1000));
+
+  scope.post<{ Body: AdminLoginRequest }>('/session', {
+    config: { auth: 'none', idempotent: false },
+    schema: {
+      operationId: 'adminCreateSession', tags, summary: 'Sign in as an admin',
+      description: `Checks the email and password of an admin user (created on the command line with \`admin:create\`). On success sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Strict, Path=/admin; Secure over HTTPS) and returns the CSRF token for mutating calls. Sessions last 8 hours. Failed sign-ins are throttled per email and per client address (5 and 20 failures in 15 minutes), then RATE_LIMITED with Retry-After. The error never says whether the email exists.`,
+      security: [],
+      body: ref('AdminLoginRequest'),
+      response: { 200: ref('AdminSession'), ...errorResponses(413, 415) },
+    },
+  }, async (req, reply) => {
+    const email = normalizeEmail(req.body.email);
+    const ip = req.ip;
+    const wait = throttle.retryAfterSeconds(email, ip);
+    if (wait > 0) {
+      throw new ApiError('RATE_LIMITED', `Too many failed sign-in attempts; retry after ${wait} s.`, { headers: { 'retry-after': String(wait) } });
+    }
+    // Counted before the (slow) check, so parallel guesses cannot slip past the limit; taken
+    // back if the sign-in succeeds.
+    const attemptMs = throttle.recordFailure(email, ip);
+    const user = await store.db.selectFrom('admin_users').select(['id', 'email', 'password_hash']).where('email', '=', email).executeTakeFirst();
+    // An unknown email still costs one scrypt, so timing does not tell it from a wrong password.
+    const ok = await verifyPassword(req.body.password, user?.password_hash ?? (await dummyPasswordHash()));
+    if (!user || !ok) {
+      req.log.info({ adminLogin: 'failed' }, 'admin sign-in failed');
+      throw new ApiError('AUTHENTICATION_REQUIRED', LOGIN_FAILED_MESSAGE);
+    }
+    throttle.recordSuccess(email, ip, attemptMs);
+    const created = await store.write((tx) => insertSession(tx, user.id, ttlMs));
+    req.log.info({ adminId: user.id }, 'admin signed in');
+    reply.header('set-cookie', sessionCookie(created.sessionId, maxAgeSeconds, { secure: secureCookie }));
+    return sessionView({ adminId: user.id, email: user.email, csrfToken: created.csrfToken, expiresAtMs: created.expiresAtMs });
+  });
+
+  scope.get('/session', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'adminGetSession', tags, security, summary: 'The current admin session',
+      description: 'Who is signed in, until when, and the session\'s CSRF token (for a back office page that was reloaded).',
+      response: { 200: ref('AdminSession'), ...errorResponses() },
+    },
+  }, async (req) => sessionView(sessions.get(req) as SessionRecord));
+
+  scope.delete('/session', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'adminDeleteSession', tags, security, summary: 'Sign out',
+      description: 'Ends the session (its cookie stops working at once) and clears the cookie.',
+      headers: AdminMutationHeaders,
+      response: { 200: LoggedOut, ...errorResponses(409, 422) },
+    },
+  }, async (req: FastifyRequest, reply: FastifyReply) => {
+    const session = sessions.get(req) as SessionRecord;
+    const result = await req.ctx.write(async (tx) => {
+      await tx.deleteFrom('admin_sessions').where('id_hash', '=', session.idHash).execute();
+      return { object: 'admin_session' as const, deleted: true as const };
+    });
+    reply.header('set-cookie', clearedSessionCookie({ secure: secureCookie }));
+    req.log.info({ adminId: session.adminId }, 'admin signed out');
+    return result;
+  });
+}

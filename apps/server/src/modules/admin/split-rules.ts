@@ -1,0 +1,266 @@
+import type { FastifyInstance } from 'fastify';
+import type { Selectable } from 'kysely';
+import type { Store, Tx } from '../../store/index.js';
+import type { SplitRulesTable } from '../../store/schema.js';
+import type { RequestContext } from '../../plugins/idempotency.js';
+import { ApiError, notFound } from '../../errors.js';
+import { newId } from '../../domain/ids.js';
+import { validateSplitRuleShape } from '../../domain/split.js';
+import { errorResponses, ref } from '../../http/common.js';
+import { paginate, type Page } from '../../http/pagination.js';
+import {
+  AdminMutationHeaders,
+  IdParams,
+  ListSplitRulesQuery,
+  type CreateSplitRuleRequest,
+  type SplitRule,
+  type SplitRuleConditionsBody,
+  type SplitShareBody,
+  type UpdateSplitRuleRequest,
+} from './schemas.js';
+
+// Split rules are configured only here (never under /v1). Validation of a rule, as a whole, on
+// create and on every update:
+// - shape (schema, then the domain's validateSplitRuleShape): priority 0..1e6, 1-20 shares, each
+//   exactly one of `percentage` (0 < p <= 100, two decimals) or `amount` (positive integer
+//   centavos), percentages summing to at most 100, minAmount <= maxAmount;
+// - each recipient appears at most once in a rule (a second share for the same recipient is
+//   refused: give it one share with the total instead);
+// - the account exists (`accountId`), and every recipient exists for that account in the rule's
+//   mode (`splits[i].recipientId`).
+// All are VALIDATION_ERROR naming the field; nothing is stored. API shares say `amount`; the
+// domain says `amountCents`, mapped here (and back in receivables/service.ts when applied).
+
+type Row = Selectable<SplitRulesTable>;
+
+interface RuleFields {
+  priority: number;
+  active: boolean;
+  conditions: SplitRuleConditionsBody;
+  splits: SplitShareBody[];
+}
+
+function normalizeConditions(c: SplitRuleConditionsBody | null | undefined): SplitRuleConditionsBody {
+  const out: SplitRuleConditionsBody = {};
+  if (!c) return out;
+  if (c.method !== undefined) out.method = c.method;
+  if (c.minAmount !== undefined) out.minAmount = c.minAmount;
+  if (c.maxAmount !== undefined) out.maxAmount = c.maxAmount;
+  return out;
+}
+
+function normalizeShare(s: SplitShareBody): SplitShareBody {
+  return s.amount !== undefined ? { recipientId: s.recipientId, amount: s.amount } : { recipientId: s.recipientId, percentage: s.percentage };
+}
+
+export function toSplitRule(row: Row): SplitRule {
+  return {
+    id: row.id,
+    object: 'split_rule',
+    accountId: row.account_id,
+    livemode: row.livemode === 1,
+    priority: row.priority,
+    conditions: normalizeConditions(row.conditions ? JSON.parse(row.conditions) : null),
+    splits: (JSON.parse(row.splits) as SplitShareBody[]).map(normalizeShare),
+    active: row.active === 1,
+    description: row.description,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const apiName = (text: string) => text.replace(/amountCents/g, 'amount');
+
+function refuse(errors: Array<{ param: string; message: string }>): never {
+  const first = errors[0];
+  throw new ApiError('VALIDATION_ERROR', `${first.param} ${first.message}.`, {
+    param: first.param,
+    details: errors.length > 1 ? errors.map((e) => ({ param: e.param, issue: e.message })) : undefined,
+  });
+}
+
+// Pure checks: the domain's shape rules, then one share per recipient.
+export function checkRuleShape(rule: RuleFields): void {
+  const domainRule = {
+    priority: rule.priority,
+    active: rule.active,
+    conditions: rule.conditions,
+    splits: rule.splits.map((s) => {
+      const share: Record<string, unknown> = { recipientId: s.recipientId };
+      if (s.percentage !== undefined) share.percentage = s.percentage;
+      if (s.amount !== undefined) share.amountCents = s.amount;
+      return share;
+    }),
+  };
+  const errors = validateSplitRuleShape(domainRule).map((e) => ({ param: apiName(e.param), message: apiName(e.message) }));
+  if (errors.length > 0) refuse(errors);
+
+  const seen = new Set<string>();
+  rule.splits.forEach((s, i) => {
+    if (seen.has(s.recipientId)) errors.push({ param: `splits[${i}].recipientId`, message: 'appears more than once in this rule; give each recipient one share' });
+    seen.add(s.recipientId);
+  });
+  if (errors.length > 0) refuse(errors);
+}
+
+async function checkAccount(tx: Tx, accountId: string): Promise<void> {
+  const account = await tx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
+  if (!account) throw new ApiError('VALIDATION_ERROR', 'accountId: no such merchant account.', { param: 'accountId' });
+}
+
+// Another account's recipient, the other mode's, and a made-up id all get the same answer.
+async function checkRecipients(tx: Tx, accountId: string, livemode: boolean, splits: SplitShareBody[]): Promise<void> {
+  const ids = [...new Set(splits.map((s) => s.recipientId))];
+  const rows = await tx.selectFrom('recipients').select('id')
+    .where('account_id', '=', accountId).where('livemode', '=', livemode ? 1 : 0).where('id', 'in', ids)
+    .execute();
+  const found = new Set(rows.map((r) => r.id));
+  const errors = splits.flatMap((s, i) => (found.has(s.recipientId)
+    ? []
+    : [{ param: `splits[${i}].recipientId`, message: `is not a recipient of this account in ${livemode ? 'live' : 'sandbox'} mode` }]));
+  if (errors.length > 0) refuse(errors);
+}
+
+async function loadRule(db: Store['db'] | Tx, id: string): Promise<Row> {
+  const row = await db.selectFrom('split_rules').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('split rule', 'id');
+  return row;
+}
+
+export async function createSplitRule(ctx: RequestContext, body: CreateSplitRuleRequest): Promise<SplitRule> {
+  const livemode = body.livemode ?? false;
+  const fields: RuleFields = {
+    priority: body.priority,
+    active: body.active ?? true,
+    conditions: normalizeConditions(body.conditions as SplitRuleConditionsBody | undefined),
+    splits: (body.splits as SplitShareBody[]).map(normalizeShare),
+  };
+  checkRuleShape(fields);
+  return ctx.write(async (tx) => {
+    await checkAccount(tx, body.accountId);
+    await checkRecipients(tx, body.accountId, livemode, fields.splits);
+    const now = new Date().toISOString();
+    const row: Row = {
+      id: newId('splitRule'),
+      account_id: body.accountId,
+      livemode: livemode ? 1 : 0,
+      priority: fields.priority,
+      conditions: Object.keys(fields.conditions).length > 0 ? JSON.stringify(fields.conditions) : null,
+      splits: JSON.stringify(fields.splits),
+      active: fields.active ? 1 : 0,
+      description: body.description ?? null,
+      created_at: now,
+      updated_at: now,
+    };
+    await tx.insertInto('split_rules').values(row).execute();
+    return toSplitRule(row);
+  });
+}
+
+export async function updateSplitRule(ctx: RequestContext, id: string, body: UpdateSplitRuleRequest): Promise<SplitRule> {
+  return ctx.write(async (tx) => {
+    const row = await loadRule(tx, id);
+    const current = toSplitRule(row);
+    const fields: RuleFields = {
+      priority: body.priority ?? current.priority,
+      active: body.active ?? current.active,
+      conditions: body.conditions === undefined ? (current.conditions as SplitRuleConditionsBody) : normalizeConditions(body.conditions as SplitRuleConditionsBody | null),
+      splits: ((body.splits ?? current.splits) as SplitShareBody[]).map(normalizeShare),
+    };
+    checkRuleShape(fields);
+    await checkRecipients(tx, row.account_id, row.livemode === 1, fields.splits);
+    const changes = {
+      priority: fields.priority,
+      active: fields.active ? 1 : 0,
+      conditions: Object.keys(fields.conditions).length > 0 ? JSON.stringify(fields.conditions) : null,
+      splits: JSON.stringify(fields.splits),
+      description: body.description === undefined ? row.description : body.description,
+      updated_at: new Date().toISOString(),
+    };
+    await tx.updateTable('split_rules').set(changes).where('id', '=', id).execute();
+    return toSplitRule({ ...row, ...changes });
+  });
+}
+
+// Deactivating an inactive rule changes nothing and answers the rule as it is.
+export async function deactivateSplitRule(ctx: RequestContext, id: string): Promise<SplitRule> {
+  return ctx.write(async (tx) => {
+    const row = await loadRule(tx, id);
+    if (row.active === 0) return toSplitRule(row);
+    const changes = { active: 0, updated_at: new Date().toISOString() };
+    await tx.updateTable('split_rules').set(changes).where('id', '=', id).execute();
+    return toSplitRule({ ...row, ...changes });
+  });
+}
+
+export async function getSplitRule(store: Store, id: string): Promise<SplitRule> {
+  return toSplitRule(await loadRule(store.db, id));
+}
+
+export async function listSplitRules(store: Store, query: ListSplitRulesQuery): Promise<Page<SplitRule>> {
+  let qb = store.db.selectFrom('split_rules').selectAll();
+  if (query.accountId !== undefined) qb = qb.where('account_id', '=', query.accountId);
+  if (query.livemode !== undefined) qb = qb.where('livemode', '=', query.livemode ? 1 : 0);
+  if (query.active !== undefined) qb = qb.where('active', '=', query.active ? 1 : 0);
+  return paginate(qb, query, toSplitRule);
+}
+
+const tags = ['Admin'];
+const security = [{ adminSession: [] }];
+const SplitRuleIdParams = IdParams('Split rule id (`spr_...`).');
+
+export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
+  scope.post<{ Body: CreateSplitRuleRequest }>('/split-rules', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'adminCreateSplitRule', tags, security, summary: 'Create a split rule',
+      description: 'Creates a split rule for a merchant account and mode. The rule is validated as a whole: shares (`percentage` with at most two decimals, 0 < p <= 100, summing to at most 100; or a positive integer `amount` in centavos), one share per recipient, recipients of the same account and mode, `minAmount <= maxAmount`. Applies to sales approved from now on.',
+      headers: AdminMutationHeaders,
+      body: ref('CreateSplitRuleRequest'),
+      response: { 200: ref('SplitRule'), ...errorResponses(409, 413, 415, 422) },
+    },
+  }, (req) => createSplitRule(req.ctx, req.body));
+
+  scope.get<{ Querystring: ListSplitRulesQuery }>('/split-rules', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'adminListSplitRules', tags, security, summary: 'List split rules',
+      description: 'Every merchant\'s split rules, newest first, with cursors. Filter by `accountId`, `livemode`, `active`.',
+      querystring: ListSplitRulesQuery,
+      response: { 200: ref('SplitRuleList'), ...errorResponses() },
+    },
+  }, (req) => listSplitRules(store, req.query));
+
+  scope.get<{ Params: { id: string } }>('/split-rules/:id', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'adminGetSplitRule', tags, security, summary: 'Fetch a split rule',
+      description: 'One split rule by id.',
+      params: SplitRuleIdParams,
+      response: { 200: ref('SplitRule'), ...errorResponses(404) },
+    },
+  }, (req) => getSplitRule(store, req.params.id));
+
+  scope.patch<{ Params: { id: string }; Body: UpdateSplitRuleRequest }>('/split-rules/:id', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'adminUpdateSplitRule', tags, security, summary: 'Update a split rule',
+      description: 'Changes `priority`, `conditions` (replaced as a whole; `null` removes them), `splits` (replaced as a whole), `active` or `description`. The resulting rule is validated as on create. The account and mode never change.',
+      headers: AdminMutationHeaders,
+      params: SplitRuleIdParams,
+      body: ref('UpdateSplitRuleRequest'),
+      response: { 200: ref('SplitRule'), ...errorResponses(404, 409, 413, 415, 422) },
+    },
+  }, (req) => updateSplitRule(req.ctx, req.params.id, req.body));
+
+  scope.post<{ Params: { id: string } }>('/split-rules/:id/deactivate', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'adminDeactivateSplitRule', tags, security, summary: 'Deactivate a split rule',
+      description: 'The rule stops applying to new sales (existing receivables are untouched). Deactivating an inactive rule answers it unchanged; `PATCH {active: true}` reactivates.',
+      headers: AdminMutationHeaders,
+      params: SplitRuleIdParams,
+      response: { 200: ref('SplitRule'), ...errorResponses(404, 409, 422) },
+    },
+  }, (req) => deactivateSplitRule(req.ctx, req.params.id));
+}

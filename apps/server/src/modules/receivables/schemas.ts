@@ -1,0 +1,46 @@
+import { Type, type Static } from 'typebox';
+import { ListQueryBase, listOf } from '../../http/common.js';
+
+export const Payee = Type.Object(
+  {
+    type: Type.Enum(['merchant', 'recipient']),
+    id: Type.String({ description: 'The merchant account id (`acct_`) or the recipient id (`rcp_`).' }),
+  },
+  { $id: 'Payee', additionalProperties: false, description: 'Who a receivable or settlement is owed to.' },
+);
+
+export const Receivable = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `rcv_`.' }),
+    object: Type.Literal('receivable'),
+    paymentId: Type.String(),
+    payee: Type.Unsafe<{ type: 'merchant' | 'recipient'; id: string }>({ $ref: 'Payee' }),
+    splitRuleId: Type.Union([Type.String(), Type.Null()], { description: 'The split rule applied to the sale, if any.' }),
+    amount: Type.Integer({ description: 'Centavos. Negative for a refund of an already settled share: deducted from the payee\'s next settlement.' }),
+    status: Type.Enum(['pending', 'settled', 'canceled']),
+    availableOn: Type.String({ format: 'date', description: 'Date (São Paulo) from which it can be settled: Pix D+0, card D+30 by default.' }),
+    settlementId: Type.Union([Type.String(), Type.Null()]),
+    refundId: Type.Union([Type.String(), Type.Null()], { description: 'For a refund adjustment: the refund that made it.' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    livemode: Type.Boolean(),
+  },
+  { $id: 'Receivable', additionalProperties: false, description: 'What one payee is owed from one sale (or a refund adjustment).' },
+);
+export type Receivable = Static<typeof Receivable>;
+
+export const ReceivableList = listOf('Receivable', 'ReceivableList');
+
+export const ListReceivablesQuery = Type.Object(
+  {
+    ...ListQueryBase,
+    paymentId: Type.Optional(Type.String({ maxLength: 64 })),
+    recipientId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this recipient\'s receivables.' })),
+    payeeType: Type.Optional(Type.Enum(['merchant', 'recipient'])),
+    status: Type.Optional(Type.Enum(['pending', 'settled', 'canceled'])),
+    settlementId: Type.Optional(Type.String({ maxLength: 64 })),
+    availableOnGte: Type.Optional(Type.String({ format: 'date' })),
+    availableOnLte: Type.Optional(Type.String({ format: 'date' })),
+  },
+  { additionalProperties: false },
+);
+export type ListReceivablesQuery = Static<typeof ListReceivablesQuery>;

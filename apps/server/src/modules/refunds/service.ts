@@ -1,0 +1,195 @@
+import { createHash } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { Store, Tx } from '../../store/index.js';
+import type { RefundsTable } from '../../store/schema.js';
+import type { RequestContext } from '../../plugins/idempotency.js';
+import { ApiError, notFound } from '../../errors.js';
+import { newId } from '../../domain/ids.js';
+import { prorateReduction } from '../../domain/split.js';
+import { paginate } from '../../http/pagination.js';
+import { localDate } from '../accounts/settings.js';
+import { newEventRow, recordEvent, type Owner } from '../events/service.js';
+import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
+import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
+import { toPayment, transition } from '../payments/repository.js';
+import { toReceivable, type ReceivableRow } from '../receivables/service.js';
+import type { CreateRefundBody, ListRefundsQuery, Refund } from './schemas.js';
+
+export const JOB_REFUND = 'refund.process';
+
+export function toRefund(row: Selectable<RefundsTable>): Refund {
+  return {
+    id: row.id,
+    object: 'refund',
+    paymentId: row.payment_id,
+    amount: row.amount,
+    feeRefunded: row.fee_refunded,
+    netAmount: row.net_amount,
+    status: row.status,
+    reason: row.reason,
+    metadata: row.metadata ? JSON.parse(row.metadata) : {},
+    createdAt: row.created_at,
+    livemode: row.livemode === 1,
+  };
+}
+
+function assert(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new Error(`invariant broken: ${message}`);
+}
+
+// One transaction: the refund, the payment's new state, and the payees' receivables reduced in
+// proportion to what each still holds from this sale (floored, the merchant takes the
+// remainder). A pending receivable shrinks (to 0: canceled); a settled one gets a negative
+// receivable that the payee's next settlement deducts. The provider call happens after, from
+// the jobs table, with a key derived from the refund id.
+export async function createRefund(ctx: RequestContext, body: CreateRefundBody, kickWorker: () => void): Promise<Refund> {
+  const refund = await ctx.write(async (tx) => {
+    const payment = await tx.selectFrom('payments').selectAll()
+      .where('id', '=', body.paymentId).where('account_id', '=', ctx.accountId).where('livemode', '=', ctx.livemode ? 1 : 0).executeTakeFirst();
+    if (!payment) throw notFound('payment', 'paymentId');
+    if (payment.status !== 'approved' && payment.status !== 'partially_refunded') {
+      throw new ApiError('INVALID_STATE', `A ${payment.status} payment cannot be refunded; only approved payments can.`);
+    }
+    const refundableCents = payment.amount - payment.amount_refunded;
+    const amountCents = body.amount ?? refundableCents;
+    if (amountCents > refundableCents) {
+      throw new ApiError('UNPROCESSABLE', `The refund exceeds what can still be refunded (${refundableCents} centavos).`, { param: 'amount' });
+    }
+    const previous = await tx.selectFrom('refunds').select([(eb) => eb.fn.sum<number>('fee_refunded').as('fee'), (eb) => eb.fn.sum<number>('net_amount').as('net')])
+      .where('payment_id', '=', payment.id).executeTakeFirstOrThrow();
+    const feeCents = payment.fee_amount ?? 0;
+    const netCents = payment.net_amount ?? 0;
+    const completes = amountCents === refundableCents;
+    // The fee comes back in proportion; the refund that completes the payment takes exactly
+    // what is left, so a fully refunded sale nets to zero for everyone.
+    const feeRefundedCents = completes ? feeCents - Number(previous.fee ?? 0) : Number((BigInt(feeCents) * BigInt(amountCents)) / BigInt(payment.amount));
+    const netReductionCents = amountCents - feeRefundedCents;
+    assert(feeRefundedCents >= 0 && netReductionCents >= 0, 'refund split into fee and net is non-negative');
+
+    const nowMs = Date.now();
+    const nowIso = new Date(nowMs).toISOString();
+    const id = newId('refund', nowMs);
+    const owner: Owner = { accountId: payment.account_id, livemode: payment.livemode === 1 };
+
+    const receivables = await tx.selectFrom('receivables').selectAll().where('payment_id', '=', payment.id).orderBy('line').orderBy('id').execute();
+    const held = holdings(receivables);
+    const heldTotal = held.reduce((s, h) => s + h.amount, 0);
+    assert(heldTotal === netCents - Number(previous.net ?? 0), "a sale's receivables sum to its net value minus refunds");
+    const reductions = heldTotal === 0 ? held.map(() => 0) : prorateReduction(held.map((h) => h.amount), heldTotal, Math.min(netReductionCents, heldTotal));
+    assert(reductions.reduce((s, r) => s + r, 0) === Math.min(netReductionCents, heldTotal), 'reductions sum to the net refund');
+
+    const updatedEvents: ReceivableRow[] = [];
+    const adjustments: ReceivableRow[] = [];
+    held.forEach((h, i) => {
+      const cut = reductions[i];
+      if (cut === 0) return;
+      if (h.pending && h.pending.amount >= cut) {
+        const amount = h.pending.amount - cut;
+        updatedEvents.push({ ...h.pending, amount, status: amount === 0 ? 'canceled' : 'pending', updated_at: nowIso });
+      } else {
+        adjustments.push({
+          id: newId('receivable', nowMs), account_id: payment.account_id, livemode: payment.livemode, payment_id: payment.id,
+          source_id: id, line: i, payee_type: h.payeeType, payee_id: h.payeeId, split_rule_id: h.splitRuleId,
+          amount: -cut, status: 'pending', available_on: localDate(nowMs), settlement_id: null, refund_id: id,
+          created_at: nowIso, updated_at: nowIso,
+        });
+      }
+    });
+    for (const r of updatedEvents) {
+      const res = await tx.updateTable('receivables').set({ amount: r.amount, status: r.status, updated_at: nowIso })
+        .where('id', '=', r.id).where('status', '=', 'pending').executeTakeFirst();
+      assert(Number(res.numUpdatedRows) === 1, 'a pending receivable is reduced once');
+    }
+    if (adjustments.length > 0) await tx.insertInto('receivables').values(adjustments).execute();
+
+    const row: Selectable<RefundsTable> = {
+      id, account_id: payment.account_id, livemode: payment.livemode, payment_id: payment.id, amount: amountCents,
+      fee_refunded: feeRefundedCents, net_amount: netReductionCents, status: 'pending', reason: body.reason ?? null,
+      metadata: body.metadata ? JSON.stringify(body.metadata) : null, provider_refund_id: null, created_at: nowIso, updated_at: nowIso,
+    };
+    await tx.insertInto('refunds').values(row).execute();
+    const moved = await transition(tx, payment, completes ? 'refunded' : 'partially_refunded', { amount_refunded: payment.amount_refunded + amountCents }, nowIso);
+    const resource = toRefund(row);
+    await tx.insertInto('events').values([
+      newEventRow(owner, 'refund.created', resource, nowMs),
+      newEventRow(owner, completes ? 'payment.refunded' : 'payment.partially_refunded', toPayment(moved), nowMs),
+      ...updatedEvents.map((r) => newEventRow(owner, 'receivable.updated', toReceivable(r), nowMs)),
+      ...adjustments.map((r) => newEventRow(owner, 'receivable.created', toReceivable(r), nowMs)),
+    ]).execute();
+    await enqueue(tx, JOB_REFUND, { refundId: id }, nowMs);
+    return resource;
+  });
+  kickWorker();
+  return refund;
+}
+
+interface Holding {
+  payeeType: 'merchant' | 'recipient';
+  payeeId: string;
+  splitRuleId: string | null;
+  amount: number; // what this payee still holds from the sale
+  pending: ReceivableRow | null; // its sale receivable, while not settled
+}
+
+// What each payee still holds from a sale, merchant first (it takes the rounding remainder).
+function holdings(rows: ReceivableRow[]): Holding[] {
+  const byPayee = new Map<string, Holding>();
+  for (const r of rows) {
+    const k = `${r.payee_type}:${r.payee_id}`;
+    let h = byPayee.get(k);
+    if (!h) {
+      h = { payeeType: r.payee_type, payeeId: r.payee_id, splitRuleId: r.split_rule_id, amount: 0, pending: null };
+      byPayee.set(k, h);
+    }
+    h.amount += r.amount;
+    if (r.source_id === r.payment_id && r.status === 'pending') h.pending = r;
+  }
+  const list = [...byPayee.values()];
+  list.sort((a, b) => (a.payeeType === 'merchant' ? -1 : b.payeeType === 'merchant' ? 1 : 0));
+  return list;
+}
+
+export async function getRefund(store: Store, owner: Owner, id: string): Promise<Refund> {
+  const row = await store.db.selectFrom('refunds').selectAll()
+    .where('id', '=', id).where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0).executeTakeFirst();
+  if (!row) throw notFound('refund', 'id');
+  return toRefund(row);
+}
+
+export async function listRefunds(store: Store, owner: Owner, q: ListRefundsQuery) {
+  let qb = store.db.selectFrom('refunds').selectAll().where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+  if (q.paymentId) qb = qb.where('payment_id', '=', q.paymentId);
+  if (q.status) qb = qb.where('status', '=', q.status);
+  return paginate(qb, q, toRefund);
+}
+
+export async function refundJob(deps: { store: Store; provider: PaymentProvider; retryBaseMs: number }, job: JobRow, workerId: string): Promise<void> {
+  const { store, provider } = deps;
+  const { refundId } = JSON.parse(job.payload) as { refundId: string };
+  const refund = await store.db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
+  if (!refund || refund.status !== 'pending') {
+    await store.write((tx) => complete(tx, job, workerId));
+    return;
+  }
+  const payment = await store.db.selectFrom('payments').select(['provider_charge_id']).where('id', '=', refund.payment_id).executeTakeFirstOrThrow();
+  const owner = { accountId: refund.account_id, livemode: refund.livemode === 1 };
+  let outcome: { status: 'succeeded'; providerId: string } | { status: 'failed' };
+  try {
+    const r = await provider.refund({ idempotencyKey: createHash('sha256').update(`${refund.id}:refund`).digest('hex').slice(0, 40), chargeId: payment.provider_charge_id, amountCents: refund.amount, livemode: owner.livemode });
+    outcome = { status: 'succeeded', providerId: r.refundId };
+  } catch (error) {
+    if (error instanceof ProviderUnavailable) {
+      await store.write((tx) => reschedule(tx, job, workerId, Date.now() + Math.min(deps.retryBaseMs * 2 ** job.attempts, 3_600_000), error.message));
+      return;
+    }
+    if (!(error instanceof ProviderRejected)) throw error;
+    outcome = { status: 'failed' };
+  }
+  await store.write(async (tx: Tx) => {
+    const nowIso = new Date().toISOString();
+    const changes = outcome.status === 'succeeded' ? { status: 'succeeded' as const, provider_refund_id: outcome.providerId, updated_at: nowIso } : { status: 'failed' as const, updated_at: nowIso };
+    const r = await tx.updateTable('refunds').set(changes).where('id', '=', refund.id).where('status', '=', 'pending').executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, owner, `refund.${outcome.status}`, toRefund({ ...refund, ...changes }));
+    await complete(tx, job, workerId);
+  });
+}

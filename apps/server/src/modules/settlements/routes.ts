@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Store } from '../../store/index.js';
+import { errorResponses, ListQueryBase, ref } from '../../http/common.js';
+import { ListSettlementsQuery, Settlement, SettlementList, SettlementRun, SettlementRunList, type ListSettlementsQuery as ListQuery } from './schemas.js';
+import { getSettlement, listSettlements } from './service.js';
+import { listReceivables } from '../receivables/service.js';
+
+export const settlementSchemas = [Settlement, SettlementList, SettlementRun, SettlementRunList];
+const tags = ['Settlements'];
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
+
+export function settlementRoutes(app: FastifyInstance, store: Store): void {
+  app.get<{ Querystring: ListQuery }>('/v1/settlements', {
+    schema: {
+      operationId: 'listSettlements', tags, summary: 'List settlements',
+      description: 'Payouts made by the settlement runs, one per payee per run. Newest first.',
+      querystring: ListSettlementsQuery,
+      response: { 200: ref('SettlementList'), ...errorResponses() },
+    },
+  }, (req) => listSettlements(store, req.ctx, req.query));
+
+  app.get<{ Params: { id: string } }>('/v1/settlements/:id', {
+    schema: {
+      operationId: 'getSettlement', tags, summary: 'Fetch a settlement',
+      params: IdParams,
+      response: { 200: ref('Settlement'), ...errorResponses(404) },
+    },
+  }, (req) => getSettlement(store, req.ctx, req.params.id));
+
+  app.get<{ Params: { id: string }; Querystring: { limit?: number; startingAfter?: string; endingBefore?: string } }>('/v1/settlements/:id/receivables', {
+    schema: {
+      operationId: 'listSettlementReceivables', tags, summary: 'List the receivables of a settlement',
+      params: IdParams,
+      querystring: Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore }, { additionalProperties: false }),
+      response: { 200: ref('ReceivableList'), ...errorResponses(404) },
+    },
+  }, async (req) => {
+    await getSettlement(store, req.ctx, req.params.id);
+    return listReceivables(store, req.ctx, { ...req.query, settlementId: req.params.id });
+  });
+}

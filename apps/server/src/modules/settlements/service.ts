@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { Store, Tx } from '../../store/index.js';
+import type { SettlementRunsTable, SettlementsTable } from '../../store/schema.js';
+import { newId } from '../../domain/ids.js';
+import { notFound } from '../../errors.js';
+import { paginate } from '../../http/pagination.js';
+import { localDate } from '../accounts/settings.js';
+import { recordEvent, type Owner } from '../events/service.js';
+import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
+import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
+import type { ListSettlementsQuery, Settlement, SettlementRun } from './schemas.js';
+
+export const JOB_PAYOUT = 'settlement.payout';
+export const JOB_DAILY_RUN = 'settlement.daily';
+
+export type SettlementRow = Selectable<SettlementsTable>;
+
+export function toSettlement(row: SettlementRow): Settlement {
+  return {
+    id: row.id,
+    object: 'settlement',
+    payee: { type: row.payee_type, id: row.payee_id },
+    amount: row.amount,
+    receivableCount: row.receivable_count,
+    status: row.status,
+    bankAccount: row.bank_account ? JSON.parse(row.bank_account) : null,
+    settlementDate: row.settlement_date,
+    paidAt: row.paid_at,
+    failureReason: row.failure_reason,
+    createdAt: row.created_at,
+    livemode: row.livemode === 1,
+  };
+}
+
+export function toRun(row: Selectable<SettlementRunsTable>): SettlementRun {
+  return {
+    id: row.id,
+    object: 'settlement_run',
+    runDate: row.run_date,
+    status: row.status,
+    trigger: row.trigger,
+    settlementCount: row.settlement_count,
+    receivableCount: row.receivable_count,
+    totalAmount: row.total_amount,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+export interface SettlementDeps {
+  store: Store;
+  provider: PaymentProvider;
+}
+
+class NothingToSettle extends Error {}
+
+// Settles everything due on `date`: one settlement per payee, each written in its own
+// (group-committed) transaction with its receivables, its event and its payout job. A
+// receivable joins a settlement through a guarded UPDATE (status = 'pending'), and the table's
+// check ties `settled` to exactly one settlement_id: a second run, or a second worker at the
+// same time, finds nothing left to take.
+export async function runSettlement(deps: SettlementDeps, options: { date?: string; trigger: 'schedule' | 'admin' }): Promise<SettlementRun> {
+  const { store } = deps;
+  const runDate = options.date ?? localDate();
+  const runId = newId('settlementRun');
+  const startedAt = new Date().toISOString();
+  await store.write((tx) => tx.insertInto('settlement_runs').values({
+    id: runId, run_date: runDate, status: 'running', trigger: options.trigger, settlement_count: 0, receivable_count: 0, total_amount: 0, started_at: startedAt, finished_at: null,
+  }).execute());
+
+  const groups = await store.db.selectFrom('receivables')
+    .select(['account_id', 'livemode', 'payee_type', 'payee_id', (eb) => eb.fn.sum<number>('amount').as('total')])
+    .where('status', '=', 'pending').where('available_on', '<=', runDate)
+    .groupBy(['account_id', 'livemode', 'payee_type', 'payee_id'])
+    .execute();
+
+  let settlementCount = 0;
+  let receivableCount = 0;
+  let totalAmount = 0;
+  // Bounded fan-out: the writes are group-committed, so a window of payees shares commits
+  // without queueing every payee's work at once.
+  const windowSize = 64;
+  for (let i = 0; i < groups.length; i += windowSize) {
+    const window = groups.slice(i, i + windowSize).filter((g) => Number(g.total) > 0);
+    const results = await Promise.allSettled(window.map((g) => settlePayee(store, runId, runDate, g)));
+    for (const r of results) {
+      if (r.status === 'fulfilled') {
+        settlementCount++;
+        receivableCount += r.value.receivableCount;
+        totalAmount += r.value.amount;
+      } else if (!(r.reason instanceof NothingToSettle)) {
+        throw r.reason;
+      }
+    }
+  }
+
+  const finished = await store.write(async (tx) => {
+    await tx.updateTable('settlement_runs').set({
+      status: 'completed', settlement_count: settlementCount, receivable_count: receivableCount, total_amount: totalAmount, finished_at: new Date().toISOString(),
+    }).where('id', '=', runId).execute();
+    return tx.selectFrom('settlement_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+  });
+  return toRun(finished);
+}
+
+async function settlePayee(
+  store: Store,
+  runId: string,
+  runDate: string,
+  g: { account_id: string; livemode: number; payee_type: 'merchant' | 'recipient'; payee_id: string },
+): Promise<{ amount: number; receivableCount: number }> {
+  return store.write(async (tx) => {
+    const nowMs = Date.now();
+    const nowIso = new Date(nowMs).toISOString();
+    const id = newId('settlement', nowMs);
+    let bankAccount: string | null = null;
+    if (g.payee_type === 'recipient') {
+      const r = await tx.selectFrom('recipients').select(['bank_code', 'agency', 'account', 'account_type']).where('id', '=', g.payee_id).executeTakeFirst();
+      if (r) bankAccount = JSON.stringify({ bankCode: r.bank_code, agency: r.agency, account: r.account, accountType: r.account_type });
+    }
+    await tx.insertInto('settlements').values({
+      id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
+      amount: 0, receivable_count: 0, status: 'pending', bank_account: bankAccount, settlement_date: runDate, paid_at: null,
+      failure_reason: null, created_at: nowIso, updated_at: nowIso,
+    }).execute();
+    await tx.updateTable('receivables').set({ status: 'settled', settlement_id: id, updated_at: nowIso })
+      .where('status', '=', 'pending').where('available_on', '<=', runDate)
+      .where('account_id', '=', g.account_id).where('livemode', '=', g.livemode)
+      .where('payee_type', '=', g.payee_type).where('payee_id', '=', g.payee_id)
+      .execute();
+    // Summed from what this transaction actually took, not from the earlier read: a concurrent
+    // run may have taken some of them first.
+    const taken = await tx.selectFrom('receivables').select([(eb) => eb.fn.sum<number>('amount').as('amount'), (eb) => eb.fn.countAll<number>().as('n')])
+      .where('settlement_id', '=', id).executeTakeFirstOrThrow();
+    const amount = Number(taken.amount ?? 0);
+    const count = Number(taken.n);
+    // Nothing, or refunds outweighing sales: leave it all pending for a later run (rolls back).
+    if (count === 0 || amount <= 0) throw new NothingToSettle();
+    await tx.updateTable('settlements').set({ amount, receivable_count: count }).where('id', '=', id).execute();
+    const row = await tx.selectFrom('settlements').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    await recordEvent(tx, { accountId: g.account_id, livemode: g.livemode === 1 }, 'settlement.created', toSettlement(row), nowMs);
+    await enqueue(tx, JOB_PAYOUT, { settlementId: id }, nowMs);
+    return { amount, receivableCount: count };
+  });
+}
+
+function payoutKey(settlementId: string): string {
+  return createHash('sha256').update(`${settlementId}:payout`).digest('hex').slice(0, 40);
+}
+
+// Worker: pay a settlement out. Paid: done. Refused by the bank: the settlement fails and its
+// receivables go back to pending for the next run. Provider down: retried with backoff.
+export async function payoutJob(deps: SettlementDeps & { retryBaseMs: number }, job: JobRow, workerId: string): Promise<void> {
+  const { store, provider } = deps;
+  const { settlementId } = JSON.parse(job.payload) as { settlementId: string };
+  const s = await store.db.selectFrom('settlements').selectAll().where('id', '=', settlementId).executeTakeFirst();
+  if (!s || s.status !== 'pending') {
+    await store.write((tx) => complete(tx, job, workerId));
+    return;
+  }
+  const owner = { accountId: s.account_id, livemode: s.livemode === 1 };
+  try {
+    await provider.payout({ idempotencyKey: payoutKey(s.id), amountCents: s.amount, bankAccount: s.bank_account ? JSON.parse(s.bank_account) : null, livemode: owner.livemode });
+  } catch (error) {
+    if (error instanceof ProviderUnavailable) {
+      await store.write((tx) => reschedule(tx, job, workerId, Date.now() + Math.min(deps.retryBaseMs * 2 ** job.attempts, 3_600_000), error.message));
+      return;
+    }
+    if (!(error instanceof ProviderRejected)) throw error;
+    await store.write(async (tx) => {
+      const nowIso = new Date().toISOString();
+      const r = await tx.updateTable('settlements').set({ status: 'failed', failure_reason: error.message, updated_at: nowIso })
+        .where('id', '=', s.id).where('status', '=', 'pending').executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 1) {
+        await tx.updateTable('receivables').set({ status: 'pending', settlement_id: null, updated_at: nowIso }).where('settlement_id', '=', s.id).execute();
+        await recordEvent(tx, owner, 'settlement.failed', toSettlement({ ...s, status: 'failed', failure_reason: error.message, updated_at: nowIso }));
+      }
+      await complete(tx, job, workerId);
+    });
+    return;
+  }
+  await store.write(async (tx) => {
+    const nowIso = new Date().toISOString();
+    const r = await tx.updateTable('settlements').set({ status: 'paid', paid_at: nowIso, updated_at: nowIso })
+      .where('id', '=', s.id).where('status', '=', 'pending').executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, owner, 'settlement.paid', toSettlement({ ...s, status: 'paid', paid_at: nowIso, updated_at: nowIso }));
+    await complete(tx, job, workerId);
+  });
+}
+
+// The daily run: once per São Paulo date, whichever worker gets to it first (the run row is
+// written before anything settles, so a second worker sees it and skips).
+export async function dailyRunJob(deps: SettlementDeps): Promise<void> {
+  const today = localDate();
+  const done = await deps.store.db.selectFrom('settlement_runs').select('id').where('run_date', '=', today).where('trigger', '=', 'schedule').executeTakeFirst();
+  if (done) return;
+  await runSettlement(deps, { date: today, trigger: 'schedule' });
+}
+
+export async function getSettlement(store: Store, owner: Owner, id: string): Promise<Settlement> {
+  const row = await store.db.selectFrom('settlements').selectAll()
+    .where('id', '=', id).where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0).executeTakeFirst();
+  if (!row) throw notFound('settlement', 'id');
+  return toSettlement(row);
+}
+
+export async function listSettlements(store: Store, owner: Owner, q: ListSettlementsQuery) {
+  let qb = store.db.selectFrom('settlements').selectAll()
+    .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+  if (q.recipientId) qb = qb.where('payee_type', '=', 'recipient').where('payee_id', '=', q.recipientId);
+  if (q.payeeType) qb = qb.where('payee_type', '=', q.payeeType);
+  if (q.status) qb = qb.where('status', '=', q.status);
+  if (q.settlementDateGte) qb = qb.where('settlement_date', '>=', q.settlementDateGte);
+  if (q.settlementDateLte) qb = qb.where('settlement_date', '<=', q.settlementDateLte);
+  return paginate(qb, q, toSettlement);
+}
+
+export async function listRuns(store: Store, q: { limit?: number; startingAfter?: string; endingBefore?: string }) {
+  return paginate(store.db.selectFrom('settlement_runs').selectAll(), q, toRun, 'id', 'started_at');
+}
+
+export async function getRun(store: Store, id: string): Promise<SettlementRun> {
+  const row = await store.db.selectFrom('settlement_runs').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('settlement run', 'id');
+  return toRun(row);
+}
+
+export type { Tx };
