@@ -27,7 +27,9 @@ interface Totals { pending: number; available: number; settled: number }
 
 export async function getBalance(store: Store, owner: Owner) {
   const today = localDate();
-  const bucket = sql<string>`case when status = 'settled' then 'settled' when available_on <= ${today} then 'available' else 'pending' end`;
+  // A literal, not a parameter: PostgreSQL only matches the GROUP BY expression to the selected
+  // one when they are the same text (`today` is our own YYYY-MM-DD, never user input).
+  const bucket = sql<string>`case when status = 'settled' then 'settled' when available_on <= ${sql.lit(today)} then 'available' else 'pending' end`;
   const rows = await store.db.selectFrom('receivables')
     .select(['payee_type', 'payee_id', bucket.as('bucket'), (eb) => eb.fn.sum<number>('amount').as('total')])
     .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0).where('status', '!=', 'canceled')
