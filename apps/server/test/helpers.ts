@@ -60,6 +60,7 @@ export const TEST_CONFIG: Partial<Config> = {
   rateLimitPerMinute: 100_000,
   sandboxSignupPerHour: 1000,
   authCacheTtlMs: 0,
+  settlementScheduleEnabled: false,
 };
 
 export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean } = {}): Promise<TestApp> {

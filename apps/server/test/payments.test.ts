@@ -124,8 +124,12 @@ for (const engine of ENGINES) {
       const p = (await create({ amount: 1234, method: 'pix' })).json();
       await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${p.id}/pay`, headers: auth(k.secretKey) });
       const events = await t.store.db.selectFrom('events').select(['type', 'data']).where('data', 'like', `%${p.id}%`).orderBy('id').execute();
-      assert.deepEqual(events.map((e) => e.type), ['payment.created', 'payment.approved']);
+      assert.deepEqual(events.map((e) => e.type), ['payment.created', 'payment.approved', 'receivable.created']);
       assert.equal(JSON.parse(events[1].data).object.status, 'approved');
+      const receivable = JSON.parse(events[2].data).object;
+      assert.equal(receivable.paymentId, p.id);
+      assert.equal(receivable.amount, 1234 - 13); // net of the 0.99% fee, all to the merchant
+      assert.deepEqual(receivable.payee, { type: 'merchant', id: k.accountId });
     });
 
     test('validation: shapes, methods and fields, each naming its param', async () => {
