@@ -42,10 +42,10 @@ function run(durationS) {
     }, (err, result) => (err ? reject(err) : resolve(result)));
     // Surface the first few unexpected statuses/errors to stderr, for diagnosis.
     let shown = 0;
-    instance.on('response', (client, statusCode, _bytes, _time) => {
+    instance.on('response', (_client, statusCode) => {
       if ((statusCode < 200 || statusCode > 299) && shown < 3) {
         shown++;
-        process.stderr.write(`load: unexpected status ${statusCode} for ${spec.method} ${client?.opts?.path ?? ''}\n`);
+        process.stderr.write(`load: unexpected status ${statusCode} for ${spec.method} ${spec.paths.length === 1 ? spec.paths[0] : spec.paths[0] + ' ...'}\n`);
       }
     });
     instance.on('reqError', (error) => {

@@ -25,11 +25,16 @@ import { benchCeilingRoutes } from './modules/bench-ceiling.js';
 import { recipientRoutes, recipientSchemas } from './modules/recipients/routes.js';
 import { receivableRoutes, receivableSchemas } from './modules/receivables/routes.js';
 import { registerAdmin, adminSchemas } from './modules/admin/index.js';
+import { settlementRunRoutes } from './modules/admin/settlement-runs.js';
 import { settlementRoutes, settlementSchemas } from './modules/settlements/routes.js';
 import { dailyRunJob, JOB_DAILY_RUN, JOB_PAYOUT, payoutJob } from './modules/settlements/service.js';
 import { refundRoutes, refundSchemas } from './modules/refunds/routes.js';
 import { JOB_REFUND, refundJob } from './modules/refunds/service.js';
 import { Balance, balanceRoutes } from './modules/balance/routes.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
+import { webhookSchemas } from './modules/webhooks/schemas.js';
+import { WebhookDispatcher } from './modules/webhooks/dispatcher.js';
+import { setDeliveryNotifier } from './modules/events/service.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -59,6 +64,7 @@ export interface AppOptions {
 export interface App {
   app: FastifyInstance;
   worker: Worker;
+  dispatcher: WebhookDispatcher;
   keyCache: KeyCache;
   // Starts background work in this process (unless WORKER_IN_PROCESS=false).
   startWorker(): Promise<void>;
@@ -107,7 +113,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const ajv = validators();
   const schemas = [
     ...sharedSchemas, CreatePaymentBody, Payment, PaymentList, ...accountSchemas, ...tokenSchemas,
-    ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, Balance, ...adminSchemas,
+    ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, Balance, ...webhookSchemas, ...adminSchemas,
   ];
   for (const schema of schemas) {
     app.addSchema(schema);
@@ -171,29 +177,48 @@ export async function buildApp(options: AppOptions): Promise<App> {
   settlementRoutes(app, store);
   refundRoutes(app, store, deps.kickWorker);
   balanceRoutes(app, store);
-  await registerAdmin(app, { store, config });
+  webhookRoutes(app, store);
+  await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, provider })] });
   if (config.benchCeiling) benchCeilingRoutes(app);
 
   const worker = createWorker(store, config, deps, app.log);
   workerRef.current = worker;
+  const dispatcher = createDispatcher(store, config, app.log);
 
   await app.ready();
 
   return {
     app,
     worker,
+    dispatcher,
     keyCache,
     async startWorker() {
-      if (config.workerInProcess) await worker.start();
+      if (!config.workerInProcess) return;
+      await worker.start();
+      setDeliveryNotifier(() => dispatcher.kick());
+      dispatcher.start();
     },
     async close() {
       shuttingDown = true;
       await app.close();
       await worker.stop();
+      await dispatcher.stop();
       await store.close();
       logger.flush?.();
     },
   };
+}
+
+export function createDispatcher(store: Store, config: Config, log: FastifyInstance['log']): WebhookDispatcher {
+  return new WebhookDispatcher(store, {
+    timeoutMs: config.webhookTimeoutMs,
+    scheduleMs: config.webhookScheduleMs,
+    disableAfterMs: config.webhookDisableAfterMs,
+    maxInFlight: config.webhookMaxInFlight,
+    perEndpointMaxInFlight: config.webhookPerEndpointMaxInFlight,
+    pollMs: config.workerPollMs,
+    leaseMs: config.webhookLeaseMs,
+  }, log);
 }
 
 export function createWorker(store: Store, config: Config, deps: PaymentDeps, log: FastifyInstance['log']): Worker {
@@ -212,6 +237,7 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
       const idem = tx.selectFrom('idempotency_keys').select('key').where('created_at_ms', '<', nowMs - config.idempotencyRetentionMs).limit(10_000);
       await tx.deleteFrom('idempotency_keys').where('created_at_ms', '<', nowMs - config.idempotencyRetentionMs).where('key', 'in', idem).execute();
       const events = tx.selectFrom('events').select('id').where('created_at_ms', '<', nowMs - config.eventRetentionMs).limit(10_000);
+      await tx.deleteFrom('webhook_deliveries').where('event_id', 'in', events).where('status', '!=', 'pending').execute();
       await tx.deleteFrom('events').where('id', 'in', events).execute();
     });
   });

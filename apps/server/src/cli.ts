@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.js';
 import { Store } from './store/index.js';
-import { buildApp, createLogger, createWorker } from './app.js';
+import { buildApp, createDispatcher, createLogger, createWorker } from './app.js';
+import { setDeliveryNotifier } from './modules/events/service.js';
 import { activateLive, createAccount, createKey, findKey, revokeKey } from './modules/accounts/service.js';
 import { SandboxProvider } from './providers/sandbox.js';
 import { cardOutcome } from './modules/payments/service.js';
@@ -89,9 +90,13 @@ async function worker(config: Config): Promise<void> {
   const provider = new SandboxProvider(store, (token) => cardOutcome(store, token));
   const w = createWorker(store, config, { store, config, provider, kickWorker: () => {} }, log as never);
   await w.start();
-  log.info({ workerId: w.id }, 'worker started');
+  const dispatcher = createDispatcher(store, config, log as never);
+  setDeliveryNotifier(() => dispatcher.kick());
+  dispatcher.start();
+  log.info({ workerId: w.id, dispatcherId: dispatcher.id }, 'worker started');
   const stop = async () => {
     await w.stop();
+    await dispatcher.stop();
     await store.close();
     log.flush();
     process.exit(0);

@@ -26,6 +26,12 @@ export interface Config {
   writeBatchMax: number;
   benchCeiling: boolean;
   settlementScheduleEnabled: boolean;
+  webhookTimeoutMs: number;
+  webhookScheduleMs: number[];
+  webhookDisableAfterMs: number;
+  webhookMaxInFlight: number;
+  webhookPerEndpointMaxInFlight: number;
+  webhookLeaseMs: number;
   publicUrl: string | null;
 }
 
@@ -83,9 +89,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     // The worker runs settlement once a day (checked hourly). Off for tests that drive runs.
     settlementScheduleEnabled: bool(env, 'SETTLEMENT_SCHEDULE', true),
     publicUrl: env.PUBLIC_URL || null,
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+    webhookScheduleMs: env.WEBHOOK_SCHEDULE_MS ? env.WEBHOOK_SCHEDULE_MS.split(',').map((v) => Number(v)) : [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    webhookDisableAfterMs: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120) * 3600_000,
+    webhookMaxInFlight: int(env, 'WEBHOOK_MAX_IN_FLIGHT', 512),
+    webhookPerEndpointMaxInFlight: int(env, 'WEBHOOK_PER_ENDPOINT_MAX_IN_FLIGHT', 128),
+    webhookLeaseMs: int(env, 'WEBHOOK_LEASE_MS', 60_000),
     ...overrides,
   };
   if (config.bodyLimitBytes < 1024) throw new Error('BODY_LIMIT_BYTES must be at least 1024');
   if (config.writeBatchMax < 1 || config.writeBatchMax > 10_000) throw new Error('WRITE_BATCH_MAX must be 1..10000');
+  if (config.webhookScheduleMs.length < 1 || config.webhookScheduleMs.length > 20 || config.webhookScheduleMs.some((v) => !Number.isSafeInteger(v) || v < 0)) {
+    throw new Error('WEBHOOK_SCHEDULE_MS must be 1-20 comma-separated non-negative integers (ms)');
+  }
+  if (config.webhookLeaseMs <= config.webhookTimeoutMs) throw new Error('WEBHOOK_LEASE_MS must exceed WEBHOOK_TIMEOUT_MS');
   return config;
 }

@@ -27,6 +27,8 @@ export const ErrorEnvelope = Type.Object(
 export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), {
   $id: 'Metadata',
   maxProperties: 50,
+  // TypeBox turns the key schema into a catch-all pattern; the key length needs saying here.
+  propertyNames: { maxLength: 40 },
   description: 'Your own key-value pairs: at most 50 keys, keys up to 40 characters, values up to 500.',
   examples: [{ orderId: '1234' }],
 });
@@ -54,14 +56,14 @@ export const ListQueryBase = {
   createdLte: Type.Optional(Type.String({ format: 'date-time', description: 'Only objects created at or before this instant (ISO-8601).' })),
 };
 
-export function listOf(itemRef: string, id: string) {
+export function listOf(itemRef: string, id: string, description = `A page of ${itemRef} objects, newest first.`) {
   return Type.Object(
     {
       object: Type.Literal('list'),
       data: Type.Array(ref(itemRef)),
       hasMore: Type.Boolean({ description: 'Whether another page follows in this direction.' }),
     },
-    { $id: id, additionalProperties: false },
+    { $id: id, additionalProperties: false, description },
   );
 }
 

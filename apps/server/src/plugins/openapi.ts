@@ -59,11 +59,18 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
         contact: { name: 'Support', email: 'support@example.com' },
       },
       servers: [{ url: serverUrl, description: 'This instance' }],
+      // Sidebar order. Every tag an operation uses must be declared here, with a description
+      // (test/openapi.test.ts checks it).
       tags: [
         { name: 'Payments', description: 'Pix and card payments.' },
+        { name: 'Refunds', description: 'Full or partial refunds of approved payments.' },
         { name: 'Card tokens', description: 'Single-use card tokens made in the browser with a publishable key.' },
         { name: 'Recipients', description: 'Payees (CNPJ and bank account) that split rules pay out to.' },
         { name: 'Receivables', description: 'What each payee is owed from each approved sale, and when it becomes available.' },
+        { name: 'Settlements', description: 'Payouts made by the settlement runs, one per payee per run.' },
+        { name: 'Balance', description: 'Pending, available and settled totals, for the merchant and per recipient.' },
+        { name: 'Events', description: 'Every state change, as it happened; what webhooks deliver.' },
+        { name: 'Webhook endpoints', description: 'Where we send events, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).' },
         { name: 'Sandbox', description: 'Sign-up and simulators that only exist in the sandbox.' },
         { name: 'Admin', description: 'Back office (`/admin/...`): an admin session cookie and CSRF token, never an API key.' },
       ],

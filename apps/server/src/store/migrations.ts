@@ -241,6 +241,49 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0003_webhooks': {
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('webhook_endpoints')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('events', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('previous_secret', 'text')
+        .addColumn('previous_secret_expires_at_ms', 'bigint')
+        .addColumn('disabled_reason', 'text')
+        .addColumn('failing_since_ms', 'bigint')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('webhook_endpoints_account').on('webhook_endpoints').columns(['account_id', 'livemode', 'enabled']).execute();
+
+      await db.schema.createTable('webhook_deliveries')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('endpoint_id', 'text', (c) => c.notNull())
+        .addColumn('event_id', 'text', (c) => c.notNull())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_attempt_at_ms', 'bigint')
+        .addColumn('last_response_code', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('last_attempt_at', 'text')
+        .addColumn('locked_until_ms', 'bigint')
+        .addColumn('locked_by', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['next_attempt_at_ms']).execute();
+      await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'id']).execute();
+      await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').columns(['event_id']).execute();
+      await db.schema.createIndex('events_type').on('events').columns(['account_id', 'livemode', 'type', 'id']).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -216,7 +216,44 @@ export interface AdminSessionsTable {
   created_at: string;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  url: string;
+  events: string; // JSON array of types, or ["*"]
+  description: string | null;
+  enabled: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at_ms: number | null;
+  disabled_reason: string | null;
+  failing_since_ms: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  account_id: string;
+  livemode: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at_ms: number | null;
+  last_response_code: number | null;
+  last_error: string | null;
+  last_attempt_at: string | null;
+  locked_until_ms: number | null;
+  locked_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   recipients: RecipientsTable;
   split_rules: SplitRulesTable;
   receivables: ReceivablesTable;

@@ -35,18 +35,18 @@ export const accountSchemas = [SandboxAccountRequest, SandboxAccount];
 
 export function accountRoutes(app: FastifyInstance, store: Store, options: { enabled: boolean; perHour: number }): void {
   const limiter = new RateLimiter(options.perHour, 3_600_000);
-  app.post<{ Body: Static<typeof SandboxAccountRequest> | undefined }>('/v1/sandbox/accounts', {
+  app.post<{ Body: Static<typeof SandboxAccountRequest> }>('/v1/sandbox/accounts', {
     config: { auth: 'none', idempotent: false, rateLimit: { limiter, what: 'sandbox sign-ups from this address' } },
     schema: {
       operationId: 'createSandboxAccount', tags: ['Sandbox'], summary: 'Sign up for the sandbox (no key needed)',
       description: 'Creates a merchant account and returns its `sk_test_` and `pk_test_` keys at once. Rate limited per client address; can be turned off (`SANDBOX_SIGNUP=false`). Not idempotent: the keys are shown once and never stored in clear.',
       security: [],
-      body: Type.Optional(ref('SandboxAccountRequest')),
+      body: ref('SandboxAccountRequest'),
       response: { 200: ref('SandboxAccount'), ...errorResponses(404, 413, 415) },
     },
   }, async (req) => {
     if (!options.enabled) throw new ApiError('NOT_FOUND', 'Sandbox sign-up is turned off on this instance.');
-    const created = await createAccount(store, { name: req.body?.name ?? 'Sandbox merchant', email: req.body?.email ?? null });
+    const created = await createAccount(store, { name: req.body.name ?? 'Sandbox merchant', email: req.body.email ?? null });
     req.log.info({ accountId: created.account.id }, 'sandbox account created');
     return {
       account: created.account,

@@ -97,7 +97,7 @@ const security = [{ adminSession: [] }];
 const AccountIdParams = IdParams('Merchant account id (`acct_...`).');
 
 export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCache?: KeyCache): void {
-  scope.get<{ Querystring: ListAccountsQuery }>('/accounts', {
+  scope.get<{ Querystring: ListAccountsQuery }>('/admin/accounts', {
     config: { auth: 'none' },
     schema: {
       operationId: 'adminListAccounts', tags, security, summary: 'List merchant accounts',
@@ -107,7 +107,7 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
     },
   }, (req) => listAccounts(store, req.query));
 
-  scope.get<{ Params: { id: string } }>('/accounts/:id', {
+  scope.get<{ Params: { id: string } }>('/admin/accounts/:id', {
     config: { auth: 'none' },
     schema: {
       operationId: 'adminGetAccount', tags, security, summary: 'Fetch a merchant account',
@@ -117,7 +117,7 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
     },
   }, (req) => getAccount(store, req.params.id));
 
-  scope.post<{ Params: { id: string } }>('/accounts/:id/activate-live', {
+  scope.post<{ Params: { id: string } }>('/admin/accounts/:id/activate-live', {
     config: { auth: 'none' },
     schema: {
       operationId: 'adminActivateLiveMode', tags, security, summary: 'Activate live mode for an account',
@@ -128,7 +128,7 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
     },
   }, (req) => activateLiveMode(req.ctx, req.params.id, keyCache));
 
-  scope.patch<{ Params: { id: string }; Body: UpdateAccountSettingsRequest }>('/accounts/:id/settings', {
+  scope.patch<{ Params: { id: string }; Body: UpdateAccountSettingsRequest }>('/admin/accounts/:id/settings', {
     config: { auth: 'none' },
     schema: {
       operationId: 'adminUpdateAccountSettings', tags, security, summary: 'Change an account\'s fees and settlement delays',

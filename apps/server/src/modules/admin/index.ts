@@ -10,8 +10,9 @@ import { splitRuleRoutes } from './split-rules.js';
 import { adminAccountRoutes } from './accounts.js';
 
 // The admin API (/admin/...): back-office operations behind an admin session (cookie + CSRF
-// token), never an API key. Everything lives in one encapsulated plugin scope whose onRequest
-// hook authenticates the session and sets req.admin; the idempotency preHandler then scopes
+// token), never an API key. Everything lives in one encapsulated plugin scope (no prefix: routes
+// register full `/admin/...` paths) whose onRequest hook authenticates the session and sets
+// req.admin; the idempotency preHandler then scopes
 // Idempotency-Keys to that admin and gives each route req.ctx.write.
 
 export { adminSchemas } from './schemas.js';
@@ -28,6 +29,10 @@ export interface AdminDeps {
   sessionTtlMs?: number;
   // When given, cleared on live-mode activation so the change applies at once in this process.
   keyCache?: KeyCache;
+  // More admin routes to mount inside the admin scope, behind the same session/CSRF guard and
+  // error handling (e.g. `(scope) => settlementRunRoutes(scope, settlementDeps)`). They register
+  // full paths (`/admin/...`): the scope has no prefix.
+  routes?: Array<(scope: FastifyInstance) => void>;
 }
 
 // Array indexes in field names read `splits[0].amount` in admin errors (the domain's spelling),
@@ -57,5 +62,6 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDeps): Prom
     sessionRoutes(scope, { store, ttlMs, secureCookie, throttle });
     splitRuleRoutes(scope, store);
     adminAccountRoutes(scope, store, deps.keyCache);
-  }, { prefix: '/admin' });
+    for (const register of deps.routes ?? []) register(scope);
+  });
 }

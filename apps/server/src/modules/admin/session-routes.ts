@@ -66,13 +66,13 @@ function sessionView(session: { adminId: string; email: string; csrfToken: strin
 
 const tags = ['Admin'];
 const security = [{ adminSession: [] }];
-const LoggedOut = Type.Object({ object: Type.Literal('admin_session'), deleted: Type.Literal(true) }, { additionalProperties: false });
+const LoggedOut = Type.Object({ object: Type.Literal('admin_session'), deleted: Type.Literal(true) }, { additionalProperties: false, description: 'The session was ended.' });
 
 export function sessionRoutes(scope: FastifyInstance, options: SessionOptions): void {
   const { store, ttlMs, secureCookie, throttle } = options;
   const maxAgeSeconds = Math.max(1, Math.floor(ttlMs / 1000));
 
-  scope.post<{ Body: AdminLoginRequest }>('/session', {
+  scope.post<{ Body: AdminLoginRequest }>('/admin/session', {
     config: { auth: 'none', idempotent: false },
     schema: {
       operationId: 'adminCreateSession', tags, summary: 'Sign in as an admin',
@@ -105,7 +105,7 @@ export function sessionRoutes(scope: FastifyInstance, options: SessionOptions): 
     return sessionView({ adminId: user.id, email: user.email, csrfToken: created.csrfToken, expiresAtMs: created.expiresAtMs });
   });
 
-  scope.get('/session', {
+  scope.get('/admin/session', {
     config: { auth: 'none' },
     schema: {
       operationId: 'adminGetSession', tags, security, summary: 'The current admin session',
@@ -114,7 +114,7 @@ export function sessionRoutes(scope: FastifyInstance, options: SessionOptions): 
     },
   }, async (req) => sessionView(sessions.get(req) as SessionRecord));
 
-  scope.delete('/session', {
+  scope.delete('/admin/session', {
     config: { auth: 'none' },
     schema: {
       operationId: 'adminDeleteSession', tags, security, summary: 'Sign out',

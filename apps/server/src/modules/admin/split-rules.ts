@@ -133,9 +133,11 @@ export async function createSplitRule(ctx: RequestContext, body: CreateSplitRule
     priority: body.priority,
     active: body.active ?? true,
     conditions: normalizeConditions(body.conditions as SplitRuleConditionsBody | undefined),
-    splits: (body.splits as SplitShareBody[]).map(normalizeShare),
+    splits: body.splits as SplitShareBody[],
   };
+  // Checked as sent (a share with both `percentage` and `amount` must be refused, not trimmed).
   checkRuleShape(fields);
+  fields.splits = fields.splits.map(normalizeShare);
   return ctx.write(async (tx) => {
     await checkAccount(tx, body.accountId);
     await checkRecipients(tx, body.accountId, livemode, fields.splits);
@@ -165,9 +167,10 @@ export async function updateSplitRule(ctx: RequestContext, id: string, body: Upd
       priority: body.priority ?? current.priority,
       active: body.active ?? current.active,
       conditions: body.conditions === undefined ? (current.conditions as SplitRuleConditionsBody) : normalizeConditions(body.conditions as SplitRuleConditionsBody | null),
-      splits: ((body.splits ?? current.splits) as SplitShareBody[]).map(normalizeShare),
+      splits: (body.splits ?? current.splits) as SplitShareBody[],
     };
     checkRuleShape(fields);
+    fields.splits = fields.splits.map(normalizeShare);
     await checkRecipients(tx, row.account_id, row.livemode === 1, fields.splits);
     const changes = {
       priority: fields.priority,
@@ -210,7 +213,7 @@ const security = [{ adminSession: [] }];
 const SplitRuleIdParams = IdParams('Split rule id (`spr_...`).');
 
 export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
-  scope.post<{ Body: CreateSplitRuleRequest }>('/split-rules', {
+  scope.post<{ Body: CreateSplitRuleRequest }>('/admin/split-rules', {
     config: { auth: 'none' },
     schema: {
       operationId: 'adminCreateSplitRule', tags, security, summary: 'Create a split rule',
@@ -221,7 +224,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
     },
   }, (req) => createSplitRule(req.ctx, req.body));
 
-  scope.get<{ Querystring: ListSplitRulesQuery }>('/split-rules', {
+  scope.get<{ Querystring: ListSplitRulesQuery }>('/admin/split-rules', {
     config: { auth: 'none' },
     schema: {
       operationId: 'adminListSplitRules', tags, security, summary: 'List split rules',
@@ -231,7 +234,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
     },
   }, (req) => listSplitRules(store, req.query));
 
-  scope.get<{ Params: { id: string } }>('/split-rules/:id', {
+  scope.get<{ Params: { id: string } }>('/admin/split-rules/:id', {
     config: { auth: 'none' },
     schema: {
       operationId: 'adminGetSplitRule', tags, security, summary: 'Fetch a split rule',
@@ -241,7 +244,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
     },
   }, (req) => getSplitRule(store, req.params.id));
 
-  scope.patch<{ Params: { id: string }; Body: UpdateSplitRuleRequest }>('/split-rules/:id', {
+  scope.patch<{ Params: { id: string }; Body: UpdateSplitRuleRequest }>('/admin/split-rules/:id', {
     config: { auth: 'none' },
     schema: {
       operationId: 'adminUpdateSplitRule', tags, security, summary: 'Update a split rule',
@@ -253,7 +256,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
     },
   }, (req) => updateSplitRule(req.ctx, req.params.id, req.body));
 
-  scope.post<{ Params: { id: string } }>('/split-rules/:id/deactivate', {
+  scope.post<{ Params: { id: string } }>('/admin/split-rules/:id/deactivate', {
     config: { auth: 'none' },
     schema: {
       operationId: 'adminDeactivateSplitRule', tags, security, summary: 'Deactivate a split rule',

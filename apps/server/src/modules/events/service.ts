@@ -1,22 +1,22 @@
-import type { Insertable } from 'kysely';
-import type { Tx } from '../../store/index.js';
-import type { EventsTable } from '../../store/schema.js';
+import type { Insertable, Selectable } from 'kysely';
+import type { Store, Tx } from '../../store/index.js';
+import type { EventsTable, WebhookDeliveriesTable } from '../../store/schema.js';
 import { newId } from '../../domain/ids.js';
+import { notFound } from '../../errors.js';
+import { paginate, type ListQuery } from '../../http/pagination.js';
 
 export interface Owner {
   accountId: string;
   livemode: boolean;
 }
 
-// Every state change writes its event in the transaction of the change (outbox): an event
-// exists if and only if the change committed. `object` is the resource as the API returns it.
-export async function recordEvent(tx: Tx, owner: Owner, type: string, object: unknown, nowMs: number = Date.now()): Promise<string> {
-  const row = newEventRow(owner, type, object, nowMs);
-  await tx.insertInto('events').values(row).execute();
-  return row.id;
+// Called after a commit that created deliveries, so the in-process dispatcher sends them now
+// rather than at its next poll. Set by the app; a no-op in processes without a dispatcher.
+let onDeliveriesCreated: () => void = () => {};
+export function setDeliveryNotifier(fn: () => void): void {
+  onDeliveriesCreated = fn;
 }
 
-// For several events of one change in a single multi-row INSERT.
 export function newEventRow(owner: Owner, type: string, object: unknown, nowMs: number = Date.now()): Insertable<EventsTable> {
   return {
     id: newId('event', nowMs),
@@ -27,4 +27,75 @@ export function newEventRow(owner: Owner, type: string, object: unknown, nowMs: 
     created_at: new Date(nowMs).toISOString(),
     created_at_ms: nowMs,
   };
+}
+
+export function matchesFilter(filterJson: string, type: string): boolean {
+  const filter = JSON.parse(filterJson) as string[];
+  return filter.includes('*') || filter.includes(type);
+}
+
+export function newDeliveryRow(endpointId: string, event: { id: string; account_id: string; livemode: number }, nowMs: number): Insertable<WebhookDeliveriesTable> {
+  const nowIso = new Date(nowMs).toISOString();
+  return {
+    id: newId('delivery', nowMs), endpoint_id: endpointId, event_id: event.id, account_id: event.account_id, livemode: event.livemode,
+    status: 'pending', attempts: 0, next_attempt_at_ms: nowMs, last_response_code: null, last_error: null, last_attempt_at: null,
+    locked_until_ms: null, locked_by: null, created_at: nowIso, updated_at: nowIso,
+  };
+}
+
+// Every state change writes its events here, in the transaction of the change (outbox): an
+// event exists if and only if the change committed, and so does one delivery row per enabled
+// webhook endpoint of the account and mode whose filter matches.
+export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: string; object: unknown }>, nowMs: number = Date.now()): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((e) => newEventRow(owner, e.type, e.object, nowMs));
+  await tx.insertInto('events').values(rows).execute();
+  const endpoints = await tx.selectFrom('webhook_endpoints').select(['id', 'events'])
+    .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0).where('enabled', '=', 1)
+    .execute();
+  if (endpoints.length > 0) {
+    const deliveries = rows.flatMap((row) => endpoints.filter((e) => matchesFilter(e.events, row.type)).map((e) => newDeliveryRow(e.id, row as { id: string; account_id: string; livemode: number }, nowMs)));
+    if (deliveries.length > 0) {
+      await tx.insertInto('webhook_deliveries').values(deliveries).execute();
+      // Fires before the commit; the dispatcher only sees committed rows, and polls anyway.
+      setImmediate(onDeliveriesCreated);
+    }
+  }
+  return rows.map((r) => r.id);
+}
+
+export async function recordEvent(tx: Tx, owner: Owner, type: string, object: unknown, nowMs: number = Date.now()): Promise<string> {
+  const [id] = await emitEvents(tx, owner, [{ type, object }], nowMs);
+  return id;
+}
+
+export interface EventResource {
+  id: string;
+  object: 'event';
+  type: string;
+  createdAt: string;
+  livemode: boolean;
+  data: { object: unknown };
+}
+
+export function toEvent(row: Selectable<EventsTable>): EventResource {
+  return { id: row.id, object: 'event', type: row.type, createdAt: row.created_at, livemode: row.livemode === 1, data: JSON.parse(row.data) };
+}
+
+// The exact bytes a webhook carries: built from the stored data without re-parsing it.
+export function eventPayload(row: Pick<Selectable<EventsTable>, 'id' | 'type' | 'created_at' | 'livemode' | 'data'>): string {
+  return `{"id":${JSON.stringify(row.id)},"object":"event","type":${JSON.stringify(row.type)},"createdAt":${JSON.stringify(row.created_at)},"livemode":${row.livemode === 1},"data":${row.data}}`;
+}
+
+export async function getEvent(store: Store, owner: Owner, id: string): Promise<EventResource> {
+  const row = await store.db.selectFrom('events').selectAll()
+    .where('id', '=', id).where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0).executeTakeFirst();
+  if (!row) throw notFound('event', 'id');
+  return toEvent(row);
+}
+
+export async function listEvents(store: Store, owner: Owner, q: ListQuery & { type?: string }) {
+  let qb = store.db.selectFrom('events').selectAll().where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+  if (q.type) qb = qb.where('type', '=', q.type);
+  return paginate(qb, q, toEvent);
 }

@@ -8,7 +8,7 @@ import { addDays, localDate, type AccountSettings } from '../accounts/settings.j
 import { notFound } from '../../errors.js';
 import { paginate } from '../../http/pagination.js';
 import type { Owner } from '../events/service.js';
-import { newEventRow } from '../events/service.js';
+import { emitEvents } from '../events/service.js';
 import type { ListReceivablesQuery, Receivable } from './schemas.js';
 
 export type ReceivableRow = Selectable<ReceivablesTable>;
@@ -92,7 +92,7 @@ export async function createSaleReceivables(
   if (rows.length === 0) return [];
   await tx.insertInto('receivables').values(rows).execute();
   const resources = rows.map(toReceivable);
-  await tx.insertInto('events').values(resources.map((r) => newEventRow(owner, 'receivable.created', r, nowMs))).execute();
+  await emitEvents(tx, owner, resources.map((r) => ({ type: 'receivable.created', object: r })), nowMs);
   return resources;
 }
 

@@ -26,7 +26,7 @@ export const Refund = Type.Object(
     createdAt: Type.String({ format: 'date-time' }),
     livemode: Type.Boolean(),
   },
-  { $id: 'Refund', additionalProperties: false },
+  { $id: 'Refund', additionalProperties: false, description: 'A full or partial refund of a payment.' },
 );
 export type Refund = Static<typeof Refund>;
 export const RefundList = listOf('Refund', 'RefundList');

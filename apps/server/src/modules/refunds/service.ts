@@ -8,7 +8,7 @@ import { newId } from '../../domain/ids.js';
 import { prorateReduction } from '../../domain/split.js';
 import { paginate } from '../../http/pagination.js';
 import { localDate } from '../accounts/settings.js';
-import { newEventRow, recordEvent, type Owner } from '../events/service.js';
+import { emitEvents, recordEvent, type Owner } from '../events/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
 import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
 import { toPayment, transition } from '../payments/repository.js';
@@ -110,12 +110,12 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
     await tx.insertInto('refunds').values(row).execute();
     const moved = await transition(tx, payment, completes ? 'refunded' : 'partially_refunded', { amount_refunded: payment.amount_refunded + amountCents }, nowIso);
     const resource = toRefund(row);
-    await tx.insertInto('events').values([
-      newEventRow(owner, 'refund.created', resource, nowMs),
-      newEventRow(owner, completes ? 'payment.refunded' : 'payment.partially_refunded', toPayment(moved), nowMs),
-      ...updatedEvents.map((r) => newEventRow(owner, 'receivable.updated', toReceivable(r), nowMs)),
-      ...adjustments.map((r) => newEventRow(owner, 'receivable.created', toReceivable(r), nowMs)),
-    ]).execute();
+    await emitEvents(tx, owner, [
+      { type: 'refund.created', object: resource },
+      { type: completes ? 'payment.refunded' : 'payment.partially_refunded', object: toPayment(moved) },
+      ...updatedEvents.map((r) => ({ type: 'receivable.updated', object: toReceivable(r) })),
+      ...adjustments.map((r) => ({ type: 'receivable.created', object: toReceivable(r) })),
+    ], nowMs);
     await enqueue(tx, JOB_REFUND, { refundId: id }, nowMs);
     return resource;
   });

@@ -48,7 +48,7 @@ export const SettlementRun = Type.Object(
     startedAt: Type.String({ format: 'date-time' }),
     finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
-  { $id: 'SettlementRun', additionalProperties: false },
+  { $id: 'SettlementRun', additionalProperties: false, description: 'One run of the settlement: what it settled on its date.' },
 );
 export type SettlementRun = Static<typeof SettlementRun>;
 export const SettlementRunList = listOf('SettlementRun', 'SettlementRunList');

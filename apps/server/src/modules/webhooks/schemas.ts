@@ -1,0 +1,95 @@
+import { Type, type Static } from 'typebox';
+import { ListQueryBase, listOf } from '../../http/common.js';
+
+const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^(\\*|[a-z_]+\\.[a-z_]+)$' }), {
+  minItems: 1, maxItems: 100, description: 'Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all.',
+});
+
+export const CreateWebhookEndpointBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL. In live mode it must not point at loopback or private addresses.' }),
+    events: EventTypes,
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { $id: 'CreateWebhookEndpointRequest', additionalProperties: false, examples: [{ url: 'https://example.com/webhooks', events: ['payment.approved', 'payment.declined'] }] },
+);
+export type CreateWebhookEndpointBody = Static<typeof CreateWebhookEndpointBody>;
+
+export const UpdateWebhookEndpointBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    events: Type.Optional(EventTypes),
+    enabled: Type.Optional(Type.Boolean({ description: 'Re-enabling clears the failure record.' })),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+  },
+  { $id: 'UpdateWebhookEndpointRequest', additionalProperties: false, minProperties: 1 },
+);
+export type UpdateWebhookEndpointBody = Static<typeof UpdateWebhookEndpointBody>;
+
+export const WebhookEndpoint = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `whe_`.' }),
+    object: Type.Literal('webhook_endpoint'),
+    url: Type.String(),
+    events: Type.Array(Type.String()),
+    description: Type.Union([Type.String(), Type.Null()]),
+    enabled: Type.Boolean(),
+    disabledReason: Type.Union([Type.String(), Type.Null()], { description: 'Why we disabled it (410 Gone, or failing for 5 days).' }),
+    secret: Type.Optional(Type.String({ description: 'The `whsec_` signing secret: only in the responses of create and rotate-secret.' })),
+    livemode: Type.Boolean(),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'WebhookEndpoint', additionalProperties: false, description: 'A URL we send signed events to.' },
+);
+export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
+export const WebhookEndpointList = listOf('WebhookEndpoint', 'WebhookEndpointList');
+
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `whd_`.' }),
+    object: Type.Literal('webhook_delivery'),
+    endpointId: Type.String(),
+    eventId: Type.String(),
+    status: Type.Enum(['pending', 'succeeded', 'failed']),
+    attempts: Type.Integer(),
+    lastResponseCode: Type.Union([Type.Integer(), Type.Null()]),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+    lastAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'WebhookDelivery', additionalProperties: false, description: 'One event on its way to one endpoint, with its attempts.' },
+);
+export type WebhookDelivery = Static<typeof WebhookDelivery>;
+export const WebhookDeliveryList = listOf('WebhookDelivery', 'WebhookDeliveryList');
+
+export const ListDeliveriesQuery = Type.Object(
+  { limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore, status: Type.Optional(Type.Enum(['pending', 'succeeded', 'failed'])), eventId: Type.Optional(Type.String({ maxLength: 64 })) },
+  { additionalProperties: false },
+);
+
+export const Event = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `evt_`; also the `webhook-id` of its deliveries.' }),
+    object: Type.Literal('event'),
+    type: Type.String({ examples: ['payment.approved'] }),
+    createdAt: Type.String({ format: 'date-time' }),
+    livemode: Type.Boolean(),
+    data: Type.Object({ object: Type.Unknown({ description: 'The resource as the API returned it at the time.' }) }),
+  },
+  { $id: 'Event', additionalProperties: false, description: 'Something that happened: a state change of a payment, refund, recipient, receivable or settlement.' },
+);
+export const EventList = listOf('Event', 'EventList');
+
+export const ListEventsQuery = Type.Object(
+  { ...ListQueryBase, type: Type.Optional(Type.String({ maxLength: 100, description: 'Exact event type.' })) },
+  { additionalProperties: false },
+);
+
+export const RedeliverBody = Type.Object(
+  { endpointId: Type.Optional(Type.String({ maxLength: 64, description: 'Only to this endpoint (even if its filter would not match); default: every enabled endpoint whose filter matches.' })) },
+  { $id: 'RedeliverRequest', additionalProperties: false },
+);
+
+export const webhookSchemas = [CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookEndpoint, WebhookEndpointList, WebhookDelivery, WebhookDeliveryList, Event, EventList, RedeliverBody];
