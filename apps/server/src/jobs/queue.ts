@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Store, Tx } from '../store/index.js';
 import { newId } from '../domain/ids.js';
+import { deleteWhere, insertRows } from '../store/fast.js';
 
 // The outbox: background work is a row written in the same transaction as the change that
 // causes it, so it exists if and only if the change committed.
@@ -14,7 +15,7 @@ export interface JobRow {
 
 export async function enqueue(tx: Tx, type: string, payload: unknown, runAtMs: number = Date.now(), id?: string): Promise<string> {
   const jobId = id ?? newId('job');
-  await tx.insertInto('jobs').values({
+  await insertRows(tx, 'jobs', [{
     id: jobId,
     type,
     payload: JSON.stringify(payload),
@@ -24,7 +25,7 @@ export async function enqueue(tx: Tx, type: string, payload: unknown, runAtMs: n
     locked_by: null,
     last_error: null,
     created_at: new Date().toISOString(),
-  }).execute();
+  }]);
   return jobId;
 }
 
@@ -52,8 +53,7 @@ export async function claim(store: Store, workerId: string, limit: number, lease
 // Done: delete in the transaction of the job's effects, guarded by the lease holder so a job
 // whose lease was taken over is not completed twice.
 export async function complete(tx: Tx, job: JobRow, workerId: string): Promise<boolean> {
-  const r = await tx.deleteFrom('jobs').where('id', '=', job.id).where('locked_by', '=', workerId).executeTakeFirst();
-  return Number(r.numDeletedRows) === 1;
+  return (await deleteWhere(tx, 'jobs', { id: job.id, locked_by: workerId })) === 1;
 }
 
 export async function reschedule(tx: Tx, job: JobRow, workerId: string, runAtMs: number, error: string | null): Promise<void> {

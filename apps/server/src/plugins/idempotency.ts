@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, StoredResponse } from '../errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { isUniqueViolation, type Store, type Tx, type WriteOp } from '../store/index.js';
+import { insertRows, selectWhere } from '../store/fast.js';
 import type { StoreErrorHook } from './errors.js';
 
 // What a service needs from the request: whose data, which mode, and the one way to write.
@@ -51,7 +52,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
 
   const insertKey = (tx: Tx, auth: { accountId: string; livemode: boolean }, key: string, fp: string, statusCode: number, body: string) => {
     const now = Date.now();
-    return tx.insertInto('idempotency_keys').values({
+    return insertRows(tx, 'idempotency_keys', [{
       account_id: auth.accountId,
       livemode: auth.livemode ? 1 : 0,
       key,
@@ -60,13 +61,11 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
       body,
       created_at: new Date(now).toISOString(),
       created_at_ms: now,
-    }).execute();
+    }]);
   };
 
-  const lookup = (accountId: string, livemode: boolean, key: string) =>
-    store.db.selectFrom('idempotency_keys').select(['fingerprint', 'status_code', 'body'])
-      .where('account_id', '=', accountId).where('livemode', '=', livemode ? 1 : 0).where('key', '=', key)
-      .executeTakeFirst();
+  const lookup = async (accountId: string, livemode: boolean, key: string) =>
+    (await selectWhere(store.db, 'idempotency_keys', ['fingerprint', 'status_code', 'body'], { account_id: accountId, livemode: livemode ? 1 : 0, key }))[0];
 
   app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
     // Whose keys: an API key's account and mode, or an admin's own scope.

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../store/index.js';
 import type { TestOutcome } from '../domain/card.js';
+import { insertRows, selectWhere } from '../store/fast.js';
 import { ProviderRejected, ProviderUnavailable, type AuthorizeInput, type AuthorizeResult, type PaymentProvider, type PayoutInput, type RefundInput } from './port.js';
 
 export const SANDBOX_FAILING_ACCOUNT = '0000000-0';
@@ -13,21 +14,21 @@ export class SandboxProvider implements PaymentProvider {
   constructor(private readonly store: Store, private readonly outcomeOf: (cardToken: string) => Promise<TestOutcome>) {}
 
   async authorize(input: AuthorizeInput): Promise<AuthorizeResult> {
-    const existing = await this.store.db.selectFrom('sandbox_provider_charges').selectAll().where('idempotency_key', '=', input.idempotencyKey).executeTakeFirst();
+    const [existing] = await selectWhere(this.store.db, 'sandbox_provider_charges', ['charge_id', 'outcome'], { idempotency_key: input.idempotencyKey });
     if (existing) return toResult(existing.outcome as TestOutcome, existing.charge_id);
 
     const outcome = await this.outcomeOf(input.cardToken);
     if (outcome === 'provider_error') throw new ProviderUnavailable('sandbox acquirer unavailable (tok_provider_error)');
     const chargeId = 'ch_' + randomBytes(12).toString('hex');
-    await this.store.write(async (tx) => {
-      await tx.insertInto('sandbox_provider_charges').values({
-        idempotency_key: input.idempotencyKey,
-        charge_id: chargeId,
-        outcome,
-        amount: input.amountCents,
-        created_at: new Date().toISOString(),
-      }).onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
-    });
+    // A concurrent second call with the same key loses on the primary key and is retried by
+    // its job, which then finds this charge.
+    await this.store.write((tx) => insertRows(tx, 'sandbox_provider_charges', [{
+      idempotency_key: input.idempotencyKey,
+      charge_id: chargeId,
+      outcome,
+      amount: input.amountCents,
+      created_at: new Date().toISOString(),
+    }]));
     // The charge is made, but the answer is "lost" on the way back: the caller must retry and
     // get this same charge, not a new one.
     if (outcome === 'provider_timeout') throw new ProviderUnavailable('sandbox acquirer timed out (tok_provider_timeout)');

@@ -4,6 +4,7 @@ import type { EventsTable, WebhookDeliveriesTable } from '../../store/schema.js'
 import { newId } from '../../domain/ids.js';
 import { notFound } from '../../errors.js';
 import { paginate, type ListQuery } from '../../http/pagination.js';
+import { insertRows, selectWhere } from '../../store/fast.js';
 
 export interface Owner {
   accountId: string;
@@ -49,14 +50,12 @@ export function newDeliveryRow(endpointId: string, event: { id: string; account_
 export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: string; object: unknown }>, nowMs: number = Date.now()): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((e) => newEventRow(owner, e.type, e.object, nowMs));
-  await tx.insertInto('events').values(rows).execute();
-  const endpoints = await tx.selectFrom('webhook_endpoints').select(['id', 'events'])
-    .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0).where('enabled', '=', 1)
-    .execute();
+  await insertRows(tx, 'events', rows);
+  const endpoints = await selectWhere(tx, 'webhook_endpoints', ['id', 'events'], { account_id: owner.accountId, livemode: owner.livemode ? 1 : 0, enabled: 1 });
   if (endpoints.length > 0) {
     const deliveries = rows.flatMap((row) => endpoints.filter((e) => matchesFilter(e.events, row.type)).map((e) => newDeliveryRow(e.id, row as { id: string; account_id: string; livemode: number }, nowMs)));
     if (deliveries.length > 0) {
-      await tx.insertInto('webhook_deliveries').values(deliveries).execute();
+      await insertRows(tx, 'webhook_deliveries', deliveries);
       // Fires before the commit; the dispatcher only sees committed rows, and polls anyway.
       setImmediate(onDeliveriesCreated);
     }

@@ -8,9 +8,10 @@ import { buildPixBrCode, pixTxidFromId } from '../../domain/pix.js';
 import { READY_TOKENS, type TestOutcome } from '../../domain/card.js';
 import { computeFee, type PaymentMethod } from '../../domain/fees.js';
 import { parseSettings } from '../accounts/settings.js';
+import { insertRows, selectWhere } from '../../store/fast.js';
 import { createSaleReceivables } from '../receivables/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
-import { recordEvent, type Owner } from '../events/service.js';
+import { emitEvents, recordEvent, type Owner } from '../events/service.js';
 import { paginate } from '../../http/pagination.js';
 import { ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
 import type { CreatePaymentBody, ListPaymentsQuery, Payment } from './schemas.js';
@@ -126,7 +127,7 @@ export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body
       row.card_brand = card.brand;
       row.card_last4 = card.last4;
     }
-    await tx.insertInto('payments').values(row).execute();
+    await insertRows(tx, 'payments', [row]);
     if (body.method === 'credit_card') await enqueue(tx, JOB_CONFIRM, { paymentId: id }, nowMs);
     else await enqueue(tx, JOB_EXPIRE, { paymentId: id }, expiresAtMs);
     const resource = toPayment(row);
@@ -159,13 +160,18 @@ async function moveWithEvent(tx: Tx, row: PaymentRow, to: 'approved' | 'declined
 // and their events. The guarded UPDATE in transition() makes a second approval impossible, and
 // the receivables' unique (source_id, line) key would refuse a second set anyway.
 async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>): Promise<Payment> {
-  const account = await tx.selectFrom('accounts').select('settings').where('id', '=', row.account_id).executeTakeFirstOrThrow();
+  const [account] = await selectWhere(tx, 'accounts', ['settings'], { id: row.account_id });
   const settings = parseSettings(account.settings);
   const method = row.method as PaymentMethod;
   const { feeCents, netCents } = computeFee(row.amount, method, settings.fees);
   const nowMs = Date.now();
-  const approved = await moveWithEvent(tx, row, 'approved', { ...changes, fee_amount: feeCents, net_amount: netCents });
-  await createSaleReceivables(tx, { paymentId: row.id, accountId: row.account_id, livemode: row.livemode === 1, amountCents: row.amount, netCents, method }, settings, nowMs);
+  const owner = { accountId: row.account_id, livemode: row.livemode === 1 };
+  const approved = toPayment(await transition(tx, row, 'approved', { ...changes, fee_amount: feeCents, net_amount: netCents }));
+  const receivables = await createSaleReceivables(tx, { paymentId: row.id, ...owner, amountCents: row.amount, netCents, method }, settings, nowMs);
+  await emitEvents(tx, owner, [
+    { type: 'payment.approved', object: approved },
+    ...receivables.map((r) => ({ type: 'receivable.created', object: r })),
+  ], nowMs);
   return approved;
 }
 
@@ -205,7 +211,7 @@ function providerKey(paymentId: string, operation: string): string {
 export async function confirmCardJob(deps: PaymentDeps, job: JobRow, workerId: string): Promise<void> {
   const { store, config, provider } = deps;
   const { paymentId } = JSON.parse(job.payload) as { paymentId: string };
-  const current = await store.db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirst();
+  const [current] = await selectWhere(store.db, 'payments', '*', { id: paymentId });
   if (!current || current.status !== 'pending') {
     await store.write((tx) => complete(tx, job, workerId));
     return;
@@ -236,7 +242,7 @@ export async function confirmCardJob(deps: PaymentDeps, job: JobRow, workerId: s
   }
   const outcome = result;
   const honoured = await store.write(async (tx) => {
-    const row = await tx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+    const [row] = await selectWhere(tx, 'payments', '*', { id: paymentId });
     if (row.status !== 'pending') {
       await complete(tx, job, workerId);
       return false;

@@ -8,7 +8,7 @@ import { addDays, localDate, type AccountSettings } from '../accounts/settings.j
 import { notFound } from '../../errors.js';
 import { paginate } from '../../http/pagination.js';
 import type { Owner } from '../events/service.js';
-import { emitEvents } from '../events/service.js';
+import { insertRows, selectWhere } from '../../store/fast.js';
 import type { ListReceivablesQuery, Receivable } from './schemas.js';
 
 export type ReceivableRow = Selectable<ReceivablesTable>;
@@ -35,9 +35,7 @@ function assert(condition: boolean, message: string): asserts condition {
 }
 
 export async function activeRules(tx: Tx, owner: Owner): Promise<SplitRule[]> {
-  const rows = await tx.selectFrom('split_rules').select(['id', 'priority', 'created_at', 'active', 'conditions', 'splits'])
-    .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0).where('active', '=', 1)
-    .execute();
+  const rows = await selectWhere(tx, 'split_rules', ['id', 'priority', 'created_at', 'active', 'conditions', 'splits'], { account_id: owner.accountId, livemode: owner.livemode ? 1 : 0, active: 1 });
   return rows.map((r) => ({
     id: r.id,
     priority: r.priority,
@@ -53,6 +51,7 @@ export async function activeRules(tx: Tx, owner: Owner): Promise<SplitRule[]> {
 
 // Runs inside the transaction that approves the payment: the receivables exist if and only if
 // the approval committed, and the (source_id, line) unique key makes a second set impossible.
+// The caller emits their `receivable.created` events together with the approval's.
 export async function createSaleReceivables(
   tx: Tx,
   sale: { paymentId: string; accountId: string; livemode: boolean; amountCents: number; netCents: number; method: PaymentMethod },
@@ -90,10 +89,8 @@ export async function createSaleReceivables(
   });
   assert(rows.reduce((s, r) => s + r.amount, 0) === sale.netCents, "a sale's receivables sum to its net value");
   if (rows.length === 0) return [];
-  await tx.insertInto('receivables').values(rows).execute();
-  const resources = rows.map(toReceivable);
-  await emitEvents(tx, owner, resources.map((r) => ({ type: 'receivable.created', object: r })), nowMs);
-  return resources;
+  await insertRows(tx, 'receivables', rows);
+  return rows.map(toReceivable);
 }
 
 export async function getReceivable(store: Store, owner: Owner, id: string): Promise<Receivable> {

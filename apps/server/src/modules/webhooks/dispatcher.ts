@@ -5,7 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../../store/index.js';
 import { signatureHeader } from '../../domain/webhook-signature.js';
 import { emitEvents, eventPayload } from '../events/service.js';
-import { publicOnlyLookup } from './ssrf.js';
+import { ipLiteralHost, isPrivateAddress, publicOnlyLookup } from './ssrf.js';
 import { toEndpoint, type EndpointRow } from './service.js';
 
 export interface DispatcherOptions {
@@ -203,6 +203,13 @@ export class WebhookDispatcher {
       };
       const target = new URL(url);
       const isHttps = target.protocol === 'https:';
+      // Node connects to an IP literal without calling `lookup`: check those here.
+      const literal = ipLiteralHost(target.hostname);
+      if (livemode && literal !== null && isPrivateAddress(literal)) {
+        settled = true;
+        resolve({ status: null, error: 'webhook URL points at a private address' });
+        return;
+      }
       const req = (isHttps ? https : http).request(target, {
         method: 'POST',
         headers: { ...headers, 'content-length': Buffer.byteLength(body) },
