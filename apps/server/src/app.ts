@@ -20,6 +20,7 @@ import { CreatePaymentBody, Payment, PaymentList } from './modules/payments/sche
 import { cardOutcome, confirmCardJob, expirePixJob, JOB_CONFIRM, JOB_EXPIRE, type PaymentDeps } from './modules/payments/service.js';
 import { SandboxProvider } from './providers/sandbox.js';
 import type { PaymentProvider } from './providers/port.js';
+import { CircuitBreaker } from './providers/breaker.js';
 import { Worker, type JobHandler } from './jobs/worker.js';
 import { benchCeilingRoutes } from './modules/bench-ceiling.js';
 import { recipientRoutes, recipientSchemas } from './modules/recipients/routes.js';
@@ -166,7 +167,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const provider = options.provider ?? new SandboxProvider(store, (token) => cardOutcome(store, token));
   const workerRef: { current: Worker | null } = { current: null };
-  const deps: PaymentDeps = { store, config, provider, kickWorker: () => workerRef.current?.kick() };
+  const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs);
+  const deps: PaymentDeps = { store, config, provider, kickWorker: () => workerRef.current?.kick(), breaker };
 
   healthRoutes(app, store, () => shuttingDown);
   accountRoutes(app, store, { enabled: config.sandboxSignupEnabled, perHour: config.sandboxSignupPerHour });

@@ -7,6 +7,7 @@ import { buildApp, createDispatcher, createLogger, createWorker } from './app.js
 import { setDeliveryNotifier } from './modules/events/service.js';
 import { activateLive, createAccount, createKey, findKey, revokeKey } from './modules/accounts/service.js';
 import { SandboxProvider } from './providers/sandbox.js';
+import { CircuitBreaker } from './providers/breaker.js';
 import { cardOutcome } from './modules/payments/service.js';
 import { createAdminUser } from './modules/admin/index.js';
 import { audit, formatAudit } from './modules/audit.js';
@@ -88,7 +89,8 @@ async function worker(config: Config): Promise<void> {
   await store.migrate();
   const log = createLogger(config);
   const provider = new SandboxProvider(store, (token) => cardOutcome(store, token));
-  const w = createWorker(store, config, { store, config, provider, kickWorker: () => {} }, log as never);
+  const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs);
+  const w = createWorker(store, config, { store, config, provider, kickWorker: () => {}, breaker }, log as never);
   await w.start();
   const dispatcher = createDispatcher(store, config, log as never);
   setDeliveryNotifier(() => dispatcher.kick());

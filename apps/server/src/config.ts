@@ -26,6 +26,8 @@ export interface Config {
   writeBatchMax: number;
   benchCeiling: boolean;
   settlementScheduleEnabled: boolean;
+  providerBreakerFailures: number;
+  providerBreakerCooldownMs: number;
   webhookTimeoutMs: number;
   webhookScheduleMs: number[];
   webhookDisableAfterMs: number;
@@ -88,6 +90,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     benchCeiling: bool(env, 'BENCH_CEILING', false),
     // The worker runs settlement once a day (checked hourly). Off for tests that drive runs.
     settlementScheduleEnabled: bool(env, 'SETTLEMENT_SCHEDULE', true),
+    providerBreakerFailures: int(env, 'PROVIDER_BREAKER_FAILURES', 20),
+    providerBreakerCooldownMs: int(env, 'PROVIDER_BREAKER_COOLDOWN_MS', 30_000),
     publicUrl: env.PUBLIC_URL || null,
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
     webhookScheduleMs: env.WEBHOOK_SCHEDULE_MS ? env.WEBHOOK_SCHEDULE_MS.split(',').map((v) => Number(v)) : [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],

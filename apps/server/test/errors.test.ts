@@ -120,9 +120,29 @@ for (const engine of ENGINES) {
       await doomed.db.drop();
     });
 
-    test('every code but PROVIDER_UNAVAILABLE is produced over HTTP (that one has no synchronous provider call yet)', () => {
-      const missing = ERROR_CODES.filter((c) => !seen.has(c));
-      assert.deepEqual(missing, ['PROVIDER_UNAVAILABLE']);
+    test('PROVIDER_UNAVAILABLE: card payments fail fast while the provider is down', async () => {
+      const down = await startApp(engine, { providerBreakerFailures: 2, providerMaxAttempts: 1 });
+      try {
+        const keys = await signup(down);
+        const pay = (token: string, key?: string) => down.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(keys.secretKey, key ? { 'idempotency-key': key } : {}), payload: { amountInCents: 100, method: 'credit_card', cardToken: token } });
+        for (let i = 0; i < 2; i++) {
+          const p = (await pay('tok_provider_error')).json();
+          await eventually(async () => (await down.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(keys.secretKey) })).json().status === 'failed', 'failed');
+        }
+        const refused = await pay('tok_visa', 'while-down');
+        const err = check(refused, 503, 'PROVIDER_UNAVAILABLE');
+        assert.ok(Number(refused.headers['retry-after']) >= 1);
+        assert.match(err.message, /nothing was charged/);
+        assert.equal(refused.headers['idempotent-replayed'], undefined);
+        // Pix does not need the card provider.
+        assert.equal((await down.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(keys.secretKey), payload: { amount: 100, method: 'pix' } })).statusCode, 200);
+      } finally {
+        await down.teardown();
+      }
+    });
+
+    test('every error code is produced over HTTP', () => {
+      assert.deepEqual(ERROR_CODES.filter((c) => !seen.has(c)), []);
     });
   });
 }

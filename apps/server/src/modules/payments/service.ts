@@ -14,6 +14,7 @@ import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js'
 import { emitEvents, recordEvent, type Owner } from '../events/service.js';
 import { paginate } from '../../http/pagination.js';
 import { ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
+import type { CircuitBreaker } from '../../providers/breaker.js';
 import type { CreatePaymentBody, ListPaymentsQuery, Payment } from './schemas.js';
 import { loadPayment, toPayment, transition, type PaymentRow } from './repository.js';
 
@@ -27,6 +28,7 @@ export interface PaymentDeps {
   // Wakes the in-process worker so a card payment is confirmed "a moment later", not at the
   // next poll.
   kickWorker: () => void;
+  breaker: CircuitBreaker;
 }
 
 function maskDocument(doc: string): string {
@@ -76,6 +78,12 @@ export async function cardOutcome(store: Store, token: string): Promise<TestOutc
 
 export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body: CreatePaymentBody): Promise<Payment> {
   const amountCents = checkShape(body);
+  if (body.method === 'credit_card') {
+    const retryAfter = deps.breaker.retryAfterSeconds();
+    if (retryAfter > 0) {
+      throw new ApiError('PROVIDER_UNAVAILABLE', 'The card provider is not answering; nothing was charged. Retry later with the same Idempotency-Key.', { headers: { 'retry-after': String(retryAfter) } });
+    }
+  }
   const nowMs = Date.now();
   const nowIso = new Date(nowMs).toISOString();
   const id = newId('payment', nowMs);
@@ -228,6 +236,7 @@ export async function confirmCardJob(deps: PaymentDeps, job: JobRow, workerId: s
     });
   } catch (error) {
     if (!(error instanceof ProviderUnavailable)) throw error;
+    deps.breaker.recordFailure();
     await store.write(async (tx) => {
       const row = await tx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
       if (row.status !== 'pending') return complete(tx, job, workerId);
@@ -240,6 +249,7 @@ export async function confirmCardJob(deps: PaymentDeps, job: JobRow, workerId: s
     });
     return;
   }
+  deps.breaker.recordSuccess();
   const outcome = result;
   const honoured = await store.write(async (tx) => {
     const [row] = await selectWhere(tx, 'payments', '*', { id: paymentId });

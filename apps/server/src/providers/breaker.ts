@@ -1,0 +1,24 @@
+// Fail fast while the provider is down: after `threshold` consecutive transient failures, new
+// card payments are refused with 503 PROVIDER_UNAVAILABLE for `cooldownMs` instead of piling up
+// as pending payments that will only fail later. One success closes it again. Per process.
+export class CircuitBreaker {
+  private consecutiveFailures = 0;
+  private openUntilMs = 0;
+
+  constructor(private readonly threshold: number, private readonly cooldownMs: number) {}
+
+  recordFailure(nowMs = Date.now()): void {
+    this.consecutiveFailures++;
+    if (this.threshold > 0 && this.consecutiveFailures >= this.threshold) this.openUntilMs = nowMs + this.cooldownMs;
+  }
+
+  recordSuccess(): void {
+    this.consecutiveFailures = 0;
+    this.openUntilMs = 0;
+  }
+
+  // Seconds until it half-opens, or 0 when closed.
+  retryAfterSeconds(nowMs = Date.now()): number {
+    return this.openUntilMs > nowMs ? Math.ceil((this.openUntilMs - nowMs) / 1000) : 0;
+  }
+}
