@@ -245,6 +245,49 @@ for (const engine of ENGINES) {
       await t.store.write((tx) => tx.updateTable('split_rules').set({ active: 0 }).where('id', '=', ruleId).execute());
     });
 
+    test('admin trigger: POST /admin/settlement-runs behind the admin session and CSRF token', async () => {
+      const { createAdminUser } = await import('../src/modules/admin/index.js');
+      await createAdminUser(t.store, `ops-${engine}@example.com`, 'correct horse battery staple');
+      const login = await t.app.inject({ method: 'POST', url: '/admin/session', payload: { email: `ops-${engine}@example.com`, password: 'correct horse battery staple' } });
+      assert.equal(login.statusCode, 200);
+      const cookie = (login.headers['set-cookie'] as string).split(';')[0];
+      const csrf = login.json().csrfToken as string;
+      await paidPix(1500);
+      const noCsrf = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie }, payload: {} });
+      assert.equal(noCsrf.statusCode, 403);
+      const withKey = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { authorization: `Bearer ${k.secretKey}` }, payload: {} });
+      assert.equal(withKey.statusCode, 403);
+      assert.equal(withKey.json().error.code, 'PERMISSION_DENIED');
+      const noSession = await t.app.inject({ method: 'GET', url: '/admin/settlement-runs' });
+      assert.equal(noSession.statusCode, 401);
+      const run = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { date: localDate() } });
+      assert.equal(run.statusCode, 200, run.body);
+      assert.equal(run.json().object, 'settlement_run');
+      assert.equal(run.json().trigger, 'admin');
+      assert.ok(run.json().receivableCount >= 1);
+      const again = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: {} });
+      assert.equal(again.json().receivableCount, 0, 'nothing is settled twice');
+      const list = await t.app.inject({ method: 'GET', url: '/admin/settlement-runs', headers: { cookie } });
+      assert.equal(list.json().data[0].id, again.json().id);
+      const one = await t.app.inject({ method: 'GET', url: `/admin/settlement-runs/${run.json().id}`, headers: { cookie } });
+      assert.equal(one.json().settlementCount, run.json().settlementCount);
+      assert.equal((await t.app.inject({ method: 'POST', url: '/v1/settlement-runs', headers: auth(k.secretKey), payload: {} })).statusCode, 404);
+    });
+
+    test('cli audit passes on this store, and fails with a report when an invariant breaks', async () => {
+      const { execFile } = await import('node:child_process');
+      const { promisify } = await import('node:util');
+      const cli = () => promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'audit'], { env: { ...process.env, DATABASE_URL: t.db.url }, cwd: new URL('..', import.meta.url).pathname });
+      const ok = await cli();
+      assert.match(ok.stdout, /audit passed/);
+      // Break one: a centavo appears out of nowhere on a pending receivable.
+      const [victim] = await t.store.db.selectFrom('receivables').select(['id', 'amount']).where('status', '=', 'pending').where('amount', '>', 0).limit(1).execute();
+      await t.store.write((tx) => tx.updateTable('receivables').set({ amount: victim.amount + 1 }).where('id', '=', victim.id).execute());
+      await assert.rejects(cli(), (e: { code: number; stdout: string }) => e.code === 1 && /FAIL every sale's receivables sum to its net value/.test(e.stdout) && /audit FAILED/.test(e.stdout));
+      await t.store.write((tx) => tx.updateTable('receivables').set({ amount: victim.amount }).where('id', '=', victim.id).execute());
+      assert.match((await cli()).stdout, /audit passed/);
+    });
+
     test('balance: pending, available and settled for the merchant and per recipient', async () => {
       const b = (await api('GET', '/v1/balance')).body;
       assert.equal(b.object, 'balance');
