@@ -64,6 +64,20 @@ for (const engine of ENGINES) {
       }
     });
 
+    test('browsers may call it from any origin (CORS), errors included', async () => {
+      const pre = await t.app.inject({ method: 'OPTIONS', url: '/v1/tokens', headers: { origin: 'https://loja.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+      assert.equal(pre.statusCode, 204);
+      assert.equal(pre.headers['access-control-allow-origin'], '*');
+      assert.match(pre.headers['access-control-allow-headers'] as string, /authorization/);
+      const ok = await tokenize(card);
+      assert.equal(ok.headers['access-control-allow-origin'], '*');
+      const bad = await tokenize({ ...card, cvc: '1' });
+      assert.equal(bad.statusCode, 400);
+      assert.equal(bad.headers['access-control-allow-origin'], '*');
+      const other = await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(k.secretKey) });
+      assert.equal(other.headers['access-control-allow-origin'], undefined, 'secret-key routes are not for browsers');
+    });
+
     test('a secret key also tokenizes (server side); no key is 401', async () => {
       assert.equal((await tokenize(card, k.secretKey)).statusCode, 200);
       assert.equal((await t.app.inject({ method: 'POST', url: '/v1/tokens', payload: { card } })).statusCode, 401);

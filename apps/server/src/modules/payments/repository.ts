@@ -6,6 +6,7 @@ import { qrSvg } from '../../domain/qr.js';
 import { assertTransition, IllegalTransition, type PaymentStatus } from '../../domain/states.js';
 import { invalidState, notFound } from '../../errors.js';
 import type { Owner } from '../events/service.js';
+import { selectWhere } from '../../store/fast.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 
@@ -34,9 +35,8 @@ export function toPayment(row: PaymentRow): Payment {
 }
 
 export async function findPayment(db: Store['db'] | Tx, owner: Owner, id: string): Promise<PaymentRow | undefined> {
-  return db.selectFrom('payments').selectAll()
-    .where('id', '=', id).where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0)
-    .executeTakeFirst();
+  const [row] = await selectWhere(db, 'payments', '*', { id, account_id: owner.accountId, livemode: owner.livemode ? 1 : 0 });
+  return row;
 }
 
 export async function loadPayment(db: Store['db'] | Tx, owner: Owner, id: string): Promise<PaymentRow> {

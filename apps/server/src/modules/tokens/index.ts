@@ -36,7 +36,23 @@ export const CardToken = Type.Object(
 
 export const tokenSchemas = [CreateTokenBody, CardToken];
 
+// Browsers call /v1/tokens from the merchant's own pages with a publishable key, so it answers
+// CORS for any origin (a publishable key is public by design; secret keys never belong there).
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers': 'authorization, content-type, idempotency-key, x-correlation-id',
+  'access-control-expose-headers': 'x-correlation-id, idempotent-replayed, retry-after',
+  'access-control-max-age': '600',
+};
+
 export function tokenRoutes(app: FastifyInstance, store: Store): void {
+  app.options('/v1/tokens', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) => reply.code(204).headers(CORS_HEADERS).send());
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.routeOptions.url === '/v1/tokens') reply.headers(CORS_HEADERS);
+    return payload;
+  });
+
   app.post<{ Body: Static<typeof CreateTokenBody> }>('/v1/tokens', {
     config: { auth: 'publishable' },
     schema: {

@@ -78,8 +78,25 @@ export class WebhookDispatcher {
         .orderBy('next_attempt_at_ms').limit(limit);
       if (saturated.length > 0) due = due.where('endpoint_id', 'not in', saturated);
       const sub = this.store.engine === 'postgres' ? due.forUpdate().skipLocked() : due;
-      return tx.updateTable('webhook_deliveries').set({ locked_by: this.id, locked_until_ms: nowMs + this.options.leaseMs })
+      const claimed = await tx.updateTable('webhook_deliveries').set({ locked_by: this.id, locked_until_ms: nowMs + this.options.leaseMs })
         .where('id', 'in', sub).returning(['id', 'endpoint_id', 'event_id', 'attempts']).execute();
+      // One claim can return many due deliveries of one endpoint (a backlog after an outage):
+      // keep what fits under its per-endpoint limit and hand the rest back at once, so that a
+      // slow endpoint never takes the slots other endpoints need.
+      const room = new Map<string, number>();
+      const kept: Claimed[] = [];
+      const excess: string[] = [];
+      for (const c of claimed.sort((a, b) => (a.id < b.id ? -1 : 1))) {
+        const left = room.get(c.endpoint_id) ?? this.options.perEndpointMaxInFlight - (this.perEndpoint.get(c.endpoint_id) ?? 0);
+        if (left > 0) kept.push(c);
+        else excess.push(c.id);
+        room.set(c.endpoint_id, left - 1);
+      }
+      if (excess.length > 0) {
+        await tx.updateTable('webhook_deliveries').set({ locked_by: null, locked_until_ms: null })
+          .where('id', 'in', excess).where('locked_by', '=', this.id).execute();
+      }
+      return kept;
     });
   }
 
@@ -152,7 +169,7 @@ export class WebhookDispatcher {
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Pagamentos-Webhooks/1.0',
-      'webhook-id': c.event_id,
+      'webhook-id': c.id,
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signatureHeader(secrets, c.event_id, timestamp, payload),
     };
