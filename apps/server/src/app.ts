@@ -35,7 +35,7 @@ import { Balance, balanceRoutes } from './modules/balance/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { webhookSchemas } from './modules/webhooks/schemas.js';
 import { WebhookDispatcher } from './modules/webhooks/dispatcher.js';
-import { setDeliveryNotifier } from './modules/events/service.js';
+import { takeDeliveriesCreated } from './modules/events/service.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -123,8 +123,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajv.body : ajv.url).compile(schema));
 
-  // Only JSON bodies: anything else is 415 in the envelope rather than parsed as text.
+  // Only JSON bodies: anything else is 415 in the envelope rather than parsed as text. An empty
+  // body sent with a JSON content type (many HTTP clients always send the header) is no body,
+  // which routes without a body schema accept and routes with one refuse by validation.
   app.removeContentTypeParser('text/plain');
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') return done(null, undefined);
+    return jsonParser(req, body as string, done);
+  });
 
   // Routes under /v1 take a secret key unless they say otherwise; docs and the document are public.
   app.addHook('onRoute', (route) => {
@@ -197,7 +205,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     async startWorker() {
       if (!config.workerInProcess) return;
       await worker.start();
-      setDeliveryNotifier(() => dispatcher.kick());
+      store.onCommit(() => {
+        if (takeDeliveriesCreated()) dispatcher.kick();
+      });
       dispatcher.start();
     },
     async close() {

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.js';
 import { Store } from './store/index.js';
 import { buildApp, createDispatcher, createLogger, createWorker } from './app.js';
-import { setDeliveryNotifier } from './modules/events/service.js';
+import { takeDeliveriesCreated } from './modules/events/service.js';
 import { activateLive, createAccount, createKey, findKey, revokeKey } from './modules/accounts/service.js';
 import { SandboxProvider } from './providers/sandbox.js';
 import { CircuitBreaker } from './providers/breaker.js';
@@ -93,7 +93,9 @@ async function worker(config: Config): Promise<void> {
   const w = createWorker(store, config, { store, config, provider, kickWorker: () => {}, breaker }, log as never);
   await w.start();
   const dispatcher = createDispatcher(store, config, log as never);
-  setDeliveryNotifier(() => dispatcher.kick());
+  store.onCommit(() => {
+    if (takeDeliveriesCreated()) dispatcher.kick();
+  });
   dispatcher.start();
   log.info({ workerId: w.id, dispatcherId: dispatcher.id }, 'worker started');
   const stop = async () => {

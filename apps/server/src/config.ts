@@ -97,7 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookScheduleMs: env.WEBHOOK_SCHEDULE_MS ? env.WEBHOOK_SCHEDULE_MS.split(',').map((v) => Number(v)) : [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
     webhookDisableAfterMs: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120) * 3600_000,
     webhookMaxInFlight: int(env, 'WEBHOOK_MAX_IN_FLIGHT', 512),
-    webhookPerEndpointMaxInFlight: int(env, 'WEBHOOK_PER_ENDPOINT_MAX_IN_FLIGHT', 128),
+    // A sixteenth of the slots per endpoint: it takes 16 hanging endpoints with backlogs to
+    // fill them all.
+    webhookPerEndpointMaxInFlight: int(env, 'WEBHOOK_PER_ENDPOINT_MAX_IN_FLIGHT', 32),
     webhookLeaseMs: int(env, 'WEBHOOK_LEASE_MS', 60_000),
     ...overrides,
   };

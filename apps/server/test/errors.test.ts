@@ -65,6 +65,13 @@ for (const engine of ENGINES) {
     test('malformed JSON, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE', async () => {
       check(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey, { 'content-type': 'application/json' }), payload: '{"amount": 1,' }), 400, 'VALIDATION_ERROR');
       check(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey, { 'content-type': 'application/json' }), payload: '{"__proto__": {"x": 1}}' }), 400, 'VALIDATION_ERROR');
+      // An empty body with a JSON content type is no body: refused where a body is required...
+      const empty = check(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey, { 'content-type': 'application/json' }), payload: '' }), 400, 'VALIDATION_ERROR');
+      assert.match(empty.message, /body/);
+      // ...and fine where none is needed.
+      const p = (await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amount: 5, method: 'pix' } })).json();
+      const cancel = await t.app.inject({ method: 'POST', url: `/v1/payments/${p.id}/cancel`, headers: auth(k.secretKey, { 'content-type': 'application/json' }), payload: '' });
+      assert.equal(cancel.statusCode, 200);
       const big = JSON.stringify({ amount: 1, method: 'pix', description: 'x'.repeat(4000) });
       check(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey, { 'content-type': 'application/json' }), payload: big }), 413, 'PAYLOAD_TOO_LARGE');
       check(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey, { 'content-type': 'text/plain' }), payload: 'amount=1' }), 415, 'UNSUPPORTED_MEDIA_TYPE');

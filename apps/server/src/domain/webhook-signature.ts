@@ -14,8 +14,8 @@ function secretBytes(secret: string): Buffer {
   return Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
 }
 
-// The body is signed as bytes: a Buffer is used as received, a string as its UTF-8 encoding.
-export function sign(secret: string, msgId: string, timestampSeconds: number, body: string | Buffer): string {
+// The body is signed as bytes: a Buffer (or Uint8Array) as received, a string as its UTF-8 encoding.
+export function sign(secret: string, msgId: string, timestampSeconds: number, body: string | Uint8Array): string {
   const mac = createHmac('sha256', secretBytes(secret)).update(`${msgId}.${timestampSeconds}.`).update(body).digest('base64');
   return `v1,${mac}`;
 }
@@ -42,9 +42,9 @@ function header(headers: Headers, name: string): string | undefined {
 
 // Verifies a delivery. `rawBody` must be the exact bytes received: a re-serialized JSON object
 // has different bytes and never verifies, which is why an object is refused outright.
-export function verify(rawBody: string | Buffer, headers: Headers, secret: string | string[], toleranceSeconds = 300, nowSeconds = Math.floor(Date.now() / 1000)): { id: string; timestamp: number } {
-  if (typeof rawBody !== 'string' && !Buffer.isBuffer(rawBody)) {
-    throw new WebhookVerificationError('Pass the raw request body (string or Buffer), not parsed JSON: signatures cover the exact bytes sent.');
+export function verify(rawBody: string | Buffer | Uint8Array, headers: Headers, secret: string | string[], toleranceSeconds = 300, nowSeconds = Math.floor(Date.now() / 1000)): { id: string; timestamp: number } {
+  if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
+    throw new WebhookVerificationError('Pass the raw request body (string, Buffer or Uint8Array), not parsed JSON: signatures cover the exact bytes sent.');
   }
   const id = header(headers, 'webhook-id');
   const ts = header(headers, 'webhook-timestamp');

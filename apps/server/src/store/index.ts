@@ -64,6 +64,11 @@ export class Store {
     return new Store('sqlite', reader, writer, new WriteBatcher(writer, 'sqlite', batchMax, 1));
   }
 
+  // Runs after every successful commit (cheap listeners only: they run on the hot path).
+  onCommit(listener: () => void): void {
+    this.batcher.commitListeners.push(listener);
+  }
+
   write<T>(op: WriteOp<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return this.batcher.enqueue(op);
@@ -138,6 +143,7 @@ class WriteBatcher {
   private running = 0;
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
+  readonly commitListeners: Array<() => void> = [];
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -217,6 +223,7 @@ class WriteBatcher {
       for (const item of batch) item.reject(error);
       return;
     }
+    for (const listener of this.commitListeners) listener();
     batch.forEach((item, i) => {
       const r = results[i];
       if (r.ok) item.resolve(r.value);

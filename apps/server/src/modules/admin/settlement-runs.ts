@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses, ListQueryBase, ref } from '../../http/common.js';
+import { AdminMutationHeaders } from './schemas.js';
 import { getRun, listRuns, runSettlement, type SettlementDeps } from '../settlements/service.js';
 
 const tags = ['Admin'];
@@ -11,8 +12,8 @@ export function settlementRunRoutes(app: FastifyInstance, deps: SettlementDeps):
   app.post<{ Body: { date?: string } | undefined }>('/admin/settlement-runs', {
     schema: {
       operationId: 'adminRunSettlement', tags, security, summary: 'Run settlement now',
-      description: 'Settles every pending receivable available on or before `date` (default: today in São Paulo): one settlement per payee. Safe to repeat: nothing is settled twice.',
-      headers: Type.Object({ 'x-csrf-token': Type.Optional(Type.String({ maxLength: 200 })) }),
+      description: 'Runs synchronously and answers with the finished run. Settles every pending receivable available on or before `date` (default: today in São Paulo): one settlement per payee. Safe to repeat: nothing is settled twice.',
+      headers: AdminMutationHeaders,
       body: Type.Optional(Type.Object({ date: Type.Optional(Type.String({ format: 'date' })) }, { additionalProperties: false })),
       response: { 200: ref('SettlementRun'), ...errorResponses(409, 413, 415) },
     },
@@ -20,7 +21,7 @@ export function settlementRunRoutes(app: FastifyInstance, deps: SettlementDeps):
 
   app.get<{ Querystring: { limit?: number; startingAfter?: string; endingBefore?: string } }>('/admin/settlement-runs', {
     schema: {
-      operationId: 'adminListSettlementRuns', tags, security, summary: 'List settlement runs',
+      operationId: 'adminListSettlementRuns', tags, security, summary: 'List settlement runs', description: 'Every run, scheduled or triggered, newest first, with what it settled.',
       querystring: Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore }, { additionalProperties: false }),
       response: { 200: ref('SettlementRunList'), ...errorResponses() },
     },
@@ -28,7 +29,7 @@ export function settlementRunRoutes(app: FastifyInstance, deps: SettlementDeps):
 
   app.get<{ Params: { id: string } }>('/admin/settlement-runs/:id', {
     schema: {
-      operationId: 'adminGetSettlementRun', tags, security, summary: 'Fetch a settlement run',
+      operationId: 'adminGetSettlementRun', tags, security, summary: 'Fetch a settlement run', description: 'One run: its date, trigger and totals.',
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false }),
       response: { 200: ref('SettlementRun'), ...errorResponses(404) },
     },

@@ -11,11 +11,17 @@ export interface Owner {
   livemode: boolean;
 }
 
-// Called after a commit that created deliveries, so the in-process dispatcher sends them now
-// rather than at its next poll. Set by the app; a no-op in processes without a dispatcher.
-let onDeliveriesCreated: () => void = () => {};
-export function setDeliveryNotifier(fn: () => void): void {
-  onDeliveriesCreated = fn;
+// New deliveries wake the in-process dispatcher after the commit that made them (it could not
+// see them before), instead of at its next poll. The flag is raised inside the transaction and
+// taken by the store's commit hook (see app.ts); polling stays the fallback.
+let deliveriesCreated = false;
+export function markDeliveriesCreated(): void {
+  deliveriesCreated = true;
+}
+export function takeDeliveriesCreated(): boolean {
+  const was = deliveriesCreated;
+  deliveriesCreated = false;
+  return was;
 }
 
 export function newEventRow(owner: Owner, type: string, object: unknown, nowMs: number = Date.now()): Insertable<EventsTable> {
@@ -56,8 +62,7 @@ export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: str
     const deliveries = rows.flatMap((row) => endpoints.filter((e) => matchesFilter(e.events, row.type)).map((e) => newDeliveryRow(e.id, row as { id: string; account_id: string; livemode: number }, nowMs)));
     if (deliveries.length > 0) {
       await insertRows(tx, 'webhook_deliveries', deliveries);
-      // Fires before the commit; the dispatcher only sees committed rows, and polls anyway.
-      setImmediate(onDeliveriesCreated);
+      markDeliveriesCreated();
     }
   }
   return rows.map((r) => r.id);

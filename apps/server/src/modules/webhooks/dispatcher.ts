@@ -24,6 +24,13 @@ export const DEFAULT_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+function describeSpan(ms: number): string {
+  const round = (n: number) => Math.round(n * 10) / 10;
+  if (ms >= 86_400_000) return `${round(ms / 86_400_000)} days`;
+  if (ms >= 3_600_000) return `${round(ms / 3_600_000)} hours`;
+  return `${round(ms / 60_000)} minutes`;
+}
+
 interface Claimed {
   id: string;
   endpoint_id: string;
@@ -41,9 +48,11 @@ export class WebhookDispatcher {
   private kicked = false;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
+  // Live and sandbox deliveries never share a kept-alive connection: a sandbox socket may lead
+  // to a private address that live mode must not reach (agents pool by host and port only).
   private readonly agents = {
-    http: new http.Agent({ keepAlive: true, maxSockets: 1024 }),
-    https: new https.Agent({ keepAlive: true, maxSockets: 1024 }),
+    sandbox: { http: new http.Agent({ keepAlive: true, maxSockets: 1024 }), https: new https.Agent({ keepAlive: true, maxSockets: 1024 }) },
+    live: { http: new http.Agent({ keepAlive: true, maxSockets: 1024 }), https: new https.Agent({ keepAlive: true, maxSockets: 1024 }) },
   };
 
   constructor(private readonly store: Store, private readonly options: DispatcherOptions, private readonly log: FastifyBaseLogger) {}
@@ -64,8 +73,10 @@ export class WebhookDispatcher {
     this.wake?.();
     await this.loop;
     await Promise.allSettled([...this.inFlight.values()]);
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    for (const pool of [this.agents.sandbox, this.agents.live]) {
+      pool.http.destroy();
+      pool.https.destroy();
+    }
   }
 
   private async claim(limit: number): Promise<Claimed[]> {
@@ -169,7 +180,7 @@ export class WebhookDispatcher {
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Pagamentos-Webhooks/1.0',
-      'webhook-id': c.id,
+      'webhook-id': c.event_id,
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signatureHeader(secrets, c.event_id, timestamp, payload),
     };
@@ -194,7 +205,7 @@ export class WebhookDispatcher {
         last_attempt_at: at, next_attempt_at_ms: gone || last || tooLong ? null : Date.now() + delayMs, locked_by: null, locked_until_ms: null, updated_at: at,
       }).where('id', '=', c.id).where('locked_by', '=', this.id).execute();
       if (gone || tooLong) {
-        const reason = gone ? 'the endpoint answered 410 Gone' : `every delivery failed for ${Math.round(this.options.disableAfterMs / 86_400_000 * 10) / 10} days`;
+        const reason = gone ? 'the endpoint answered 410 Gone' : `every delivery failed for ${describeSpan(this.options.disableAfterMs)}`;
         const r = await tx.updateTable('webhook_endpoints').set({ enabled: 0, disabled_reason: reason, updated_at: at }).where('id', '=', endpoint.id).where('enabled', '=', 1).executeTakeFirst();
         if (Number(r.numUpdatedRows) === 1) {
           await tx.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'endpoint disabled', next_attempt_at_ms: null, updated_at: at })
@@ -230,7 +241,7 @@ export class WebhookDispatcher {
       const req = (isHttps ? https : http).request(target, {
         method: 'POST',
         headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-        agent: isHttps ? this.agents.https : this.agents.http,
+        agent: (livemode ? this.agents.live : this.agents.sandbox)[isHttps ? 'https' : 'http'],
         ...(livemode ? { lookup: publicOnlyLookup as never } : {}),
       }, (res) => {
         let bytes = 0;

@@ -94,5 +94,9 @@ export function webhookRoutes(app: FastifyInstance, store: Store): void {
       headers: IdempotencyHeaders, params: IdParams, body: ref('RedeliverRequest'),
       response: { 200: ref('WebhookDeliveryList'), ...mutating() },
     },
+    // The body is optional: a bare POST redelivers to every matching endpoint.
+    preValidation: async (req) => {
+      req.body ??= {};
+    },
   }, (req) => redeliver(req.ctx, req.params.id, req.body.endpointId));
 }

@@ -6,7 +6,7 @@ import { ApiError, notFound, validation } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { generateSecret } from '../../domain/webhook-signature.js';
 import { paginate, type ListQuery } from '../../http/pagination.js';
-import { emitEvents, matchesFilter, newDeliveryRow, newEventRow, setDeliveryNotifier, type Owner } from '../events/service.js';
+import { emitEvents, markDeliveriesCreated, matchesFilter, newDeliveryRow, newEventRow, type Owner } from '../events/service.js';
 import { resolvesToPrivate } from './ssrf.js';
 import type { CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookDelivery, WebhookEndpoint } from './schemas.js';
 
@@ -130,11 +130,15 @@ export async function rotateSecret(ctx: RequestContext, id: string): Promise<Web
 export async function sendTest(ctx: RequestContext, id: string): Promise<WebhookDelivery> {
   return ctx.write(async (tx) => {
     const endpoint = await loadEndpoint(tx, ctx, id);
+    // The dispatcher sends nothing to a disabled endpoint: say so rather than queue a delivery
+    // that would only fail.
+    if (endpoint.enabled !== 1) throw new ApiError('INVALID_STATE', 'This webhook endpoint is disabled; enable it first.');
     const nowMs = Date.now();
     const event = newEventRow(ctx, 'webhook.test', { object: 'webhook_test', endpointId: endpoint.id, message: 'This is a test delivery.' }, nowMs);
     await tx.insertInto('events').values(event).execute();
     const delivery = newDeliveryRow(endpoint.id, event as { id: string; account_id: string; livemode: number }, nowMs);
     await tx.insertInto('webhook_deliveries').values(delivery).execute();
+    markDeliveriesCreated();
     return toDelivery(delivery as Selectable<WebhookDeliveriesTable>);
   });
 }
@@ -156,7 +160,10 @@ export async function redeliver(ctx: RequestContext, eventId: string, endpointId
     }
     const nowMs = Date.now();
     const rows = endpoints.map((e) => newDeliveryRow(e.id, event, nowMs));
-    if (rows.length > 0) await tx.insertInto('webhook_deliveries').values(rows).execute();
+    if (rows.length > 0) {
+      await tx.insertInto('webhook_deliveries').values(rows).execute();
+      markDeliveriesCreated();
+    }
     return { object: 'list' as const, data: rows.map((r) => toDelivery(r as Selectable<WebhookDeliveriesTable>)), hasMore: false as const };
   });
 }
@@ -178,4 +185,4 @@ export async function listDeliveries(store: Store, owner: Owner, endpointId: str
   return paginate(qb, q, toDelivery);
 }
 
-export { emitEvents, setDeliveryNotifier };
+export { emitEvents };
