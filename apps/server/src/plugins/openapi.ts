@@ -44,6 +44,8 @@ function originOf(url: string | null): string | null {
   }
 }
 
+const OPTIONAL_BODY_OPERATIONS = new Set(['redeliverEvent']);
+
 export async function registerOpenApi(app: FastifyInstance, options: { publicUrl: string | null }): Promise<void> {
   // Paths already start with `/v1/...`: a trailing slash here would make `https://host//v1/...`.
   const serverUrl = options.publicUrl ? options.publicUrl.replace(/\/+$/, '') || '/' : '/';
@@ -91,6 +93,16 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
     // Shared schemas become components named by their $id (Payment, Error, ...), which is what
     // code generators turn into class names.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `Schema${i}` },
+    // @fastify/swagger marks every request body required; these operations also take none.
+    transformObject: (documentObject) => {
+      const doc = (documentObject as { openapiObject?: { paths?: Record<string, Record<string, { operationId?: string; requestBody?: { required?: boolean } }>> } }).openapiObject;
+      for (const methods of Object.values(doc?.paths ?? {})) {
+        for (const op of Object.values(methods)) {
+          if (op?.operationId && OPTIONAL_BODY_OPERATIONS.has(op.operationId) && op.requestBody) op.requestBody.required = false;
+        }
+      }
+      return doc as never;
+    },
   });
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
