@@ -46,6 +46,10 @@ export class WebhookDispatcher {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private kicked = false;
+  private slots = 0; // HTTP exchanges in progress (inFlight also holds the bookkeeping after it)
+  private successBuf: Array<{ id: string; code: number; resolve: () => void; reject: (e: unknown) => void }> = [];
+  private flushScheduled = false;
+  private roomSeq = 0; // bumped when room appears, so a wake-up between a claim and the wait is not lost
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
   // Live and sandbox deliveries never share a kept-alive connection: a sandbox socket may lead
@@ -81,40 +85,39 @@ export class WebhookDispatcher {
 
   private async claim(limit: number): Promise<Claimed[]> {
     const nowMs = Date.now();
-    const saturated = [...this.perEndpoint.entries()].filter(([, n]) => n >= this.options.perEndpointMaxInFlight).map(([id]) => id);
+    const perEndpoint = this.options.perEndpointMaxInFlight;
+    // An endpoint with little room is treated as full (no claim per completion),
+    // candidates are filtered by room BEFORE locking (no hand-back), and the lease moves
+    // next_attempt_at_ms so in-flight rows leave the due range.
+    const minRoom = Math.max(1, Math.min(64, Math.floor(perEndpoint / 4)));
+    const full = [...this.perEndpoint.entries()].filter(([, n]) => perEndpoint - n < minRoom).map(([id]) => id);
     return this.store.write(async (tx) => {
-      let due = tx.selectFrom('webhook_deliveries').select('id')
+      let due = tx.selectFrom('webhook_deliveries').select(['id', 'endpoint_id'])
         .where('status', '=', 'pending').where('next_attempt_at_ms', '<=', nowMs)
         .where((eb) => eb.or([eb('locked_until_ms', 'is', null), eb('locked_until_ms', '<', nowMs)]))
         .orderBy('next_attempt_at_ms').limit(limit);
-      if (saturated.length > 0) due = due.where('endpoint_id', 'not in', saturated);
-      const sub = this.store.engine === 'postgres' ? due.forUpdate().skipLocked() : due;
-      const claimed = await tx.updateTable('webhook_deliveries').set({ locked_by: this.id, locked_until_ms: nowMs + this.options.leaseMs })
-        .where('id', 'in', sub).returning(['id', 'endpoint_id', 'event_id', 'attempts']).execute();
-      // One claim can return many due deliveries of one endpoint (a backlog after an outage):
-      // keep what fits under its per-endpoint limit and hand the rest back at once, so that a
-      // slow endpoint never takes the slots other endpoints need.
+      if (full.length > 0) due = due.where('endpoint_id', 'not in', full);
+      if (this.store.engine === 'postgres') due = due.forUpdate().skipLocked();
+      const candidates = await due.execute();
       const room = new Map<string, number>();
-      const kept: Claimed[] = [];
-      const excess: string[] = [];
-      for (const c of claimed.sort((a, b) => (a.id < b.id ? -1 : 1))) {
-        const left = room.get(c.endpoint_id) ?? this.options.perEndpointMaxInFlight - (this.perEndpoint.get(c.endpoint_id) ?? 0);
-        if (left > 0) kept.push(c);
-        else excess.push(c.id);
+      const ids: string[] = [];
+      for (const c of candidates) {
+        const left = room.get(c.endpoint_id) ?? perEndpoint - (this.perEndpoint.get(c.endpoint_id) ?? 0);
+        if (left > 0) ids.push(c.id);
         room.set(c.endpoint_id, left - 1);
       }
-      if (excess.length > 0) {
-        await tx.updateTable('webhook_deliveries').set({ locked_by: null, locked_until_ms: null })
-          .where('id', 'in', excess).where('locked_by', '=', this.id).execute();
-      }
-      return kept;
+      if (ids.length === 0) return [];
+      const until = nowMs + this.options.leaseMs;
+      return tx.updateTable('webhook_deliveries').set({ locked_by: this.id, locked_until_ms: until, next_attempt_at_ms: until })
+        .where('id', 'in', ids).returning(['id', 'endpoint_id', 'event_id', 'attempts']).execute();
     });
   }
 
   private async run(): Promise<void> {
     while (this.running) {
       this.kicked = false;
-      const free = this.options.maxInFlight - this.inFlight.size;
+      const seq = this.roomSeq;
+      const free = this.options.maxInFlight - this.slots;
       let claimed: Claimed[] = [];
       if (free > 0) {
         try {
@@ -128,7 +131,7 @@ export class WebhookDispatcher {
         await this.dispatch(claimed);
         continue;
       }
-      if (this.kicked || !this.running) continue;
+      if (this.kicked || !this.running || this.roomSeq !== seq) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.options.pollMs);
         this.wake = () => {
@@ -151,23 +154,69 @@ export class WebhookDispatcher {
     const payloadById = new Map(events.map((e) => [e.id, eventPayload(e)]));
     for (const c of claimed) {
       this.perEndpoint.set(c.endpoint_id, (this.perEndpoint.get(c.endpoint_id) ?? 0) + 1);
-      const p = this.deliver(c, endpointById.get(c.endpoint_id), payloadById.get(c.event_id)).catch((error) => {
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.slots--;
+        const n = (this.perEndpoint.get(c.endpoint_id) ?? 1) - 1;
+        if (n <= 0) this.perEndpoint.delete(c.endpoint_id);
+        else this.perEndpoint.set(c.endpoint_id, n);
+        const P = this.options.perEndpointMaxInFlight;
+        const minRoom = Math.max(1, Math.min(64, Math.floor(P / 4)));
+        if (P - n === minRoom || this.options.maxInFlight - this.slots === minRoom) {
+          this.roomSeq++;
+          this.wake?.();
+        }
+      };
+      this.slots++;
+      const p = this.deliver(c, endpointById.get(c.endpoint_id), payloadById.get(c.event_id), release).catch((error) => {
         // The lease runs out and another round sends it again: nothing is lost.
         this.log.error({ err: error, deliveryId: c.id }, 'webhook delivery bookkeeping failed');
       }).finally(() => {
         this.inFlight.delete(c.id);
-        const n = (this.perEndpoint.get(c.endpoint_id) ?? 1) - 1;
-        if (n <= 0) this.perEndpoint.delete(c.endpoint_id);
-        else this.perEndpoint.set(c.endpoint_id, n);
-        this.wake?.();
+        release();
       });
       this.inFlight.set(c.id, p);
     }
   }
 
-  private async deliver(c: Claimed, endpoint: EndpointRow | undefined, payload: string | undefined): Promise<void> {
+  // Successes are written together: one UPDATE per response code per turn of the event loop.
+  private recordSuccess(id: string, code: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.successBuf.push({ id, code, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flushSuccesses());
+      }
+    });
+  }
+
+  private flushSuccesses(): void {
+    this.flushScheduled = false;
+    const batch = this.successBuf.splice(0);
+    const at = new Date().toISOString();
+    this.store.write(async (tx) => {
+      const byCode = new Map<number, string[]>();
+      for (const b of batch) {
+        let ids = byCode.get(b.code);
+        if (!ids) byCode.set(b.code, (ids = []));
+        ids.push(b.id);
+      }
+      for (const [code, ids] of byCode) {
+        for (let i = 0; i < ids.length; i += 500) {
+          await tx.updateTable('webhook_deliveries')
+            .set((eb) => ({ status: 'succeeded', attempts: eb('attempts', '+', 1), last_response_code: code, last_error: null, last_attempt_at: at, next_attempt_at_ms: null, locked_by: null, locked_until_ms: null, updated_at: at }))
+            .where('id', 'in', ids.slice(i, i + 500)).where('locked_by', '=', this.id).execute();
+        }
+      }
+    }).then(() => batch.forEach((b) => b.resolve()), (error) => batch.forEach((b) => b.reject(error)));
+  }
+
+  private async deliver(c: Claimed, endpoint: EndpointRow | undefined, payload: string | undefined, release: () => void): Promise<void> {
     const nowIso = () => new Date().toISOString();
     if (!endpoint || endpoint.enabled !== 1 || payload === undefined) {
+      release();
       await this.store.write((tx) => tx.updateTable('webhook_deliveries')
         .set({ status: 'failed', last_error: !endpoint ? 'endpoint deleted' : payload === undefined ? 'event purged' : 'endpoint disabled', next_attempt_at_ms: null, locked_by: null, locked_until_ms: null, updated_at: nowIso() })
         .where('id', '=', c.id).where('locked_by', '=', this.id).execute());
@@ -185,8 +234,10 @@ export class WebhookDispatcher {
       'webhook-signature': signatureHeader(secrets, c.event_id, timestamp, payload),
     };
     const result = await this.post(endpoint.url, headers, payload, endpoint.livemode === 1);
+    release();
     const attempts = c.attempts + 1;
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    if (ok && endpoint.failing_since_ms === null) return this.recordSuccess(c.id, result.status as number);
     await this.store.write(async (tx) => {
       const at = nowIso();
       if (ok) {
