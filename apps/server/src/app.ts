@@ -4,7 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import pino from 'pino';
 import type { Config } from './config.js';
 import type { Store } from './store/index.js';
-import { ulid } from './domain/ids.js';
+import { idFloor, ulid } from './domain/ids.js';
 import { sharedSchemas } from './http/common.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { KeyCache, registerAuth } from './plugins/auth.js';
@@ -248,7 +248,7 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
       // Bounded per round so a huge backlog never holds the writer for long.
       const idem = tx.selectFrom('idempotency_keys').select('key').where('created_at_ms', '<', nowMs - config.idempotencyRetentionMs).limit(10_000);
       await tx.deleteFrom('idempotency_keys').where('created_at_ms', '<', nowMs - config.idempotencyRetentionMs).where('key', 'in', idem).execute();
-      const events = tx.selectFrom('events').select('id').where('created_at_ms', '<', nowMs - config.eventRetentionMs).limit(10_000);
+      const events = tx.selectFrom('events').select('id').where('id', '<', idFloor('event', nowMs - config.eventRetentionMs)).limit(10_000);
       await tx.deleteFrom('webhook_deliveries').where('event_id', 'in', events).where('status', '!=', 'pending').execute();
       await tx.deleteFrom('events').where('id', 'in', events).execute();
     });

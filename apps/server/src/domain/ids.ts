@@ -76,6 +76,12 @@ export function newId(kind: IdKind, nowMs?: number): string {
   return ID_PREFIXES[kind] + ulid(nowMs);
 }
 
+// The smallest id of this kind at `ms`: ids below it were made before (purges compare ids,
+// which the primary key index already orders, instead of keeping a timestamp index).
+export function idFloor(kind: IdKind, ms: number): string {
+  return ID_PREFIXES[kind] + encodeTime(ms) + '0'.repeat(16);
+}
+
 export function hasPrefix(kind: IdKind, id: string): boolean {
   return id.startsWith(ID_PREFIXES[kind]);
 }

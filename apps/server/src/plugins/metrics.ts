@@ -54,6 +54,18 @@ export function registerMetrics(app: FastifyInstance, store: Store, metrics: Met
     const rows = await store.db.selectFrom('payments').select(['status', 'livemode', (eb) => eb.fn.countAll<number>().as('count')])
       .groupBy(['status', 'livemode']).execute();
     reply.type('text/plain; version=0.0.4');
-    return metrics.render(rows.map((r) => ({ ...r, count: Number(r.count) })));
+    const s = store.stats;
+    return metrics.render(rows.map((r) => ({ ...r, count: Number(r.count) }))) + [
+      '# HELP store_commits_total Transactions committed by this process (group commit: many writes each).',
+      '# TYPE store_commits_total counter', `store_commits_total ${s.commits}`,
+      '# HELP store_writes_total Write operations committed by this process.',
+      '# TYPE store_writes_total counter', `store_writes_total ${s.writes}`,
+      '# HELP store_failed_commits_total Transactions whose commit failed (their writes were refused).',
+      '# TYPE store_failed_commits_total counter', `store_failed_commits_total ${s.failedCommits}`,
+      '# HELP store_commit_ms_total Milliseconds spent committing (fsync on SQLite).',
+      '# TYPE store_commit_ms_total counter', `store_commit_ms_total ${s.commitMs.toFixed(1)}`,
+      '# HELP store_transaction_ms_total Milliseconds from BEGIN to the end of COMMIT.',
+      '# TYPE store_transaction_ms_total counter', `store_transaction_ms_total ${s.batchMs.toFixed(1)}`,
+    ].join('\n') + '\n';
   });
 }

@@ -1,5 +1,7 @@
 import { CompiledQuery, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from './schema.js';
+import { RAW } from './index.js';
 
 // Kysely builds and compiles a query on every call (~6-9 µs); better-sqlite3 runs a cached
 // statement in ~2 µs. On the hot paths (payment create and approval, events, idempotency,
@@ -9,6 +11,21 @@ const cache = new Map<string, string>();
 const MAX_SHAPES = 1000;
 
 type Db = Kysely<Database>;
+
+function raw(db: Db): BetterSqlite3.Database | undefined {
+  return (db as unknown as Record<symbol, BetterSqlite3.Database | undefined>)[RAW];
+}
+
+async function run(db: Db, text: string, params: unknown[]): Promise<{ rows: unknown[]; changes: number }> {
+  const statements = raw(db);
+  if (statements) {
+    const stmt = statements.prepare(text);
+    if (stmt.reader) return { rows: stmt.all(params), changes: 0 };
+    return { rows: [], changes: stmt.run(params).changes };
+  }
+  const result = await db.executeQuery(CompiledQuery.raw(text, params));
+  return { rows: result.rows, changes: Number(result.numAffectedRows ?? 0n) };
+}
 
 function dialectKey(db: Db): string {
   return (db.getExecutor().adapter as object).constructor.name;
@@ -31,7 +48,7 @@ export async function insertRows<T extends keyof Database & string>(db: Db, tabl
     db.insertInto(table).values(rows as never).compile().sql);
   const params: unknown[] = [];
   for (const row of rows) for (const c of columns) params.push((row as Record<string, unknown>)[c]);
-  await db.executeQuery(CompiledQuery.raw(text, params));
+  await run(db, text, params);
 }
 
 // `select <columns> from <table> where a = ? and b = ? ...` with the where keys in the order given.
@@ -50,7 +67,7 @@ export async function selectWhere<T extends keyof Database & string>(
     for (const k of keys) qb = qb.where(k, '=', null);
     return (qb.compile() as CompiledQuery).sql;
   });
-  const result = await db.executeQuery(CompiledQuery.raw(text, keys.map((k) => (where as Record<string, unknown>)[k])));
+  const result = await run(db, text, keys.map((k) => (where as Record<string, unknown>)[k]));
   return result.rows as Array<Selectable<Database[T]>>;
 }
 
@@ -62,6 +79,5 @@ export async function deleteWhere<T extends keyof Database & string>(db: Db, tab
     for (const k of keys) qb = qb.where(k, '=', null);
     return (qb.compile() as CompiledQuery).sql;
   });
-  const result = await db.executeQuery(CompiledQuery.raw(text, keys.map((k) => (where as Record<string, unknown>)[k])));
-  return Number(result.numAffectedRows ?? 0n);
+  return (await run(db, text, keys.map((k) => (where as Record<string, unknown>)[k]))).changes;
 }

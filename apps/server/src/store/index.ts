@@ -59,9 +59,17 @@ export class Store {
     writerConn.pragma('foreign_keys = ON');
     const readerConn = new BetterSqlite3(file);
     readerConn.pragma('busy_timeout = 5000');
-    const writer = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(writerConn) }) });
-    const reader = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(readerConn) }) });
-    return new Store('sqlite', reader, writer, new WriteBatcher(writer, 'sqlite', batchMax, 1));
+    const writerStatements = cachedStatements(writerConn);
+    const readerStatements = cachedStatements(readerConn);
+    const writer = new Kysely<Database>({ dialect: new SqliteDialect({ database: writerStatements }) });
+    const reader = new Kysely<Database>({ dialect: new SqliteDialect({ database: readerStatements }) });
+    attachRaw(reader, readerStatements);
+    return new Store('sqlite', reader, writer, new WriteBatcher(writer, 'sqlite', batchMax, 1, writerStatements));
+  }
+
+  // Group-commit counters, for /metrics: how many writes share a commit, and what commits cost.
+  get stats(): WriteStats {
+    return this.batcher.stats;
   }
 
   // Runs after every successful commit (cheap listeners only: they run on the hot path).
@@ -124,6 +132,22 @@ function cachedStatements(conn: BetterSqlite3.Database) {
   } as unknown as BetterSqlite3.Database;
 }
 
+export interface WriteStats {
+  commits: number;
+  writes: number;
+  failedCommits: number;
+  commitMs: number; // time spent in COMMIT (the fsync on SQLite)
+  batchMs: number; // time from BEGIN to the end of COMMIT
+}
+
+// The better-sqlite3 statements behind a SQLite Kysely instance, so store/fast.ts can run a
+// compiled-once query without Kysely's executor (it is synchronous underneath anyway).
+export const RAW = Symbol('raw sqlite statements');
+
+function attachRaw(db: Kysely<Database>, statements: BetterSqlite3.Database): void {
+  (db as unknown as Record<symbol, unknown>)[RAW] = statements;
+}
+
 interface Pending {
   op: WriteOp<unknown>;
   resolve: (value: unknown) => void;
@@ -144,12 +168,15 @@ class WriteBatcher {
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
   readonly commitListeners: Array<() => void> = [];
+  readonly stats: WriteStats = { commits: 0, writes: 0, failedCommits: 0, commitMs: 0, batchMs: 0 };
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
     private readonly batchMax: number,
     private readonly concurrency: number,
+    // SQLite: the writer's statements, lent to the ops of a batch for the compiled-once fast path.
+    private readonly rawStatements: BetterSqlite3.Database | null = null,
   ) {}
 
   enqueue<T>(op: WriteOp<T>): Promise<T> {
@@ -185,9 +212,15 @@ class WriteBatcher {
 
   private async run(batch: Pending[]): Promise<void> {
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const startedMs = performance.now();
     try {
       await this.db.connection().execute(async (conn) => {
-        await conn.executeQuery(this.engine === 'sqlite' ? BEGIN_SQLITE : BEGIN_PG);
+        if (this.rawStatements) attachRaw(conn, this.rawStatements);
+        const control = this.rawStatements;
+        const exec = control
+          ? async (q: CompiledQuery) => { control.prepare(q.sql).run(); }
+          : async (q: CompiledQuery) => { await conn.executeQuery(q); };
+        await exec(this.engine === 'sqlite' ? BEGIN_SQLITE : BEGIN_PG);
         try {
           if (batch.length === 1) {
             // Alone: the transaction itself is the isolation; an error rolls it all back.
@@ -195,34 +228,40 @@ class WriteBatcher {
               results.push({ ok: true, value: await batch[0].op(conn) });
             } catch (error) {
               results.push({ ok: false, error });
-              await conn.executeQuery(ROLLBACK);
+              await exec(ROLLBACK);
               return;
             }
           } else {
             for (const item of batch) {
-              await conn.executeQuery(SAVEPOINT);
+              await exec(SAVEPOINT);
               try {
                 const value = await item.op(conn);
-                await conn.executeQuery(RELEASE);
+                await exec(RELEASE);
                 results.push({ ok: true, value });
               } catch (error) {
-                await conn.executeQuery(ROLLBACK_TO);
-                await conn.executeQuery(RELEASE);
+                await exec(ROLLBACK_TO);
+                await exec(RELEASE);
                 results.push({ ok: false, error });
               }
             }
           }
-          await conn.executeQuery(COMMIT);
+          const commitStartMs = performance.now();
+          await exec(COMMIT);
+          this.stats.commitMs += performance.now() - commitStartMs;
         } catch (error) {
-          try { await conn.executeQuery(ROLLBACK); } catch { /* connection may be gone */ }
+          try { await exec(ROLLBACK); } catch { /* connection may be gone */ }
           throw error;
         }
       });
     } catch (error) {
       // The commit itself failed: nothing of this batch is durable, so nobody gets a success.
+      this.stats.failedCommits++;
       for (const item of batch) item.reject(error);
       return;
     }
+    this.stats.commits++;
+    this.stats.writes += batch.length;
+    this.stats.batchMs += performance.now() - startedMs;
     for (const listener of this.commitListeners) listener();
     batch.forEach((item, i) => {
       const r = results[i];
