@@ -1,4 +1,7 @@
-// `npm run bench` — the payments API against its own ceiling, on the same stack.
+// `npm run bench` — the payments API against its own ceiling, on the same stack; then the
+// marketplace suite (bench/settlement.mjs: 1,000,000 receivables settled in one run, the cost of
+// a three-recipient split) and the webhook suite (bench/webhooks.mjs: 20,000 events to four
+// receivers, one slow). BENCH_SUITES=core,marketplace,webhooks picks some.
 //
 // What it measures
 //   For each engine (SQLite always; PostgreSQL too when BENCH_DATABASE_URL=postgres://... is set)
@@ -411,9 +414,14 @@ function jsonLine(run) {
   });
 }
 
+// BENCH_SUITES: core (payments POST/GET against the ceiling), marketplace (settlement at scale,
+// split approval cost), webhooks (fan-out to four receivers). Default: all three.
+const SUITES = (process.env.BENCH_SUITES || 'core,marketplace,webhooks').split(',').map((x) => x.trim()).filter(Boolean);
+for (const x of SUITES) if (!['core', 'marketplace', 'webhooks'].includes(x)) throw new Error(`BENCH_SUITES: unknown suite "${x}" (core, marketplace, webhooks)`);
+
 async function main() {
-  const engines = ['sqlite'];
-  if (PG_URL) {
+  const engines = SUITES.includes('core') ? ['sqlite'] : [];
+  if (PG_URL && engines.length) {
     if (!/^postgres(ql)?:\/\//.test(PG_URL)) throw new BenchFailure(`BENCH_DATABASE_URL must be a postgres:// URL, got "${PG_URL.replace(/\/\/[^@]*@/, '//***@')}"`);
     engines.push('postgres');
   }
@@ -431,6 +439,18 @@ async function main() {
     process.stdout.write(table(run) + '\n\n');
     if (run.problems.length) failed = true;
     else jsonLines.push(jsonLine(run));
+  }
+  // The other suites (their own scripts, each printing tables then JSON lines) run after the
+  // core one; the core JSON lines are printed last, so the bench still ends with them.
+  for (const suite of SUITES.filter((x) => x !== 'core')) {
+    const script = { marketplace: 'settlement.mjs', webhooks: 'webhooks.mjs' }[suite];
+    process.stderr.write(`== suite ${suite}: node bench/${script} ==\n`);
+    const code = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [join(BENCH_DIR, script)], { stdio: ['ignore', 'inherit', 'inherit'], env: process.env });
+      child.on('exit', (c) => resolve(c ?? 1));
+    });
+    if (code !== 0) failed = true;
+    process.stdout.write('\n');
   }
   if (jsonLines.length) process.stdout.write(jsonLines.join('\n') + '\n');
   process.exitCode = failed ? 1 : 0;
