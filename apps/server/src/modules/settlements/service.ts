@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Store, Tx } from '../../store/index.js';
 import type { SettlementRunsTable, SettlementsTable } from '../../store/schema.js';
 import { newId } from '../../domain/ids.js';
@@ -69,9 +69,11 @@ export async function runSettlement(deps: SettlementDeps, options: { date?: stri
     id: runId, run_date: runDate, status: 'running', trigger: options.trigger, settlement_count: 0, receivable_count: 0, total_amount: 0, started_at: startedAt, finished_at: null,
   }).execute());
 
+  // `status = 'pending'` as a literal: SQLite only uses the partial index receivables_due when
+  // the query repeats its condition verbatim (a bound parameter does not match it).
   const groups = await store.db.selectFrom('receivables')
     .select(['account_id', 'livemode', 'payee_type', 'payee_id', (eb) => eb.fn.sum<number>('amount').as('total')])
-    .where('status', '=', 'pending').where('available_on', '<=', runDate)
+    .where('status', '=', sql.lit('pending')).where('available_on', '<=', runDate)
     .groupBy(['account_id', 'livemode', 'payee_type', 'payee_id'])
     .execute();
 
@@ -124,21 +126,24 @@ async function settlePayee(
       amount: 0, receivable_count: 0, status: 'pending', bank_account: bankAccount, settlement_date: runDate, paid_at: null,
       failure_reason: null, created_at: nowIso, updated_at: nowIso,
     }).execute();
-    await tx.updateTable('receivables').set({ status: 'settled', settlement_id: id, updated_at: nowIso })
-      .where('status', '=', 'pending').where('available_on', '<=', runDate)
+    // Summed from what this UPDATE actually took (RETURNING), not from the earlier read: a
+    // concurrent run may have taken some of them first.
+    const taken = await tx.updateTable('receivables').set({ status: 'settled', settlement_id: id, updated_at: nowIso })
+      .where('status', '=', sql.lit('pending')).where('available_on', '<=', runDate)
       .where('account_id', '=', g.account_id).where('livemode', '=', g.livemode)
       .where('payee_type', '=', g.payee_type).where('payee_id', '=', g.payee_id)
+      .returning('amount')
       .execute();
-    // Summed from what this transaction actually took, not from the earlier read: a concurrent
-    // run may have taken some of them first.
-    const taken = await tx.selectFrom('receivables').select([(eb) => eb.fn.sum<number>('amount').as('amount'), (eb) => eb.fn.countAll<number>().as('n')])
-      .where('settlement_id', '=', id).executeTakeFirstOrThrow();
-    const amount = Number(taken.amount ?? 0);
-    const count = Number(taken.n);
+    const amount = taken.reduce((sum, r) => sum + Number(r.amount), 0);
+    const count = taken.length;
     // Nothing, or refunds outweighing sales: leave it all pending for a later run (rolls back).
     if (count === 0 || amount <= 0) throw new NothingToSettle();
     await tx.updateTable('settlements').set({ amount, receivable_count: count }).where('id', '=', id).execute();
-    const row = await tx.selectFrom('settlements').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const row: SettlementRow = {
+      id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
+      amount, receivable_count: count, status: 'pending', bank_account: bankAccount, settlement_date: runDate, paid_at: null,
+      failure_reason: null, created_at: nowIso, updated_at: nowIso,
+    };
     await recordEvent(tx, { accountId: g.account_id, livemode: g.livemode === 1 }, 'settlement.created', toSettlement(row), nowMs);
     await enqueue(tx, JOB_PAYOUT, { settlementId: id }, nowMs);
     return { amount, receivableCount: count };

@@ -1,0 +1,615 @@
+// `node bench/settlement.mjs` — marketplace money paths at scale, on the server's own code.
+//
+// Two scenarios per engine (SQLite always; PostgreSQL too when BENCH_DATABASE_URL=postgres://...
+// is set), in this order:
+//
+// A. settlement        "1,000,000 pending receivables over 1,000 payees settle in one run in under
+//                      60 s." In process (the settlement run is a server-side batch, not HTTP):
+//                      bench/settlement-run.mjs, run as `node --import tsx` from apps/server as the
+//                      server is, migrates a fresh database, bulk-loads one account, 999 recipients
+//                      (+ the merchant = 1,000 payees) and the receivables (setup, not timed), then
+//                      times ONE runSettlement({store, provider}, {trigger: 'admin'}) and checks
+//                      with SQL that every receivable is settled, belongs to exactly one settlement
+//                      (of its own payee, of this run), that there is exactly one settlement per
+//                      payee and that each settlement's amount and count equal its receivables'.
+//                      Reported: seconds, rows/s = receivables / seconds, and the statements that
+//                      took the time (each statement the store ran, timed by its SQL text).
+//
+// B. split-approval    "Approving a payment with a three-recipient split adds at most 20% to the
+//                      cost of approving one without split." Through HTTP, against a server started
+//                      as production runs it (`node --import tsx apps/server/src/cli.ts serve`,
+//                      NODE_ENV=production, info logging to a file). Account A has no split rule;
+//                      account B has one active rule with three recipients (10%, 20%, R$ 1,00
+//                      fixed), created through POST /v1/recipients and written into split_rules.
+//                      Pending Pix payments (R$ 100,00) are created beforehand for both, then paid
+//                      with POST /v1/sandbox/payments/{id}/pay by autocannon in its own process
+//                      (bench/split-load.mjs), 64 connections, each request paying a different
+//                      payment exactly once (a fixed number of requests, never a duration). After a
+//                      warm-up of each, the measured runs interleave: no-split, split, no-split,
+//                      split (BENCH_SPLIT_PAIRS); the better run of each side counts.
+//                      overhead = rpsNoSplit / rpsSplit - 1 (target <= 0.20). The server process's
+//                      CPU time per request is shown too: on a shared machine it is the steadier
+//                      measure of what one approval costs.
+//
+// Output
+//   Human tables per engine and scenario, then at the very end one JSON line per scenario run
+//   (sqlite first; settlement before split-approval), nothing after them:
+//   {"scenario":"settlement","engine":"sqlite","receivables":1000000,"payees":1000,"seconds":..,"rowsPerSecond":..,"settlements":1000}
+//   {"scenario":"split-approval","engine":"sqlite","noSplit":{"rps":..,"p99Ms":..},"split":{"rps":..,"p99Ms":..},"overhead":..}
+//   Progress goes to stderr. Exit 1 (and no JSON line for that scenario) on any failed
+//   verification, non-2xx, connection error, server crash or non-graceful shutdown. A missed
+//   target (60 s, 20 %) is reported in the table; it fails the run only with BENCH_ENFORCE_TARGETS=true.
+//
+// Environment
+//   BENCH_SCENARIOS            settlement,split (default both; one name runs only that one)
+//   BENCH_SETTLEMENT_ROWS      receivables to settle (default 1000000)
+//   BENCH_SETTLEMENT_PAYEES    payees: the merchant + PAYEES-1 recipients (default 1000)
+//   BENCH_SPLIT_REQUESTS       pay requests per measured run (default 6000)
+//   BENCH_SPLIT_WARMUP         pay requests of the warm-up, per account (default 1500)
+//   BENCH_SPLIT_PAIRS          measured (no-split, split) pairs (default 2)
+//   BENCH_CONNECTIONS          concurrent connections (default 64)
+//   BENCH_DATABASE_URL         postgres://... to also bench PostgreSQL (a fresh schema bench_<hex> per
+//                              scenario, used through search_path, dropped at the end)
+//   BENCH_ENFORCE_TARGETS      true: exit 1 when a target is missed
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync, statSync, existsSync, createReadStream } from 'node:fs';
+import { tmpdir, loadavg, cpus } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(BENCH_DIR, '..');
+const SERVER_DIR = join(ROOT, 'apps', 'server');
+const CLI = join(SERVER_DIR, 'src', 'cli.ts');
+
+function envInt(name, fallback, min = 1) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+const ROWS = envInt('BENCH_SETTLEMENT_ROWS', 1_000_000);
+const PAYEES = envInt('BENCH_SETTLEMENT_PAYEES', 1000);
+const SPLIT_REQUESTS = envInt('BENCH_SPLIT_REQUESTS', 6000);
+const SPLIT_WARMUP = envInt('BENCH_SPLIT_WARMUP', 1500);
+const SPLIT_PAIRS = envInt('BENCH_SPLIT_PAIRS', 2);
+const CONNECTIONS = envInt('BENCH_CONNECTIONS', 64);
+const PG_URL = process.env.BENCH_DATABASE_URL || '';
+const ENFORCE = ['1', 'true', 'yes'].includes(String(process.env.BENCH_ENFORCE_TARGETS ?? '').toLowerCase());
+const SCENARIOS = (process.env.BENCH_SCENARIOS || 'settlement,split').split(',').map((s) => s.trim()).filter(Boolean);
+const SETTLEMENT_TARGET_S = 60;
+const SPLIT_TARGET = 0.20;
+// Extra payments beyond the requests sent: a request the load generator builds but never sends
+// skips a payment, so a small margin keeps "each request pays a different payment" true.
+const SPARE = 256;
+
+const T0 = Date.now();
+const log = (msg) => process.stderr.write(`[settlement-bench +${((Date.now() - T0) / 1000).toFixed(1)}s] ${msg}\n`);
+
+class BenchFailure extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Everything we start or create, so that it is cleaned up whatever happens.
+const live = { children: new Set(), tempDirs: new Set(), schemas: new Set() };
+
+function killChildren() {
+  for (const child of live.children) {
+    if (child.exitCode === null && child.signalCode === null) {
+      try { child.kill('SIGKILL'); } catch { /* already gone */ }
+    }
+  }
+  live.children.clear();
+}
+function removeTempDir(dir) {
+  try { rmSync(dir, { recursive: true, force: true }); } catch { /* best effort */ }
+  live.tempDirs.delete(dir);
+}
+function removeTempDirs() {
+  for (const dir of [...live.tempDirs]) removeTempDir(dir);
+}
+async function dropSchema(schema) {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
+  await c.connect();
+  try { await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); } finally { await c.end(); }
+  live.schemas.delete(schema);
+}
+async function dropSchemas() {
+  for (const schema of [...live.schemas]) {
+    try { await dropSchema(schema); } catch (error) { log(`WARNING: could not drop schema ${schema}: ${error.message}`); }
+  }
+}
+process.on('exit', () => { killChildren(); removeTempDirs(); });
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    log(`${signal}: stopping`);
+    killChildren();
+    removeTempDirs();
+    const timer = setTimeout(() => process.exit(130), 5000);
+    dropSchemas().finally(() => { clearTimeout(timer); process.exit(130); });
+  });
+}
+
+function track(child) {
+  live.children.add(child);
+  child.once('exit', () => live.children.delete(child));
+  return child;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Keeps the last `limit` characters of a stream.
+function tail(stream, limit = 64 * 1024) {
+  const buf = { text: '' };
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    buf.text += chunk;
+    if (buf.text.length > limit) buf.text = buf.text.slice(-limit);
+  });
+  return buf;
+}
+
+// A fresh database: a SQLite file in `tmp`, or a fresh PostgreSQL schema reached through
+// search_path (as bench/run.mjs does).
+async function freshDatabase(engine, tmp) {
+  if (engine === 'sqlite') return { databaseUrl: `sqlite:${join(tmp, 'bench.db')}`, schema: null };
+  const { default: pg } = await import('pg');
+  const schema = `bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    live.schemas.add(schema);
+  } finally {
+    await admin.end();
+  }
+  log(`postgres: schema ${schema}`);
+  return { databaseUrl: `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`, schema };
+}
+
+function machineNote() {
+  const [l1, l5] = loadavg();
+  return `load average ${l1.toFixed(2)} / ${l5.toFixed(2)} (1 / 5 min) on ${cpus().length} cores`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A. Settlement at scale (in process, in a child running under tsx).
+async function benchSettlement(engine) {
+  const tmp = mkdtempSync(join(tmpdir(), `bench-settlement-${engine}-`));
+  live.tempDirs.add(tmp);
+  let schema = null;
+  const loadBefore = machineNote();
+  try {
+    const db = await freshDatabase(engine, tmp);
+    schema = db.schema;
+    const specFile = join(tmp, 'settlement-spec.json');
+    const spec = { engine, databaseUrl: db.databaseUrl, rows: ROWS, payees: PAYEES };
+    if (process.env.BENCH_SETTLEMENT_VARIANT) {
+      spec.variant = process.env.BENCH_SETTLEMENT_VARIANT;
+      spec.variantModule = join(BENCH_DIR, 'settlement-variants.mjs');
+    }
+    writeFileSync(specFile, JSON.stringify(spec));
+    log(`settlement ${engine}: ${ROWS} receivables over ${PAYEES} payees (${loadBefore})`);
+    const child = track(spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'settlement-run.mjs'), specFile], { cwd: SERVER_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const out = tail(child.stdout, 1024 * 1024);
+    child.stderr.setEncoding('utf8');
+    const errTail = { text: '' };
+    child.stderr.on('data', (chunk) => {
+      process.stderr.write(chunk);
+      errTail.text = (errTail.text + chunk).slice(-16 * 1024);
+    });
+    const done = await new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const line = out.text.trim().split('\n').pop() || '';
+    let result = null;
+    try { result = JSON.parse(line); } catch { /* reported below */ }
+    if (!result) throw new BenchFailure(`the settlement worker exited with code ${done.code} (signal ${done.signal}) without a result\n${errTail.text}`);
+    const problems = [...(result.problems ?? [])];
+    if (done.code !== 0 && problems.length === 0) problems.push(`the settlement worker exited with code ${done.code} (signal ${done.signal})`);
+    return { engine, result, problems, loadBefore, loadAfter: machineNote() };
+  } finally {
+    if (schema) {
+      try { await dropSchema(schema); } catch (error) { log(`WARNING: could not drop schema ${schema}: ${error.message}`); }
+    }
+    removeTempDir(tmp);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// B. Split approval cost, through HTTP.
+async function startServer({ databaseUrl, logFile }) {
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    LOG_FILE: logFile,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    PRINT_SANDBOX_KEY: 'false',
+    SETTLEMENT_SCHEDULE: 'false',
+  };
+  delete env.BENCH_CEILING;
+  const child = track(spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const stdout = tail(child.stdout);
+  const stderr = tail(child.stderr);
+  const server = { child, port, base: `http://127.0.0.1:${port}`, stdout, stderr, stopping: false, exit: null };
+  server.exited = new Promise((resolve) => child.once('exit', (code, signal) => { server.exit = { code, signal }; resolve(server.exit); }));
+  server.died = server.exited.then(({ code, signal }) => {
+    if (server.stopping) return new Promise(() => {});
+    throw new BenchFailure(`the server exited unexpectedly (code ${code}, signal ${signal})\n--- server stderr ---\n${stderr.text || '(empty)'}\n--- server stdout ---\n${stdout.text || '(empty)'}`);
+  });
+  server.died.catch(() => {});
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (server.exit) await server.died;
+    try {
+      const res = await fetch(`${server.base}/readyz`, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) break;
+      await res.arrayBuffer();
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) throw new BenchFailure(`the server was not ready within 60 s\n--- server stderr ---\n${stderr.text}`);
+    await sleep(100);
+  }
+  return server;
+}
+
+// SIGTERM, then wait for the graceful shutdown (the server force-exits itself after 30 s).
+async function stopServer(server) {
+  server.stopping = true;
+  if (server.exit) return server.exit;
+  const started = Date.now();
+  server.child.kill('SIGTERM');
+  let timer;
+  const result = await Promise.race([server.exited, new Promise((r) => { timer = setTimeout(() => r(null), 40_000); })]);
+  clearTimeout(timer);
+  if (!result) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+    return { code: null, signal: 'SIGKILL', forced: true, ms: Date.now() - started };
+  }
+  return { ...result, ms: Date.now() - started };
+}
+
+const during = (server, promise) => Promise.race([promise, server.died]);
+
+async function api(server, method, path, { key, body } = {}) {
+  const headers = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await during(server, fetch(server.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) }));
+  const text = await res.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, json, text };
+}
+
+async function apiOk(server, method, path, options) {
+  const res = await api(server, method, path, options);
+  if (res.status !== 200) throw new BenchFailure(`${method} ${path} answered ${res.status}: ${res.text.slice(0, 500)}`);
+  return res.json;
+}
+
+// The split rule goes straight into split_rules of the server's own database.
+async function insertSplitRule(engine, databaseUrl, accountId, splits) {
+  const now = new Date().toISOString();
+  const id = `spr_bench${randomBytes(9).toString('hex')}`;
+  const values = [id, accountId, 0, 1, null, JSON.stringify(splits), 1, null, now, now];
+  const text = 'insert into split_rules (id, account_id, livemode, priority, conditions, splits, active, description, created_at, updated_at) values ';
+  if (engine === 'sqlite') {
+    const { default: BetterSqlite3 } = await import('better-sqlite3');
+    const db = new BetterSqlite3(databaseUrl.slice('sqlite:'.length));
+    try {
+      db.pragma('busy_timeout = 5000');
+      db.prepare(text + '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(values);
+    } finally {
+      db.close();
+    }
+  } else {
+    const { default: pg } = await import('pg');
+    const c = new pg.Client({ connectionString: databaseUrl });
+    await c.connect();
+    try { await c.query(text + '($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', values); } finally { await c.end(); }
+  }
+  return id;
+}
+
+// CPU time (user + system, ms) the server process has used so far; null where /proc is missing.
+// Throughput on a shared 2-core machine moves with the neighbours' load; the server's own CPU
+// per request moves much less, so it is reported beside rps as the cost of one approval. On
+// PostgreSQL it leaves out the database server's own CPU.
+const CLOCK_TICKS_PER_S = 100;
+function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return null;
+  }
+}
+
+// One autocannon run in its own process.
+async function runLoad(server, tmp, name, spec) {
+  const specFile = join(tmp, `split-load-${name.replace(/\W+/g, '_')}.json`);
+  writeFileSync(specFile, JSON.stringify({ url: server.base, connections: CONNECTIONS, ...spec }));
+  const child = track(spawn(process.execPath, [join(BENCH_DIR, 'split-load.mjs'), specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const out = tail(child.stdout, 1024 * 1024);
+  const err = tail(child.stderr);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let done;
+  try {
+    done = await during(server, exited);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  if (err.text.trim()) process.stderr.write(err.text.trimEnd().split('\n').map((l) => `[load ${name}] ${l}`).join('\n') + '\n');
+  if (done.code !== 0) throw new BenchFailure(`load generator for "${name}" exited with code ${done.code} (signal ${done.signal})\n${err.text}`);
+  return JSON.parse(out.text.trim().split('\n').pop());
+}
+
+// `count` pending Pix payments of one account, created under load (ids collected from the 200s).
+async function createPayments(server, tmp, label, key, count) {
+  const idsFile = join(tmp, `ids-${label}.txt`);
+  const r = await runLoad(server, tmp, `create ${label}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ amount: 10000, currency: 'BRL', method: 'pix', pixExpiresInSeconds: 7 * 86_400 }),
+    amount: count,
+    paths: ['/v1/payments'],
+    collectIds: idsFile,
+  });
+  const ids = readFileSync(idsFile, 'utf8').split('\n').filter(Boolean);
+  if (r.non2xx || r.errors || ids.length !== count) {
+    throw new BenchFailure(`creating ${count} payments for ${label}: ${ids.length} created, non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}, errors ${r.errors}`);
+  }
+  log(`created ${count} pending Pix payments for ${label} (${r.rps.toFixed(0)} req/s)`);
+  return ids;
+}
+
+async function logReport(file) {
+  if (!existsSync(file)) return { bytes: 0, lines: 0, byLevel: {}, notable: [] };
+  const bytes = statSync(file).size;
+  const byLevel = {};
+  const notable = [];
+  let lines = 0;
+  const names = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const text of rl) {
+    if (!text) continue;
+    lines++;
+    let entry;
+    try { entry = JSON.parse(text); } catch { byLevel.unparsable = (byLevel.unparsable ?? 0) + 1; continue; }
+    const level = names[entry.level] ?? String(entry.level);
+    byLevel[level] = (byLevel[level] ?? 0) + 1;
+    if (entry.level >= 40 && notable.length < 5) notable.push(text.length > 400 ? text.slice(0, 400) + '...' : text);
+  }
+  return { bytes, lines, byLevel, notable };
+}
+
+async function benchSplit(engine) {
+  const tmp = mkdtempSync(join(tmpdir(), `bench-split-${engine}-`));
+  live.tempDirs.add(tmp);
+  const logFile = join(tmp, 'server.log');
+  let server = null;
+  let schema = null;
+  let shutdown = null;
+  const problems = [];
+  const runs = [];
+  const loadBefore = machineNote();
+  try {
+    const db = await freshDatabase(engine, tmp);
+    schema = db.schema;
+    log(`split-approval ${engine}: starting the server (${loadBefore})`);
+    server = await startServer({ databaseUrl: db.databaseUrl, logFile });
+
+    const accountA = await apiOk(server, 'POST', '/v1/sandbox/accounts', { body: { name: 'bench no split' } });
+    const accountB = await apiOk(server, 'POST', '/v1/sandbox/accounts', { body: { name: 'bench split' } });
+    const keyA = accountA.keys.secretKey.key;
+    const keyB = accountB.keys.secretKey.key;
+    const recipients = [];
+    for (let i = 1; i <= 3; i++) {
+      const r = await apiOk(server, 'POST', '/v1/recipients', {
+        key: keyB,
+        body: { name: `Bench Recipient ${i} Ltda`, document: '11.222.333/0001-81', bankAccount: { bankCode: '341', agency: '0001', account: `1234${i}-${i}`, accountType: 'checking' } },
+      });
+      recipients.push(r.id);
+    }
+    const splits = [
+      { recipientId: recipients[0], percentage: 10 },
+      { recipientId: recipients[1], percentage: 20 },
+      { recipientId: recipients[2], amount: 100 },
+    ];
+    const ruleId = await insertSplitRule(engine, db.databaseUrl, accountB.account.id, splits);
+    log(`account A ${accountA.account.id} (no split), account B ${accountB.account.id} with rule ${ruleId} over 3 recipients`);
+
+    const perAccount = SPLIT_WARMUP + SPLIT_PAIRS * SPLIT_REQUESTS + (SPLIT_PAIRS + 1) * SPARE; // warm-up + measured runs, each with its spares
+    const idsA = await createPayments(server, tmp, 'A (no split)', keyA, perAccount);
+    const idsB = await createPayments(server, tmp, 'B (split)', keyB, perAccount);
+    const queues = { noSplit: { ids: idsA, next: 0, key: keyA }, split: { ids: idsB, next: 0, key: keyB } };
+
+    const pay = async (side, phase, amount) => {
+      const q = queues[side];
+      const slice = q.ids.slice(q.next, q.next + amount + SPARE);
+      q.next += amount + SPARE;
+      if (slice.length < amount + SPARE) throw new BenchFailure(`not enough payments left for ${side}`);
+      const name = `${phase} ${side === 'noSplit' ? 'no-split' : 'split'}`;
+      log(`${name}: ${amount} pays, ${CONNECTIONS} connections`);
+      const cpuBefore = cpuMs(server.child.pid);
+      const r = await runLoad(server, tmp, name, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${q.key}` },
+        amount,
+        paths: slice.map((id) => `/v1/sandbox/payments/${id}/pay`),
+      });
+      const cpuAfter = cpuMs(server.child.pid);
+      r.cpuMsPerRequest = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / r.completed;
+      log(`${name}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99Ms} ms, server CPU ${r.cpuMsPerRequest?.toFixed(2) ?? '?'} ms/request, non-2xx ${r.non2xx}, errors ${r.errors}`);
+      if (r.non2xx > 0) problems.push(`${name}: ${r.non2xx} non-2xx responses ${JSON.stringify(r.statusCodes)}`);
+      if (r.errors > 0) problems.push(`${name}: ${r.errors} connection errors (${r.timeouts} timeouts)`);
+      if (r.reusedPaths > 0) problems.push(`${name}: ${r.reusedPaths} requests reused a payment`);
+      if (r.completed !== amount) problems.push(`${name}: ${r.completed} responses for ${amount} requests`);
+      runs.push({ name, side, phase, ...r });
+      return { r, slice };
+    };
+
+    // Warm-up, then check that the split applies (B: 4 receivables a payment) and A's does not (1).
+    const wA = await pay('noSplit', 'warm-up', SPLIT_WARMUP);
+    const wB = await pay('split', 'warm-up', SPLIT_WARMUP);
+    const recA = await apiOk(server, 'GET', `/v1/receivables?paymentId=${wA.slice[0]}&limit=10`, { key: keyA });
+    const recB = await apiOk(server, 'GET', `/v1/receivables?paymentId=${wB.slice[0]}&limit=10`, { key: keyB });
+    if (recA.data?.length !== 1) problems.push(`a no-split approval made ${recA.data?.length} receivables (1 expected)`);
+    if (recB.data?.length !== 4 || !recB.data.every((r) => r.splitRuleId === ruleId)) problems.push(`a split approval made ${recB.data?.length} receivables of rule ${recB.data?.[0]?.splitRuleId} (4 of ${ruleId} expected)`);
+
+    for (let i = 0; i < SPLIT_PAIRS; i++) for (const side of ['noSplit', 'split']) await pay(side, 'measured', SPLIT_REQUESTS);
+  } finally {
+    if (server) {
+      log(`split-approval ${engine}: stopping the server (SIGTERM)`);
+      shutdown = await stopServer(server);
+    }
+    if (schema) {
+      try { await dropSchema(schema); } catch (error) { log(`WARNING: could not drop schema ${schema}: ${error.message}`); }
+    }
+  }
+  const logInfo = await logReport(logFile);
+  removeTempDir(tmp);
+  if (shutdown && (shutdown.code !== 0 || shutdown.forced)) {
+    problems.push(`the server did not shut down gracefully: code ${shutdown.code}, signal ${shutdown.signal}${shutdown.forced ? ' (killed after 40 s)' : ''}\n--- server stderr ---\n${server.stderr.text || '(empty)'}`);
+  }
+  const best = (side) => runs.filter((r) => r.phase === 'measured' && r.side === side).sort((a, b) => b.rps - a.rps)[0];
+  return { engine, runs, best: { noSplit: best('noSplit'), split: best('split') }, logInfo, shutdown, problems, loadBefore, loadAfter: machineNote() };
+}
+
+// ---------------------------------------------------------------------------------------------
+const round = (n, digits) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+function formatRows(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  const fmt = (r) => r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  return [fmt(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(fmt)];
+}
+
+function settlementTable(run) {
+  const r = run.result;
+  const lines = [`== settlement, ${run.engine}: ${ROWS} pending receivables over ${PAYEES} payees, ONE runSettlement (in process) ==`];
+  if (r.seconds !== undefined) {
+    lines.push(...formatRows([
+      ['engine', 'receivables', 'payees', 'settlements', 'load s', 'run s', 'rows/s', `target < ${SETTLEMENT_TARGET_S} s`],
+      [run.engine, r.receivables, r.payees, r.settlements, r.loadSeconds.toFixed(1), r.seconds.toFixed(2), r.rowsPerSecond.toFixed(0), r.seconds < SETTLEMENT_TARGET_S ? 'met' : 'MISSED'],
+    ]));
+    if (r.variant) lines.push(`variant: ${r.variant} (a copy of runSettlement in bench/settlement-variants.mjs, not the server's)`);
+    lines.push(`statements by time (${run.engine === 'postgres' ? 'summed over concurrent writers, ' : ''}${(r.profile.statementMs / 1000).toFixed(1)} s in SQL of ${r.seconds.toFixed(1)} s):`);
+    lines.push(...formatRows([['ms', 'count', 'rows', 'statement'], ...r.profile.top.map((e) => [e.ms, e.count, e.rows, e.sql.length > 110 ? e.sql.slice(0, 107) + '...' : e.sql])]).map((l) => '  ' + l));
+  }
+  if (r.pgStats) {
+    const g = r.pgStats;
+    lines.push(`postgres counters for receivables during the run: ${g.tuplesUpdated} tuples updated (${g.hotUpdates} HOT), heap blocks ${g.heapBlocksHit} hit / ${g.heapBlocksRead} read, index blocks ${g.indexBlocksHit} hit / ${g.indexBlocksRead} read; table ${g.heapMiB} MiB + indexes ${g.indexMiB} MiB, shared_buffers ${g.sharedBuffers}`);
+  }
+  lines.push(`verification: ${run.problems.length ? 'FAILED' : 'every receivable settled, in exactly one settlement of its own payee; one settlement per payee; amounts = sums'}`);
+  lines.push(`machine: before ${run.loadBefore}; after ${run.loadAfter}`);
+  for (const p of run.problems) lines.push(`PROBLEM: ${p}`);
+  return lines.join('\n');
+}
+
+function splitTable(run) {
+  const lines = [`== split-approval, ${run.engine}: POST /v1/sandbox/payments/{id}/pay, ${CONNECTIONS} connections, ${SPLIT_REQUESTS} pays per measured run ==`];
+  lines.push(...formatRows([
+    ['run', 'requests', 'seconds', 'rps', 'p50 ms', 'p99 ms', 'max ms', 'server CPU ms/req', 'non-2xx', 'errors'],
+    ...run.runs.map((r) => [r.name, r.completed, r.seconds.toFixed(2), r.rps.toFixed(0), r.p50Ms, r.p99Ms, r.maxMs, r.cpuMsPerRequest?.toFixed(2) ?? '-', r.non2xx, r.errors]),
+  ]));
+  const { noSplit, split } = run.best;
+  if (noSplit && split) {
+    const overhead = noSplit.rps / split.rps - 1;
+    lines.push(`best no-split ${noSplit.rps.toFixed(0)} rps (p99 ${noSplit.p99Ms} ms), best split ${split.rps.toFixed(0)} rps (p99 ${split.p99Ms} ms): overhead ${(overhead * 100).toFixed(1)} % (target <= ${SPLIT_TARGET * 100} %: ${overhead <= SPLIT_TARGET ? 'met' : 'MISSED'})`);
+    const cpu = (side) => {
+      const values = run.runs.filter((r) => r.phase === 'measured' && r.side === side && r.cpuMsPerRequest !== null).map((r) => r.cpuMsPerRequest);
+      return values.length ? Math.min(...values) : null;
+    };
+    const [cpuNo, cpuSplit] = [cpu('noSplit'), cpu('split')];
+    if (cpuNo && cpuSplit) lines.push(`server CPU per approval (lowest run of each): no-split ${cpuNo.toFixed(2)} ms, split ${cpuSplit.toFixed(2)} ms: +${((cpuSplit / cpuNo - 1) * 100).toFixed(1)} %${run.engine === 'postgres' ? ' (the API process only; PostgreSQL\'s own CPU is not in it)' : ''}`);
+  }
+  const li = run.logInfo;
+  lines.push(`server log: ${(li.bytes / 1024 / 1024).toFixed(1)} MiB, ${li.lines} lines (${Object.entries(li.byLevel).map(([k, v]) => `${k} ${v}`).join(', ') || 'empty'})`);
+  for (const n of li.notable) lines.push(`  log ${n}`);
+  if (run.shutdown) lines.push(`shutdown: SIGTERM -> exit code ${run.shutdown.code}${run.shutdown.signal ? ` signal ${run.shutdown.signal}` : ''} in ${run.shutdown.ms} ms`);
+  lines.push(`machine: before ${run.loadBefore}; after ${run.loadAfter}`);
+  for (const p of run.problems) lines.push(`PROBLEM: ${p}`);
+  return lines.join('\n');
+}
+
+async function main() {
+  const engines = ['sqlite'];
+  if (PG_URL) {
+    if (!/^postgres(ql)?:\/\//.test(PG_URL)) throw new BenchFailure(`BENCH_DATABASE_URL must be a postgres:// URL, got "${PG_URL.replace(/\/\/[^@]*@/, '//***@')}"`);
+    engines.push('postgres');
+  }
+  for (const s of SCENARIOS) if (!['settlement', 'split'].includes(s)) throw new BenchFailure(`BENCH_SCENARIOS: unknown scenario "${s}" (settlement, split)`);
+  const jsonLines = [];
+  let failed = false;
+  for (const engine of engines) {
+    if (SCENARIOS.includes('settlement')) {
+      try {
+        const run = await benchSettlement(engine);
+        process.stdout.write(settlementTable(run) + '\n\n');
+        const r = run.result;
+        if (run.problems.length) failed = true;
+        else {
+          if (ENFORCE && !(r.seconds < SETTLEMENT_TARGET_S)) failed = true;
+          jsonLines.push(JSON.stringify({ scenario: 'settlement', engine, receivables: r.receivables, payees: r.payees, seconds: round(r.seconds, 2), rowsPerSecond: Math.round(r.rowsPerSecond), settlements: r.settlements }));
+        }
+      } catch (error) {
+        failed = true;
+        process.stdout.write(`== settlement, ${engine}: FAILED ==\n${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n\n`);
+      }
+    }
+    if (SCENARIOS.includes('split')) {
+      try {
+        const run = await benchSplit(engine);
+        process.stdout.write(splitTable(run) + '\n\n');
+        const { noSplit, split } = run.best;
+        if (run.problems.length || !noSplit || !split) failed = true;
+        else {
+          const overhead = noSplit.rps / split.rps - 1;
+          if (ENFORCE && overhead > SPLIT_TARGET) failed = true;
+          jsonLines.push(JSON.stringify({
+            scenario: 'split-approval', engine,
+            noSplit: { rps: round(noSplit.rps, 1), p99Ms: noSplit.p99Ms },
+            split: { rps: round(split.rps, 1), p99Ms: split.p99Ms },
+            overhead: round(overhead, 3),
+          }));
+        }
+      } catch (error) {
+        failed = true;
+        process.stdout.write(`== split-approval, ${engine}: FAILED ==\n${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n\n`);
+      }
+    }
+  }
+  if (jsonLines.length) process.stdout.write(jsonLines.join('\n') + '\n');
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch(async (error) => {
+  process.stdout.write(`bench failed: ${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n`);
+  killChildren();
+  await dropSchemas();
+  removeTempDirs();
+  process.exit(1);
+});
