@@ -15,6 +15,7 @@ export interface Config {
   eventRetentionMs: number;
   workerInProcess: boolean;
   workerPollMs: number;
+  workerConcurrency: number;
   jobLeaseMs: number;
   providerRetryBaseMs: number;
   providerMaxAttempts: number;
@@ -77,6 +78,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     eventRetentionMs: int(env, 'EVENT_RETENTION_DAYS', 30) * 86_400_000,
     workerInProcess: bool(env, 'WORKER_IN_PROCESS', true),
     workerPollMs: int(env, 'WORKER_POLL_MS', 200),
+    // Jobs run at once per process. Modest by default: background work shares the writer (and,
+    // in process, the event loop) with the API, and requests come first.
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 32),
     jobLeaseMs: int(env, 'JOB_LEASE_MS', 30_000),
     providerRetryBaseMs: int(env, 'PROVIDER_RETRY_BASE_MS', 1000),
     providerMaxAttempts: int(env, 'PROVIDER_MAX_ATTEMPTS', 5),
