@@ -104,7 +104,7 @@ export function auth(key: string, extra: Record<string, string> = {}) {
 }
 
 // Polls until `check` returns a value (not a timed assertion: the deadline only bounds a hang).
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, what: string, deadlineMs = 10_000): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, what: string, deadlineMs = 30_000): Promise<T> {
   const start = Date.now();
   for (;;) {
     const value = await check();
