@@ -21,10 +21,12 @@ for (const engine of ENGINES) {
       const first = await post('/v1/payments', { amount: 1050, currency: 'BRL', method: 'pix' }, 'order-1');
       assert.equal(first.statusCode, 200);
       assert.equal(first.headers['idempotent-replayed'], undefined);
+      assert.equal(first.headers['content-type'], 'application/json; charset=utf-8');
       const second = await post('/v1/payments', { method: 'pix', currency: 'BRL', amount: 1050 }, 'order-1');
       assert.equal(second.statusCode, 200);
       assert.equal(second.headers['idempotent-replayed'], 'true');
       assert.equal(second.body, first.body);
+      assert.equal(second.headers['content-type'], first.headers['content-type']);
       assert.notEqual(second.headers['x-correlation-id'], first.headers['x-correlation-id']);
       assert.equal(await countPayments(), before + 1);
     });

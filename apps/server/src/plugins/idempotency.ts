@@ -119,6 +119,8 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
             if (isUniqueViolation(error)) throw new KeyConflict();
             throw error;
           }
+          // Send the stored bytes themselves rather than serializing the same value again.
+          reply.type('application/json; charset=utf-8').serializer((payload: unknown) => (payload === value ? body : JSON.stringify(payload)));
           return value;
         });
       } catch (error) {
