@@ -17,11 +17,12 @@ import { accountRoutes, accountSchemas } from './modules/accounts/routes.js';
 import { tokenRoutes, tokenSchemas } from './modules/tokens/index.js';
 import { paymentRoutes } from './modules/payments/routes.js';
 import { CreatePaymentBody, Payment, PaymentList } from './modules/payments/schemas.js';
-import { cardOutcome, confirmCardJob, expirePixJob, JOB_CONFIRM, JOB_EXPIRE, type PaymentDeps } from './modules/payments/service.js';
+import { cardOutcome, confirmCardJob, confirmCardJobs, expirePixJob, JOB_CONFIRM, JOB_EXPIRE, type PaymentDeps } from './modules/payments/service.js';
 import { SandboxProvider } from './providers/sandbox.js';
 import type { PaymentProvider } from './providers/port.js';
 import { CircuitBreaker } from './providers/breaker.js';
 import { Worker, type JobHandler } from './jobs/worker.js';
+import type { JobRow } from './jobs/queue.js';
 import { benchCeilingRoutes } from './modules/bench-ceiling.js';
 import { recipientRoutes, recipientSchemas } from './modules/recipients/routes.js';
 import { receivableRoutes, receivableSchemas } from './modules/receivables/routes.js';
@@ -240,7 +241,8 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
     [JOB_PAYOUT]: (job, workerId) => payoutJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
     [JOB_REFUND]: (job, workerId) => refundJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
   };
-  const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency }, log);
+  const batchHandlers = { [JOB_CONFIRM]: (jobs: JobRow[], workerId: string) => confirmCardJobs(deps, jobs, workerId) };
+  const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency }, log, batchHandlers);
   if (config.settlementScheduleEnabled) worker.every(JOB_DAILY_RUN, 3_600_000, () => dailyRunJob(deps));
   worker.every('maintenance.purge', 3_600_000, async () => {
     const nowMs = Date.now();

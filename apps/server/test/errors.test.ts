@@ -80,10 +80,19 @@ for (const engine of ENGINES) {
 
     test('IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_KEY_REUSED, INVALID_STATE, UNPROCESSABLE', async () => {
       const h = auth(k.secretKey, { 'idempotency-key': 'err-1' });
-      const [a, b] = await Promise.all([
-        t.app.inject({ method: 'POST', url: '/v1/payments', headers: h, payload: { amount: 10, method: 'pix' } }),
-        t.app.inject({ method: 'POST', url: '/v1/payments', headers: h, payload: { amount: 10, method: 'pix' } }),
-      ]);
+      // With the key cached (as in production), two requests sent together meet the in-flight
+      // check in the order they were sent, not in the order their key lookups came back.
+      const cached = await startApp(engine, { authCacheTtlMs: 60_000, workerInProcess: false }, { db: t.db });
+      let a, b;
+      try {
+        assert.equal((await cached.app.inject({ method: 'GET', url: '/v1/payments?limit=1', headers: auth(k.secretKey) })).statusCode, 200);
+        [a, b] = await Promise.all([
+          cached.app.inject({ method: 'POST', url: '/v1/payments', headers: h, payload: { amount: 10, method: 'pix' } }),
+          cached.app.inject({ method: 'POST', url: '/v1/payments', headers: h, payload: { amount: 10, method: 'pix' } }),
+        ]);
+      } finally {
+        await cached.teardown();
+      }
       assert.equal(a.statusCode, 200);
       check(b, 409, 'IDEMPOTENCY_KEY_IN_USE');
       check(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: h, payload: { amount: 11, method: 'pix' } }), 422, 'IDEMPOTENCY_KEY_REUSED');

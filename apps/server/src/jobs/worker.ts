@@ -4,6 +4,9 @@ import type { Store } from '../store/index.js';
 import { claim, enqueue, reschedule, type JobRow } from './queue.js';
 
 export type JobHandler = (job: JobRow, workerId: string) => Promise<void>;
+// Runs the jobs of one type from one claim together (one transaction for all, say). If it
+// throws, each job is run again alone by its JobHandler, with the usual retries.
+export type BatchJobHandler = (jobs: JobRow[], workerId: string) => Promise<void>;
 
 export interface WorkerOptions {
   pollMs: number;
@@ -24,6 +27,7 @@ export class Worker {
   private wake: (() => void) | null = null;
   private kicked = false;
   private active = new Set<Promise<void>>();
+  private activeJobs = 0;
   private readonly recurring: Array<{ id: string; type: string; everyMs: number }> = [];
 
   constructor(
@@ -31,6 +35,7 @@ export class Worker {
     private readonly handlers: Record<string, JobHandler>,
     private readonly options: WorkerOptions,
     private readonly log: FastifyBaseLogger,
+    private readonly batchHandlers: Record<string, BatchJobHandler> = {},
   ) {}
 
   // A job that re-schedules itself (purges, daily runs): one row with a fixed id, so any
@@ -74,7 +79,7 @@ export class Worker {
     while (this.running) {
       this.kicked = false;
       let jobs: JobRow[] = [];
-      const free = concurrency - this.active.size;
+      const free = concurrency - this.activeJobs;
       if (free > 0) {
         try {
           jobs = await claim(this.store, this.id, Math.min(batchSize, free), this.options.leaseMs);
@@ -83,8 +88,10 @@ export class Worker {
           this.log.error({ err: error }, 'job claim failed');
         }
       }
-      for (const job of jobs) {
-        const p = this.execute(job).finally(() => {
+      for (const group of this.groups(jobs)) {
+        this.activeJobs += group.length;
+        const p = (group.length > 1 ? this.executeBatch(group) : this.execute(group[0])).finally(() => {
+          this.activeJobs -= group.length;
           this.active.delete(p);
           this.wake?.();
         });
@@ -101,6 +108,35 @@ export class Worker {
         };
       });
       this.wake = null;
+    }
+  }
+
+  // Jobs whose type has a batch handler go together; every other job alone.
+  private groups(jobs: JobRow[]): JobRow[][] {
+    const out: JobRow[][] = [];
+    const byType = new Map<string, JobRow[]>();
+    for (const job of jobs) {
+      if (!this.batchHandlers[job.type]) {
+        out.push([job]);
+        continue;
+      }
+      const group = byType.get(job.type);
+      if (group) group.push(job);
+      else {
+        const fresh = [job];
+        byType.set(job.type, fresh);
+        out.push(fresh);
+      }
+    }
+    return out;
+  }
+
+  private async executeBatch(jobs: JobRow[]): Promise<void> {
+    try {
+      await this.batchHandlers[jobs[0].type](jobs, this.id);
+    } catch (error) {
+      this.log.warn({ err: error, jobType: jobs[0].type, jobs: jobs.length }, 'job batch failed; running its jobs one by one');
+      for (const job of jobs) await this.execute(job);
     }
   }
 

@@ -108,21 +108,25 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
       if (used) return store.write(op);
       used = true;
       try {
-        return await store.write(async (tx) => {
-          const value = await op(tx);
+        let body = '';
+        const value = await store.write(async (tx) => {
+          const result = await op(tx);
           // Serialized here, with the route's own response schema, so the bytes stored are the
           // bytes sent; committed with the effects or not at all.
-          const body = reply.serialize(value) as string;
+          body = reply.serialize(result) as string;
           try {
             await insertKey(tx, auth, key, fp, reply.statusCode, body);
           } catch (error) {
             if (isUniqueViolation(error)) throw new KeyConflict();
             throw error;
           }
-          // Send the stored bytes themselves rather than serializing the same value again.
-          reply.type('application/json; charset=utf-8').serializer((payload: unknown) => (payload === value ? body : JSON.stringify(payload)));
-          return value;
+          return result;
         });
+        // Committed: send the stored bytes themselves rather than serializing the value again.
+        // (Set only now: a write can run more than once before it commits, see store/batch.ts.)
+        const stored = body;
+        reply.type('application/json; charset=utf-8').serializer((payload: unknown) => (payload === value ? stored : JSON.stringify(payload)));
+        return value;
       } catch (error) {
         if (!(error instanceof KeyConflict)) throw error;
         // Another process committed this key while we ran; our effects were rolled back.

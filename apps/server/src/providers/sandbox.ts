@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Store } from '../store/index.js';
 import type { TestOutcome } from '../domain/card.js';
 import { insertRows, selectWhere } from '../store/fast.js';
@@ -6,20 +6,22 @@ import { ProviderRejected, ProviderUnavailable, type AuthorizeInput, type Author
 
 export const SANDBOX_FAILING_ACCOUNT = '0000000-0';
 
-// Deterministic sandbox acquirer. It keeps its own charges by idempotency key (as a real
-// acquirer does), in the same store for simplicity: a second call with the same key returns the
-// first charge instead of making another.
+// Deterministic sandbox acquirer. A charge is named by its idempotency key (its id is derived
+// from the key, as refunds and payouts below are), so the same call twice is the same charge,
+// as at a real acquirer. Only the "answer lost" token needs a memory, because its second call
+// must answer differently from its first: those charges are kept in the store.
 export class SandboxProvider implements PaymentProvider {
   readonly name = 'sandbox';
   constructor(private readonly store: Store, private readonly outcomeOf: (cardToken: string) => Promise<TestOutcome>) {}
 
   async authorize(input: AuthorizeInput): Promise<AuthorizeResult> {
-    const [existing] = await selectWhere(this.store.db, 'sandbox_provider_charges', ['charge_id', 'outcome'], { idempotency_key: input.idempotencyKey });
-    if (existing) return toResult(existing.outcome as TestOutcome, existing.charge_id);
-
     const outcome = await this.outcomeOf(input.cardToken);
     if (outcome === 'provider_error') throw new ProviderUnavailable('sandbox acquirer unavailable (tok_provider_error)');
-    const chargeId = 'ch_' + randomBytes(12).toString('hex');
+    const chargeId = 'ch_' + createHash('sha256').update(input.idempotencyKey).digest('hex').slice(0, 24);
+    if (outcome !== 'provider_timeout') return toResult(outcome, chargeId);
+
+    const [existing] = await selectWhere(this.store.db, 'sandbox_provider_charges', ['charge_id', 'outcome'], { idempotency_key: input.idempotencyKey });
+    if (existing) return toResult('approve', existing.charge_id);
     // A concurrent second call with the same key loses on the primary key and is retried by
     // its job, which then finds this charge.
     await this.store.write((tx) => insertRows(tx, 'sandbox_provider_charges', [{
@@ -31,8 +33,7 @@ export class SandboxProvider implements PaymentProvider {
     }]));
     // The charge is made, but the answer is "lost" on the way back: the caller must retry and
     // get this same charge, not a new one.
-    if (outcome === 'provider_timeout') throw new ProviderUnavailable('sandbox acquirer timed out (tok_provider_timeout)');
-    return toResult(outcome, chargeId);
+    throw new ProviderUnavailable('sandbox acquirer timed out (tok_provider_timeout)');
   }
 
   async void(): Promise<void> {

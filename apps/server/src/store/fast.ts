@@ -1,7 +1,7 @@
 import { CompiledQuery, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from './schema.js';
-import { RAW } from './index.js';
+import { RAW, batchOf } from './index.js';
 
 // Kysely builds and compiles a query on every call (~6-9 µs); better-sqlite3 runs a cached
 // statement in ~2 µs. On the hot paths (payment create and approval, events, idempotency,
@@ -20,8 +20,19 @@ async function run(db: Db, text: string, params: unknown[]): Promise<{ rows: unk
   const statements = raw(db);
   if (statements) {
     const stmt = statements.prepare(text);
-    if (stmt.reader) return { rows: stmt.all(params), changes: 0 };
-    return { rows: [], changes: stmt.run(params).changes };
+    // Kysely's own statements pass through the batch's hooks in its connection; these do not.
+    const batch = batchOf(db);
+    if (batch) {
+      const wait = batch.before(text, !stmt.reader);
+      if (wait) await wait;
+    }
+    try {
+      if (stmt.reader) return { rows: stmt.all(params), changes: 0 };
+      return { rows: [], changes: stmt.run(params).changes };
+    } catch (error) {
+      batch?.failed();
+      throw error;
+    }
   }
   const result = await db.executeQuery(CompiledQuery.raw(text, params));
   return { rows: result.rows, changes: Number(result.numAffectedRows ?? 0n) };
@@ -43,6 +54,12 @@ function remember(key: string, build: () => string): string {
 
 export async function insertRows<T extends keyof Database & string>(db: Db, table: T, rows: ReadonlyArray<Insertable<Database[T]>>): Promise<void> {
   if (rows.length === 0) return;
+  // In a group-committed batch: buffered, written with the batch's other rows (store/batch.ts).
+  const batch = batchOf(db);
+  if (batch?.deferring) {
+    batch.defer(table, rows as ReadonlyArray<Record<string, unknown>>);
+    return;
+  }
   const columns = Object.keys(rows[0] as object);
   const text = remember(`${dialectKey(db)}|insert|${table}|${columns.join(',')}|${rows.length}`, () =>
     db.insertInto(table).values(rows as never).compile().sql);

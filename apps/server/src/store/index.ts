@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type DatabaseConnection, type Dialect, type KyselyProps } from 'kysely';
+import { BatchAborted, BatchContext, isWrite, type RawExec } from './batch.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
 
@@ -44,8 +45,9 @@ export class Store {
       // bigint (int8) columns hold centavos and milliseconds: both far below 2^53.
       pg.types.setTypeParser(20, (v) => Number(v));
       const pool = new pg.Pool({ connectionString: url, max: options.pgPoolSize ?? 20 });
-      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-      const batcher = new WriteBatcher(db, 'postgres', batchMax, options.pgWriters ?? 8);
+      const dialect = new PostgresDialect({ pool });
+      const db = new Kysely<Database>({ dialect });
+      const batcher = new WriteBatcher(db, dialect, 'postgres', batchMax, options.pgWriters ?? 8);
       return new Store('postgres', db, db, batcher);
     }
     if (!url.startsWith('sqlite:')) throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:..."`);
@@ -61,10 +63,11 @@ export class Store {
     readerConn.pragma('busy_timeout = 5000');
     const writerStatements = cachedStatements(writerConn);
     const readerStatements = cachedStatements(readerConn);
-    const writer = new Kysely<Database>({ dialect: new SqliteDialect({ database: writerStatements }) });
+    const writerDialect = new SqliteDialect({ database: writerStatements });
+    const writer = new Kysely<Database>({ dialect: writerDialect });
     const reader = new Kysely<Database>({ dialect: new SqliteDialect({ database: readerStatements }) });
     attachRaw(reader, readerStatements);
-    return new Store('sqlite', reader, writer, new WriteBatcher(writer, 'sqlite', batchMax, 1, writerStatements));
+    return new Store('sqlite', reader, writer, new WriteBatcher(writer, writerDialect, 'sqlite', batchMax, 1, writerStatements));
   }
 
   // Group-commit counters, for /metrics: how many writes share a commit, and what commits cost.
@@ -136,6 +139,7 @@ export interface WriteStats {
   commits: number;
   writes: number;
   failedCommits: number;
+  replays: number; // optimistic batches run again the plain way (store/batch.ts)
   commitMs: number; // time spent in COMMIT (the fsync on SQLite)
   batchMs: number; // time from BEGIN to the end of COMMIT
 }
@@ -154,13 +158,6 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-const BEGIN_SQLITE = CompiledQuery.raw('BEGIN IMMEDIATE');
-const BEGIN_PG = CompiledQuery.raw('BEGIN');
-const COMMIT = CompiledQuery.raw('COMMIT');
-const ROLLBACK = CompiledQuery.raw('ROLLBACK');
-const SAVEPOINT = CompiledQuery.raw('SAVEPOINT w');
-const RELEASE = CompiledQuery.raw('RELEASE SAVEPOINT w');
-const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO SAVEPOINT w');
 
 class WriteBatcher {
   private queue: Pending[] = [];
@@ -168,10 +165,13 @@ class WriteBatcher {
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
   readonly commitListeners: Array<() => void> = [];
-  readonly stats: WriteStats = { commits: 0, writes: 0, failedCommits: 0, commitMs: 0, batchMs: 0 };
+  // KyselyProps wants a driver; a batch's Kysely never opens connections or transactions itself.
+  private readonly driverProps = {};
+  readonly stats: WriteStats = { commits: 0, writes: 0, failedCommits: 0, replays: 0, commitMs: 0, batchMs: 0 };
 
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
     private readonly engine: Engine,
     private readonly batchMax: number,
     private readonly concurrency: number,
@@ -211,51 +211,17 @@ class WriteBatcher {
   }
 
   private async run(batch: Pending[]): Promise<void> {
-    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     const startedMs = performance.now();
-    try {
-      await this.db.connection().execute(async (conn) => {
-        if (this.rawStatements) attachRaw(conn, this.rawStatements);
-        const control = this.rawStatements;
-        const exec = control
-          ? async (q: CompiledQuery) => { control.prepare(q.sql).run(); }
-          : async (q: CompiledQuery) => { await conn.executeQuery(q); };
-        await exec(this.engine === 'sqlite' ? BEGIN_SQLITE : BEGIN_PG);
-        try {
-          if (batch.length === 1) {
-            // Alone: the transaction itself is the isolation; an error rolls it all back.
-            try {
-              results.push({ ok: true, value: await batch[0].op(conn) });
-            } catch (error) {
-              results.push({ ok: false, error });
-              await exec(ROLLBACK);
-              return;
-            }
-          } else {
-            for (const item of batch) {
-              await exec(SAVEPOINT);
-              try {
-                const value = await item.op(conn);
-                await exec(RELEASE);
-                results.push({ ok: true, value });
-              } catch (error) {
-                await exec(ROLLBACK_TO);
-                await exec(RELEASE);
-                results.push({ ok: false, error });
-              }
-            }
-          }
-          const commitStartMs = performance.now();
-          await exec(COMMIT);
-          this.stats.commitMs += performance.now() - commitStartMs;
-        } catch (error) {
-          try { await exec(ROLLBACK); } catch { /* connection may be gone */ }
-          throw error;
-        }
-      });
-    } catch (error) {
+    let outcome = await this.attempt(batch, true);
+    // The optimistic pass could not tell its writes apart (see store/batch.ts): again, plainly.
+    if (outcome === 'retry') {
+      this.stats.replays++;
+      outcome = await this.attempt(batch, false);
+    }
+    if (outcome === 'retry' || outcome instanceof Failure) {
       // The commit itself failed: nothing of this batch is durable, so nobody gets a success.
       this.stats.failedCommits++;
+      const error = outcome === 'retry' ? new Error('write batch could not be replayed') : outcome.error;
       for (const item of batch) item.reject(error);
       return;
     }
@@ -264,11 +230,97 @@ class WriteBatcher {
     this.stats.batchMs += performance.now() - startedMs;
     for (const listener of this.commitListeners) listener();
     batch.forEach((item, i) => {
-      const r = results[i];
+      const r = outcome[i];
       if (r.ok) item.resolve(r.value);
       else item.reject(r.error);
     });
   }
+
+  private async attempt(batch: Pending[], optimistic: boolean): Promise<Result[] | 'retry' | Failure> {
+    const results: Result[] = [];
+    const alone = batch.length === 1;
+    try {
+      return await this.db.getExecutor().provideConnection(async (connection) => {
+        const statements = this.rawStatements;
+        const exec: RawExec = statements
+          ? async (text, params) => { const stmt = statements.prepare(text); return stmt.reader ? stmt.all(params as unknown[]) : stmt.run(params as unknown[]); }
+          : (text, params) => connection.executeQuery(CompiledQuery.raw(text, params as unknown[]));
+        const ctx = new BatchContext(this.engine, exec, optimistic, alone);
+        const tx = this.bind(connection, ctx);
+        await exec(this.engine === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN', []);
+        try {
+          for (const item of batch) {
+            await ctx.startOp();
+            let ok = true;
+            try {
+              results.push({ ok: true, value: await item.op(tx) });
+            } catch (error) {
+              ok = false;
+              results.push({ ok: false, error });
+            }
+            if (ctx.poisoned) throw new BatchAborted();
+            if (ok) await ctx.endOp();
+            else if (alone) {
+              // Alone, the transaction itself is the isolation: roll it all back.
+              await exec('ROLLBACK', []);
+              return results;
+            } else if (!(await ctx.failOp())) throw new BatchAborted();
+          }
+          try {
+            await ctx.flush();
+          } catch (error) {
+            if (!optimistic) throw error;
+            throw new BatchAborted();
+          }
+          const commitStartMs = performance.now();
+          await exec('COMMIT', []);
+          this.stats.commitMs += performance.now() - commitStartMs;
+          return results;
+        } catch (error) {
+          try { await exec('ROLLBACK', []); } catch { /* connection may be gone */ }
+          throw error;
+        }
+      });
+    } catch (error) {
+      if (error instanceof BatchAborted && optimistic) return 'retry';
+      return new Failure(error);
+    }
+  }
+
+  // The Kysely every write of a batch gets: bound to the batch's connection, with each
+  // statement passing through the batch's hooks (lazy savepoints, read-your-own-writes).
+  private bind(connection: DatabaseConnection, ctx: BatchContext): Tx {
+    const hooked: DatabaseConnection = {
+      async executeQuery(query) {
+        const wait = ctx.before(query.sql, isWrite(query));
+        if (wait) await wait;
+        try {
+          return await connection.executeQuery(query);
+        } catch (error) {
+          ctx.failed();
+          throw error;
+        }
+      },
+      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+    };
+    const executor = this.db.getExecutor().withConnectionProvider({ provideConnection: (consumer) => consumer(hooked) });
+    const tx = new Kysely<Database>({ config: { dialect: this.dialect }, driver: this.driverProps, executor, dialect: this.dialect } as KyselyProps);
+    if (this.rawStatements) attachRaw(tx, this.rawStatements);
+    (tx as unknown as Record<symbol, unknown>)[BATCH] = ctx;
+    ctx.tx = tx;
+    return tx;
+  }
+}
+
+type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
+class Failure {
+  constructor(readonly error: unknown) {}
+}
+
+export const BATCH = Symbol('batch context');
+
+export function batchOf(db: Kysely<Database>): BatchContext | undefined {
+  return (db as unknown as Record<symbol, BatchContext | undefined>)[BATCH];
 }
 
 export function isUniqueViolation(error: unknown): boolean {

@@ -5,6 +5,8 @@ import { newId } from '../../domain/ids.js';
 import { notFound } from '../../errors.js';
 import { paginate, type ListQuery } from '../../http/pagination.js';
 import { insertRows, selectWhere } from '../../store/fast.js';
+import { batchOf } from '../../store/index.js';
+import type { Collector } from '../../store/batch.js';
 
 export interface Owner {
   accountId: string;
@@ -57,6 +59,12 @@ export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: str
   if (events.length === 0) return [];
   const rows = events.map((e) => newEventRow(owner, e.type, e.object, nowMs));
   await insertRows(tx, 'events', rows);
+  const batch = batchOf(tx);
+  if (batch?.deferring) {
+    // One endpoint lookup for the whole group-committed batch, at its end, in its transaction.
+    for (const row of rows) batch.collect(fanOut, row);
+    return rows.map((r) => r.id);
+  }
   const endpoints = await selectWhere(tx, 'webhook_endpoints', ['id', 'events'], { account_id: owner.accountId, livemode: owner.livemode ? 1 : 0, enabled: 1 });
   if (endpoints.length > 0) {
     const deliveries = rows.flatMap((row) => endpoints.filter((e) => matchesFilter(e.events, row.type)).map((e) => newDeliveryRow(e.id, row as { id: string; account_id: string; livemode: number }, nowMs)));
@@ -67,6 +75,27 @@ export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: str
   }
   return rows.map((r) => r.id);
 }
+
+type EventRow = Insertable<EventsTable>;
+
+// The webhook fan-out of a batch's events: the endpoints of every owner in the batch, read once.
+const fanOut: Collector<EventRow> = {
+  key: 'events.fanout',
+  tables: ['webhook_deliveries'],
+  async run(tx, events) {
+    const accountIds = [...new Set(events.map((e) => e.account_id))];
+    const endpoints = await tx.selectFrom('webhook_endpoints').select(['id', 'account_id', 'livemode', 'events'])
+      .where('enabled', '=', 1).where('account_id', 'in', accountIds).execute();
+    if (endpoints.length === 0) return;
+    const nowMs = Date.now();
+    const deliveries = events.flatMap((event) => endpoints
+      .filter((e) => e.account_id === event.account_id && e.livemode === event.livemode && matchesFilter(e.events, event.type))
+      .map((e) => newDeliveryRow(e.id, event as { id: string; account_id: string; livemode: number }, nowMs)));
+    if (deliveries.length === 0) return;
+    await insertRows(tx, 'webhook_deliveries', deliveries);
+    markDeliveriesCreated();
+  },
+};
 
 export async function recordEvent(tx: Tx, owner: Owner, type: string, object: unknown, nowMs: number = Date.now()): Promise<string> {
   const [id] = await emitEvents(tx, owner, [{ type, object }], nowMs);

@@ -13,7 +13,10 @@ import { createSaleReceivables } from '../receivables/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
 import { emitEvents, recordEvent, type Owner } from '../events/service.js';
 import { paginate } from '../../http/pagination.js';
-import { ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
+import { ProviderUnavailable, type AuthorizeResult, type PaymentProvider } from '../../providers/port.js';
+import { activeRules } from '../receivables/service.js';
+import type { SplitRule } from '../../domain/split.js';
+import type { AccountSettings } from '../accounts/settings.js';
 import type { CircuitBreaker } from '../../providers/breaker.js';
 import type { CreatePaymentBody, ListPaymentsQuery, Payment } from './schemas.js';
 import { loadPayment, toPayment, transition, type PaymentRow } from './repository.js';
@@ -164,18 +167,38 @@ async function moveWithEvent(tx: Tx, row: PaymentRow, to: 'approved' | 'declined
   return moved;
 }
 
+// What approvals in one transaction share: each account's settings and each owner's split rules
+// are read once.
+export interface ApprovalMemo {
+  settings: Map<string, AccountSettings>;
+  rules: Map<string, SplitRule[]>;
+}
+
 // Approval is one transaction: the status move, its fee and net, the receivables of the split
 // and their events. The guarded UPDATE in transition() makes a second approval impossible, and
 // the receivables' unique (source_id, line) key would refuse a second set anyway.
-async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>): Promise<Payment> {
-  const [account] = await selectWhere(tx, 'accounts', ['settings'], { id: row.account_id });
-  const settings = parseSettings(account.settings);
+async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>, memo?: ApprovalMemo): Promise<Payment> {
+  let settings = memo?.settings.get(row.account_id);
+  if (!settings) {
+    const [account] = await selectWhere(tx, 'accounts', ['settings'], { id: row.account_id });
+    settings = parseSettings(account.settings);
+    memo?.settings.set(row.account_id, settings);
+  }
   const method = row.method as PaymentMethod;
   const { feeCents, netCents } = computeFee(row.amount, method, settings.fees);
   const nowMs = Date.now();
   const owner = { accountId: row.account_id, livemode: row.livemode === 1 };
+  let rules: SplitRule[] | undefined;
+  if (memo) {
+    const ownerKey = `${row.account_id}:${row.livemode}`;
+    rules = memo.rules.get(ownerKey);
+    if (!rules) {
+      rules = await activeRules(tx, owner);
+      memo.rules.set(ownerKey, rules);
+    }
+  }
   const approved = toPayment(await transition(tx, row, 'approved', { ...changes, fee_amount: feeCents, net_amount: netCents }));
-  const receivables = await createSaleReceivables(tx, { paymentId: row.id, ...owner, amountCents: row.amount, netCents, method }, settings, nowMs);
+  const receivables = await createSaleReceivables(tx, { paymentId: row.id, ...owner, amountCents: row.amount, netCents, method }, settings, nowMs, rules);
   await emitEvents(tx, owner, [
     { type: 'payment.approved', object: approved },
     ...receivables.map((r) => ({ type: 'receivable.created', object: r })),
@@ -213,20 +236,13 @@ function providerKey(paymentId: string, operation: string): string {
   return createHash('sha256').update(`${paymentId}:${operation}`).digest('hex').slice(0, 40);
 }
 
-// Worker: confirm a card payment with the provider. Validate, load, call (the claim that
-// leased this job is already persisted), persist the result with its event and the job's
-// completion in one transaction.
-export async function confirmCardJob(deps: PaymentDeps, job: JobRow, workerId: string): Promise<void> {
-  const { store, config, provider } = deps;
-  const { paymentId } = JSON.parse(job.payload) as { paymentId: string };
-  const [current] = await selectWhere(store.db, 'payments', '*', { id: paymentId });
-  if (!current || current.status !== 'pending') {
-    await store.write((tx) => complete(tx, job, workerId));
-    return;
-  }
-  let result;
+type Authorization = { kind: 'answer'; outcome: AuthorizeResult } | { kind: 'unavailable'; error: ProviderUnavailable };
+
+// The provider call of a confirmation. Its key is derived from the payment, so a retry (or a
+// second worker) can never make a second charge.
+async function authorizeCard(deps: PaymentDeps, current: PaymentRow): Promise<Authorization> {
   try {
-    result = await provider.authorize({
+    const outcome = await deps.provider.authorize({
       idempotencyKey: providerKey(current.id, 'authorize'),
       amountCents: current.amount,
       currency: 'BRL',
@@ -234,38 +250,100 @@ export async function confirmCardJob(deps: PaymentDeps, job: JobRow, workerId: s
       installments: current.installments ?? 1,
       livemode: current.livemode === 1,
     });
+    deps.breaker.recordSuccess();
+    return { kind: 'answer', outcome };
   } catch (error) {
     if (!(error instanceof ProviderUnavailable)) throw error;
     deps.breaker.recordFailure();
-    await store.write(async (tx) => {
-      const row = await tx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
-      if (row.status !== 'pending') return complete(tx, job, workerId);
-      if (job.attempts >= config.providerMaxAttempts) {
-        await moveWithEvent(tx, row, 'failed', { failure_code: 'provider_unavailable', failure_message: 'The payment provider could not be reached; no charge was made.', provider_attempts: job.attempts });
-        return complete(tx, job, workerId);
-      }
-      await tx.updateTable('payments').set({ provider_attempts: job.attempts }).where('id', '=', paymentId).execute();
-      await reschedule(tx, job, workerId, Date.now() + backoffMs(config.providerRetryBaseMs, job.attempts), error.message);
-    });
+    return { kind: 'unavailable', error };
+  }
+}
+
+// Persists what the provider said, with the job's completion, inside the caller's transaction.
+// Returns false when the payment had already moved on (canceled while the provider approved).
+async function persistAuthorization(deps: PaymentDeps, tx: Tx, job: JobRow, workerId: string, row: PaymentRow, auth: Authorization, memo?: ApprovalMemo): Promise<boolean> {
+  if (row.status !== 'pending') {
+    await complete(tx, job, workerId);
+    return false;
+  }
+  const attempts = { provider_attempts: job.attempts };
+  if (auth.kind === 'unavailable') {
+    if (job.attempts >= deps.config.providerMaxAttempts) {
+      await moveWithEvent(tx, row, 'failed', { failure_code: 'provider_unavailable', failure_message: 'The payment provider could not be reached; no charge was made.', ...attempts });
+      await complete(tx, job, workerId);
+    } else {
+      await tx.updateTable('payments').set(attempts).where('id', '=', row.id).execute();
+      await reschedule(tx, job, workerId, Date.now() + backoffMs(deps.config.providerRetryBaseMs, job.attempts), auth.error.message);
+    }
+    return true;
+  }
+  const { outcome } = auth;
+  if (outcome.status === 'approved') await approve(tx, row, { provider_charge_id: outcome.chargeId, ...attempts }, memo);
+  else await moveWithEvent(tx, row, 'declined', { failure_code: outcome.code, failure_message: outcome.message, ...attempts });
+  await complete(tx, job, workerId);
+  return true;
+}
+
+async function voidIfUnwanted(deps: PaymentDeps, paymentId: string, auth: Authorization, honoured: boolean): Promise<void> {
+  if (!honoured && auth.kind === 'answer' && auth.outcome.status === 'approved') {
+    // Canceled while the provider was approving: give the authorization back.
+    await deps.provider.void({ idempotencyKey: providerKey(paymentId, 'void'), chargeId: auth.outcome.chargeId });
+  }
+}
+
+// Worker: confirm a card payment with the provider. Validate, load, call (the claim that
+// leased this job is already persisted), persist the result with its event and the job's
+// completion in one transaction.
+export async function confirmCardJob(deps: PaymentDeps, job: JobRow, workerId: string): Promise<void> {
+  const { store } = deps;
+  const { paymentId } = JSON.parse(job.payload) as { paymentId: string };
+  const [current] = await selectWhere(store.db, 'payments', '*', { id: paymentId });
+  if (!current || current.status !== 'pending') {
+    await store.write((tx) => complete(tx, job, workerId));
     return;
   }
-  deps.breaker.recordSuccess();
-  const outcome = result;
+  const auth = await authorizeCard(deps, current);
   const honoured = await store.write(async (tx) => {
     const [row] = await selectWhere(tx, 'payments', '*', { id: paymentId });
-    if (row.status !== 'pending') {
-      await complete(tx, job, workerId);
-      return false;
-    }
-    const attempts = { provider_attempts: job.attempts };
-    if (outcome.status === 'approved') await approve(tx, row, { provider_charge_id: outcome.chargeId, ...attempts });
-    else await moveWithEvent(tx, row, 'declined', { failure_code: outcome.code, failure_message: outcome.message, ...attempts });
-    await complete(tx, job, workerId);
-    return true;
+    return persistAuthorization(deps, tx, job, workerId, row, auth);
   });
-  if (!honoured && outcome.status === 'approved') {
-    // Canceled while the provider was approving: give the authorization back.
-    await provider.void({ idempotencyKey: providerKey(paymentId, 'void'), chargeId: outcome.chargeId });
+  await voidIfUnwanted(deps, paymentId, auth, honoured);
+}
+
+// The same for the jobs of one claim together: one read of their payments, the provider calls
+// side by side, then one transaction for all the results (one read of each account's settings
+// and split rules). If that transaction fails as a whole (a payment that moved meanwhile, say),
+// the worker runs each job the single way above, whose provider call repeats under the same key:
+// the same answer, never a second charge.
+export async function confirmCardJobs(deps: PaymentDeps, jobs: JobRow[], workerId: string): Promise<void> {
+  if (jobs.length === 1) return confirmCardJob(deps, jobs[0], workerId);
+  const { store } = deps;
+  const paymentIds = jobs.map((job) => (JSON.parse(job.payload) as { paymentId: string }).paymentId);
+  const currents = new Map((await store.db.selectFrom('payments').selectAll().where('id', 'in', paymentIds).execute()).map((r) => [r.id, r]));
+  const auths = await Promise.all(paymentIds.map(async (id) => {
+    const current = currents.get(id);
+    return current && current.status === 'pending' ? authorizeCard(deps, current) : null;
+  }));
+  // Throws as a whole: the worker then runs each job alone (jobs/worker.ts).
+  const honoured = await store.write(async (tx) => {
+      const rows = new Map((await tx.selectFrom('payments').selectAll().where('id', 'in', paymentIds).execute()).map((r) => [r.id, r]));
+      const memo: ApprovalMemo = { settings: new Map(), rules: new Map() };
+      const done: boolean[] = [];
+      for (let i = 0; i < jobs.length; i++) {
+        const row = rows.get(paymentIds[i]);
+        const auth = auths[i];
+        if (!row || !auth) {
+          await complete(tx, jobs[i], workerId);
+          done.push(false);
+        } else {
+          done.push(await persistAuthorization(deps, tx, jobs[i], workerId, row, auth, memo));
+        }
+      }
+      return done;
+    });
+  for (let i = 0; i < jobs.length; i++) {
+    const auth = auths[i];
+    if (auth) await voidIfUnwanted(deps, paymentIds[i], auth, honoured[i]);
   }
 }
 

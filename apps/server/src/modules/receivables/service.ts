@@ -57,9 +57,11 @@ export async function createSaleReceivables(
   sale: { paymentId: string; accountId: string; livemode: boolean; amountCents: number; netCents: number; method: PaymentMethod },
   settings: AccountSettings,
   nowMs: number,
+  // The owner's active rules, when the caller already has them (approvals in a batch).
+  rules?: SplitRule[],
 ): Promise<Receivable[]> {
   const owner = { accountId: sale.accountId, livemode: sale.livemode };
-  const rule = selectRule(await activeRules(tx, owner), { amountCents: sale.amountCents, method: sale.method, netCents: sale.netCents });
+  const rule = selectRule(rules ?? (await activeRules(tx, owner)), { amountCents: sale.amountCents, method: sale.method, netCents: sale.netCents });
   const lines = computeSplit(sale.netCents, rule);
   const availableOn = addDays(localDate(nowMs), settings.settlementDelayDays[sale.method]);
   const nowIso = new Date(nowMs).toISOString();

@@ -1,0 +1,237 @@
+import type { CompiledQuery } from 'kysely';
+import type { Engine, Tx } from './index.js';
+
+// One group-committed transaction, seen from the writes inside it.
+//
+// The plain way to give every write of a batch its own isolation is a savepoint around each,
+// and to run each statement as it comes. Both cost a round trip per statement on PostgreSQL
+// and a statement step each on SQLite, which is most of what a payment create costs. So a
+// batch runs optimistically first:
+//
+// - Lazy savepoints. A write's savepoint is taken just before its first writing statement.
+//   A write that only reads (or only defers, below) and then fails has nothing to undo.
+// - Deferred inserts. Hot-path inserts (store/fast.ts insertRows: payments, events, jobs,
+//   idempotency keys, receivables, deliveries) are buffered per write and written at the end
+//   of the batch, a multi-row INSERT per table on PostgreSQL. A write that fails loses its
+//   buffer, which is all the undo it needs. A write that reads a table it has buffered rows
+//   for first writes them (read your own writes). Collectors (the webhook fan-out of events)
+//   run once per batch over every write's items.
+// - If the end-of-batch flush fails (a unique key two writes of the batch both claimed, say),
+//   nothing of the batch can be told apart, so the whole transaction is rolled back and the
+//   batch runs again the plain way, where each write meets its own error. So does a batch
+//   where, on PostgreSQL, a statement failed outside any savepoint (which aborts the whole
+//   transaction there). Writes are functions of the transaction, so running one again is safe.
+
+type Row = Record<string, unknown>;
+export type RawExec = (sqlText: string, params: readonly unknown[]) => Promise<unknown>;
+
+export interface Collector<T> {
+  key: string;
+  // Tables the collector writes: a write reading one of them gets its own items collected first.
+  tables: readonly string[];
+  run(tx: Tx, items: T[]): Promise<void>;
+}
+
+interface OpState {
+  rows: Map<string, Row[]>;
+  collected: Map<string, { collector: Collector<unknown>; items: unknown[] }>;
+  pending: number;
+  savepoint: boolean;
+}
+
+export class BatchAborted extends Error {}
+
+const mentionPatterns = new Map<string, RegExp>();
+function mentions(sqlText: string, table: string): boolean {
+  let re = mentionPatterns.get(table);
+  if (!re) {
+    re = new RegExp(`\\b${table}\\b`, 'i');
+    mentionPatterns.set(table, re);
+  }
+  return re.test(sqlText);
+}
+
+const PG_MAX_PARAMS = 30_000;
+
+export class BatchContext {
+  private op: OpState | null = null;
+  private readonly rows = new Map<string, Row[]>();
+  private readonly collected = new Map<string, { collector: Collector<unknown>; items: unknown[] }>();
+  // PostgreSQL aborts the whole transaction on any failed statement outside a savepoint.
+  poisoned = false;
+  private flushing = false;
+  // The Kysely the batch's writes get (set by the batcher), for the collectors.
+  tx: Tx | null = null;
+
+  constructor(
+    readonly engine: Engine,
+    // Runs a statement on the batch's connection, outside the hooks below.
+    private readonly exec: RawExec,
+    // false: the plain mode (every statement at once, a savepoint around each write).
+    readonly optimistic: boolean,
+    // A batch of one write needs no savepoint: its transaction is its isolation.
+    private readonly alone: boolean,
+  ) {}
+
+  get deferring(): boolean {
+    return this.optimistic && this.op !== null && !this.flushing;
+  }
+
+  async startOp(): Promise<void> {
+    this.op = { rows: new Map(), collected: new Map(), pending: 0, savepoint: false };
+    // The plain mode isolates every write in a savepoint; alone, only on PostgreSQL, where a write
+    // that catches a failed statement and goes on would otherwise commit an aborted transaction.
+    if (!this.optimistic && (!this.alone || this.engine === 'postgres')) await this.savepoint(this.op);
+  }
+
+  // The write returned: its buffered rows and items join the batch's.
+  async endOp(): Promise<void> {
+    const op = this.op as OpState;
+    this.op = null;
+    for (const [table, rows] of op.rows) {
+      const all = this.rows.get(table);
+      if (all) for (const r of rows) all.push(r);
+      else this.rows.set(table, rows);
+    }
+    for (const [key, c] of op.collected) {
+      const all = this.collected.get(key);
+      if (all) for (const i of c.items) all.items.push(i);
+      else this.collected.set(key, c);
+    }
+    if (op.savepoint) await this.exec('RELEASE SAVEPOINT w', []);
+  }
+
+  // The write threw: undo what it did. Returns false when that is not possible within this
+  // transaction (the caller then rolls back the batch).
+  async failOp(): Promise<boolean> {
+    const op = this.op as OpState;
+    this.op = null;
+    if (this.poisoned) return false;
+    if (op.savepoint) {
+      await this.exec('ROLLBACK TO SAVEPOINT w', []);
+      await this.exec('RELEASE SAVEPOINT w', []);
+    }
+    return true;
+  }
+
+  defer(table: string, rows: readonly Row[]): void {
+    const op = this.op as OpState;
+    const list = op.rows.get(table);
+    if (list) for (const r of rows) list.push(r);
+    else op.rows.set(table, rows.slice());
+    op.pending += rows.length;
+  }
+
+  collect<T>(collector: Collector<T>, item: T): void {
+    const op = this.op as OpState;
+    let c = op.collected.get(collector.key);
+    if (!c) {
+      c = { collector: collector as Collector<unknown>, items: [] };
+      op.collected.set(collector.key, c);
+    }
+    c.items.push(item);
+    op.pending++;
+  }
+
+  // Called before every statement a write runs. Returns a promise only when there is work to do
+  // first, so the common case costs no extra await.
+  before(sqlText: string, writes: boolean): Promise<void> | undefined {
+    const op = this.op;
+    if (!op || this.flushing) return undefined;
+    if (op.pending > 0 && this.readsOwnRows(op, sqlText)) return this.flushOp(op);
+    if (writes && !op.savepoint && !this.alone) return this.savepoint(op);
+    return undefined;
+  }
+
+  // A statement failed. On PostgreSQL that aborts everything since the last savepoint: with
+  // none around this write, the batch must be run again the plain way.
+  failed(): void {
+    if (this.engine === 'postgres' && !this.op?.savepoint) this.poisoned = true;
+  }
+
+  // End of the batch: every buffered row, then the collectors.
+  async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      await this.writeRows(this.rows);
+      this.rows.clear();
+      for (const { collector, items } of this.collected.values()) await collector.run(this.tx as Tx, items);
+      this.collected.clear();
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private readsOwnRows(op: OpState, sqlText: string): boolean {
+    for (const table of op.rows.keys()) if (mentions(sqlText, table)) return true;
+    for (const { collector } of op.collected.values()) for (const t of collector.tables) if (mentions(sqlText, t)) return true;
+    return false;
+  }
+
+  private async savepoint(op: OpState): Promise<void> {
+    op.savepoint = true;
+    await this.exec('SAVEPOINT w', []);
+  }
+
+  private async flushOp(op: OpState): Promise<void> {
+    if (!op.savepoint && !this.alone) await this.savepoint(op);
+    this.flushing = true;
+    try {
+      await this.writeRows(op.rows);
+      for (const { collector, items } of op.collected.values()) await collector.run(this.tx as Tx, items);
+    } finally {
+      this.flushing = false;
+    }
+    op.rows.clear();
+    op.collected.clear();
+    op.pending = 0;
+  }
+
+  private async writeRows(byTable: Map<string, Row[]>): Promise<void> {
+    for (const [table, rows] of byTable) {
+      // Rows of one table normally share their columns; group them in case they do not.
+      const groups = new Map<string, Row[]>();
+      for (const row of rows) {
+        const sig = Object.keys(row).join(',');
+        const g = groups.get(sig);
+        if (g) g.push(row);
+        else groups.set(sig, [row]);
+      }
+      for (const [sig, group] of groups) await this.insert(table, sig.split(','), group);
+    }
+  }
+
+  private async insert(table: string, columns: string[], rows: Row[]): Promise<void> {
+    const head = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
+    if (this.engine === 'sqlite') {
+      // A cached one-row statement per row: better-sqlite3 steps it in a couple of µs, and one
+      // shape keeps the statement cache small.
+      const text = head + `(${columns.map(() => '?').join(', ')})`;
+      for (const row of rows) await this.exec(text, columns.map((c) => row[c]));
+      return;
+    }
+    const perStatement = Math.max(1, Math.floor(PG_MAX_PARAMS / columns.length));
+    for (let start = 0; start < rows.length; start += perStatement) {
+      const chunk = rows.slice(start, start + perStatement);
+      const params: unknown[] = [];
+      const tuples: string[] = [];
+      for (const row of chunk) {
+        const slots: string[] = [];
+        for (const c of columns) {
+          params.push(row[c]);
+          slots.push(`$${params.length}`);
+        }
+        tuples.push(`(${slots.join(', ')})`);
+      }
+      await this.exec(head + tuples.join(', '), params);
+    }
+  }
+}
+
+// Which statements write: everything but a select.
+export function isWrite(query: CompiledQuery): boolean {
+  const kind = query.query?.kind;
+  if (kind === 'SelectQueryNode') return false;
+  if (kind === 'RawNode' || kind === undefined) return !/^\s*select\b/i.test(query.sql);
+  return true;
+}
