@@ -93,7 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 1000),
     writeBatchMax: int(env, 'WRITE_BATCH_MAX', 256),
     // PostgreSQL connections that commit batches in parallel (its own WAL flush groups them).
-    pgWriters: int(env, 'PG_WRITERS', 8),
+    pgWriters: int(env, 'PG_WRITERS', 4),
     benchCeiling: bool(env, 'BENCH_CEILING', false),
     // The worker runs settlement once a day (checked hourly). Off for tests that drive runs.
     settlementScheduleEnabled: bool(env, 'SETTLEMENT_SCHEDULE', true),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, StoredResponse } from '../errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
@@ -32,6 +33,54 @@ declare module 'fastify' {
 
 class KeyConflict extends Error {}
 
+interface StoredKey {
+  fingerprint: string;
+  status_code: number;
+  body: string;
+}
+
+// Every mutating request with a key looks it up first. On PostgreSQL that is a round trip
+// each, so the lookups of one turn of the event loop share one query (at most
+// MAX_KEYS_PER_QUERY keys). On SQLite a lookup is a local B-tree read: no need.
+const MAX_KEYS_PER_QUERY = 500;
+class KeyLookups {
+  private queue: Array<{ accountId: string; livemode: number; key: string; resolve: (row: StoredKey | undefined) => void; reject: (e: unknown) => void }> = [];
+  private scheduled = false;
+  constructor(private readonly store: Store) {}
+
+  get(accountId: string, livemode: number, key: string): Promise<StoredKey | undefined> {
+    if (this.store.engine === 'sqlite') {
+      return selectWhere(this.store.db, 'idempotency_keys', ['fingerprint', 'status_code', 'body'], { account_id: accountId, livemode, key }).then((rows) => rows[0]);
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ accountId, livemode, key, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.run());
+      }
+    });
+  }
+
+  private run(): void {
+    this.scheduled = false;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_KEYS_PER_QUERY);
+      const tuples = batch.map((b) => sql`(${b.accountId}, ${b.livemode}, ${b.key})`);
+      sql<StoredKey & { account_id: string; livemode: number; key: string }>`select account_id, livemode, key, fingerprint, status_code, body from idempotency_keys where (account_id, livemode, key) in (${sql.join(tuples)})`
+        .execute(this.store.db)
+        .then(({ rows }) => {
+          const found = new Map(rows.map((r) => [`${r.account_id}\u0000${r.livemode}\u0000${r.key}`, r]));
+          for (const b of batch) {
+            const r = found.get(`${b.accountId}\u0000${b.livemode}\u0000${b.key}`);
+            b.resolve(r ? { fingerprint: r.fingerprint, status_code: r.status_code, body: r.body } : undefined);
+          }
+        }, (error) => {
+          for (const b of batch) b.reject(error);
+        });
+    }
+  }
+}
+
 const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 // An in-flight marker older than this is stale (its request died without cleaning up).
 const IN_FLIGHT_STALE_MS = 60_000;
@@ -64,8 +113,8 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
     }]);
   };
 
-  const lookup = async (accountId: string, livemode: boolean, key: string) =>
-    (await selectWhere(store.db, 'idempotency_keys', ['fingerprint', 'status_code', 'body'], { account_id: accountId, livemode: livemode ? 1 : 0, key }))[0];
+  const lookups = new KeyLookups(store);
+  const lookup = (accountId: string, livemode: boolean, key: string) => lookups.get(accountId, livemode ? 1 : 0, key);
 
   app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
     // Whose keys: an API key's account and mode, or an admin's own scope.

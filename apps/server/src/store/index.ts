@@ -47,7 +47,7 @@ export class Store {
       const pool = new pg.Pool({ connectionString: url, max: options.pgPoolSize ?? 20 });
       const dialect = new PostgresDialect({ pool });
       const db = new Kysely<Database>({ dialect });
-      const batcher = new WriteBatcher(db, dialect, 'postgres', batchMax, options.pgWriters ?? 8);
+      const batcher = new WriteBatcher(db, dialect, 'postgres', batchMax, options.pgWriters ?? 4);
       return new Store('postgres', db, db, batcher);
     }
     if (!url.startsWith('sqlite:')) throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:..."`);

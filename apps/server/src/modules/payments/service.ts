@@ -20,6 +20,9 @@ import type { AccountSettings } from '../accounts/settings.js';
 import type { CircuitBreaker } from '../../providers/breaker.js';
 import type { CreatePaymentBody, ListPaymentsQuery, Payment } from './schemas.js';
 import { loadPayment, toPayment, transition, type PaymentRow } from './repository.js';
+import { assertTransition, IllegalTransition, type PaymentStatus } from '../../domain/states.js';
+import { invalidState } from '../../errors.js';
+import { sql } from 'kysely';
 
 export const JOB_CONFIRM = 'payment.confirm';
 export const JOB_EXPIRE = 'payment.expire';
@@ -177,7 +180,7 @@ export interface ApprovalMemo {
 // Approval is one transaction: the status move, its fee and net, the receivables of the split
 // and their events. The guarded UPDATE in transition() makes a second approval impossible, and
 // the receivables' unique (source_id, line) key would refuse a second set anyway.
-async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>, memo?: ApprovalMemo): Promise<Payment> {
+async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>, memo?: ApprovalMemo, later?: LaterWrites): Promise<Payment> {
   let settings = memo?.settings.get(row.account_id);
   if (!settings) {
     const [account] = await selectWhere(tx, 'accounts', ['settings'], { id: row.account_id });
@@ -197,7 +200,8 @@ async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>, me
       memo.rules.set(ownerKey, rules);
     }
   }
-  const approved = toPayment(await transition(tx, row, 'approved', { ...changes, fee_amount: feeCents, net_amount: netCents }));
+  const moved = { ...changes, fee_amount: feeCents, net_amount: netCents };
+  const approved = toPayment(later ? later.approve(row, moved) : await transition(tx, row, 'approved', moved));
   const receivables = await createSaleReceivables(tx, { paymentId: row.id, ...owner, amountCents: row.amount, netCents, method }, settings, nowMs, rules);
   await emitEvents(tx, owner, [
     { type: 'payment.approved', object: approved },
@@ -259,18 +263,68 @@ async function authorizeCard(deps: PaymentDeps, current: PaymentRow): Promise<Au
   }
 }
 
+// The approvals and job completions of a batch of confirmations, written together at its end:
+// one guarded multi-row UPDATE and one DELETE instead of a round trip each (PostgreSQL).
+class LaterWrites {
+  private readonly approvals: Array<{ id: string; changes: Partial<PaymentRow> }> = [];
+  private readonly jobIds: string[] = [];
+  private readonly nowIso = new Date().toISOString();
+
+  approve(row: PaymentRow, changes: Partial<PaymentRow>): PaymentRow {
+    try {
+      assertTransition(row.status as PaymentStatus, 'approved');
+    } catch (e) {
+      if (e instanceof IllegalTransition) throw invalidState(e.message);
+      throw e;
+    }
+    this.approvals.push({ id: row.id, changes });
+    return { ...row, ...changes, status: 'approved', updated_at: this.nowIso };
+  }
+
+  complete(job: JobRow): void {
+    this.jobIds.push(job.id);
+  }
+
+  async write(tx: Tx, engine: 'sqlite' | 'postgres', workerId: string): Promise<void> {
+    if (this.approvals.length > 0) {
+      let updated = 0;
+      if (engine === 'sqlite') {
+        // Local statements: one each costs no round trip.
+        for (const a of this.approvals) {
+          const r = await tx.updateTable('payments').set({ ...a.changes, status: 'approved', updated_at: this.nowIso })
+            .where('id', '=', a.id).where('status', '=', 'pending').executeTakeFirst();
+          updated += Number(r.numUpdatedRows);
+        }
+      } else {
+        const values = this.approvals.map((a) => sql`(${a.id}::text, ${a.changes.provider_charge_id ?? null}::text, ${a.changes.provider_attempts ?? 0}::integer, ${a.changes.fee_amount ?? null}::bigint, ${a.changes.net_amount ?? null}::bigint)`);
+        const { rows } = await sql<{ id: string }>`update payments as p set status = 'approved', updated_at = ${this.nowIso}, provider_charge_id = v.charge, provider_attempts = v.attempts, fee_amount = v.fee, net_amount = v.net
+          from (values ${sql.join(values)}) as v(id, charge, attempts, fee, net)
+          where p.id = v.id and p.status = 'pending' returning p.id`.execute(tx);
+        updated = rows.length;
+      }
+      // Guarded by the status read in this transaction: a payment that moved meanwhile fails the
+      // whole batch, whose jobs then run one by one.
+      if (updated !== this.approvals.length) throw invalidState('A payment changed while its confirmation was being saved.');
+    }
+    if (this.jobIds.length > 0) {
+      await tx.deleteFrom('jobs').where('locked_by', '=', workerId).where('id', 'in', this.jobIds).execute();
+    }
+  }
+}
+
 // Persists what the provider said, with the job's completion, inside the caller's transaction.
 // Returns false when the payment had already moved on (canceled while the provider approved).
-async function persistAuthorization(deps: PaymentDeps, tx: Tx, job: JobRow, workerId: string, row: PaymentRow, auth: Authorization, memo?: ApprovalMemo): Promise<boolean> {
+async function persistAuthorization(deps: PaymentDeps, tx: Tx, job: JobRow, workerId: string, row: PaymentRow, auth: Authorization, memo?: ApprovalMemo, later?: LaterWrites): Promise<boolean> {
+  const finish = () => (later ? later.complete(job) : complete(tx, job, workerId));
   if (row.status !== 'pending') {
-    await complete(tx, job, workerId);
+    await finish();
     return false;
   }
   const attempts = { provider_attempts: job.attempts };
   if (auth.kind === 'unavailable') {
     if (job.attempts >= deps.config.providerMaxAttempts) {
       await moveWithEvent(tx, row, 'failed', { failure_code: 'provider_unavailable', failure_message: 'The payment provider could not be reached; no charge was made.', ...attempts });
-      await complete(tx, job, workerId);
+      await finish();
     } else {
       await tx.updateTable('payments').set(attempts).where('id', '=', row.id).execute();
       await reschedule(tx, job, workerId, Date.now() + backoffMs(deps.config.providerRetryBaseMs, job.attempts), auth.error.message);
@@ -278,9 +332,9 @@ async function persistAuthorization(deps: PaymentDeps, tx: Tx, job: JobRow, work
     return true;
   }
   const { outcome } = auth;
-  if (outcome.status === 'approved') await approve(tx, row, { provider_charge_id: outcome.chargeId, ...attempts }, memo);
+  if (outcome.status === 'approved') await approve(tx, row, { provider_charge_id: outcome.chargeId, ...attempts }, memo, later);
   else await moveWithEvent(tx, row, 'declined', { failure_code: outcome.code, failure_message: outcome.message, ...attempts });
-  await complete(tx, job, workerId);
+  await finish();
   return true;
 }
 
@@ -328,17 +382,19 @@ export async function confirmCardJobs(deps: PaymentDeps, jobs: JobRow[], workerI
   const honoured = await store.write(async (tx) => {
       const rows = new Map((await tx.selectFrom('payments').selectAll().where('id', 'in', paymentIds).execute()).map((r) => [r.id, r]));
       const memo: ApprovalMemo = { settings: new Map(), rules: new Map() };
+      const later = new LaterWrites();
       const done: boolean[] = [];
       for (let i = 0; i < jobs.length; i++) {
         const row = rows.get(paymentIds[i]);
         const auth = auths[i];
         if (!row || !auth) {
-          await complete(tx, jobs[i], workerId);
+          later.complete(jobs[i]);
           done.push(false);
         } else {
-          done.push(await persistAuthorization(deps, tx, jobs[i], workerId, row, auth, memo));
+          done.push(await persistAuthorization(deps, tx, jobs[i], workerId, row, auth, memo, later));
         }
       }
+      await later.write(tx, store.engine, workerId);
       return done;
     });
   for (let i = 0; i < jobs.length; i++) {
