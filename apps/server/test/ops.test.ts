@@ -36,6 +36,10 @@ for (const engine of ENGINES) {
       assert.match(m.body, /http_requests_total\{method="POST",route="\/v1\/payments",status="400"\} \d+/);
       assert.match(m.body, /http_request_duration_ms_bucket\{method="POST",route="\/v1\/payments",status="200",le="\+Inf"\} \d+/);
       assert.match(m.body, /payments\{status="pending",livemode="false"\} [1-9]\d*/);
+      // Group commit: writes and the commits they shared, and batches that had to run again.
+      assert.match(m.body, /^store_writes_total [1-9]\d*$/m);
+      assert.match(m.body, /^store_commits_total [1-9]\d*$/m);
+      assert.match(m.body, /^store_batch_replays_total \d+$/m);
     });
 
     test('correlation ids: generated, or taken from the caller when well-formed', async () => {
