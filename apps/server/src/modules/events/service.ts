@@ -4,7 +4,7 @@ import type { EventsTable, WebhookDeliveriesTable } from '../../store/schema.js'
 import { newId } from '../../domain/ids.js';
 import { notFound } from '../../errors.js';
 import { paginate, type ListQuery } from '../../http/pagination.js';
-import { insertRows, selectWhere } from '../../store/fast.js';
+import { insertRows } from '../../store/fast.js';
 import { batchOf } from '../../store/index.js';
 import type { Collector } from '../../store/batch.js';
 
@@ -63,22 +63,16 @@ export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: str
   if (batch?.deferring) {
     // One endpoint lookup for the whole group-committed batch, at its end, in its transaction.
     for (const row of rows) batch.collect(fanOut, row);
-    return rows.map((r) => r.id);
-  }
-  const endpoints = await selectWhere(tx, 'webhook_endpoints', ['id', 'events'], { account_id: owner.accountId, livemode: owner.livemode ? 1 : 0, enabled: 1 });
-  if (endpoints.length > 0) {
-    const deliveries = rows.flatMap((row) => endpoints.filter((e) => matchesFilter(e.events, row.type)).map((e) => newDeliveryRow(e.id, row as { id: string; account_id: string; livemode: number }, nowMs)));
-    if (deliveries.length > 0) {
-      await insertRows(tx, 'webhook_deliveries', deliveries);
-      markDeliveriesCreated();
-    }
+  } else {
+    await fanOut.run(tx, rows);
   }
   return rows.map((r) => r.id);
 }
 
 type EventRow = Insertable<EventsTable>;
 
-// The webhook fan-out of a batch's events: the endpoints of every owner in the batch, read once.
+// The webhook fan-out of events: one delivery per enabled endpoint of the event's account and
+// mode whose filter matches. Run once per batch over all its events (or at once, outside one).
 const fanOut: Collector<EventRow> = {
   key: 'events.fanout',
   tables: ['webhook_deliveries'],

@@ -52,13 +52,18 @@ export async function loadPayment(db: Store['db'] | Tx, owner: Owner, id: string
 
 // Moves a payment along the state table inside the caller's transaction. The UPDATE is guarded
 // by the status it was read with, so two concurrent moves cannot both win.
-export async function transition(tx: Tx, row: PaymentRow, to: PaymentStatus, changes: Partial<PaymentRow> = {}, nowIso = new Date().toISOString()): Promise<PaymentRow> {
+// The state table's verdict on a move, as the API's INVALID_STATE.
+export function checkTransition(row: PaymentRow, to: PaymentStatus): void {
   try {
     assertTransition(row.status as PaymentStatus, to);
   } catch (e) {
     if (e instanceof IllegalTransition) throw invalidState(e.message);
     throw e;
   }
+}
+
+export async function transition(tx: Tx, row: PaymentRow, to: PaymentStatus, changes: Partial<PaymentRow> = {}, nowIso = new Date().toISOString()): Promise<PaymentRow> {
+  checkTransition(row, to);
   const r = await tx.updateTable('payments').set({ ...changes, status: to, updated_at: nowIso })
     .where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
   if (Number(r.numUpdatedRows) !== 1) throw invalidState(`The payment changed while this request ran; fetch it and try again.`);

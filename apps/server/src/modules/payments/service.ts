@@ -19,8 +19,7 @@ import type { SplitRule } from '../../domain/split.js';
 import type { AccountSettings } from '../accounts/settings.js';
 import type { CircuitBreaker } from '../../providers/breaker.js';
 import type { CreatePaymentBody, ListPaymentsQuery, Payment } from './schemas.js';
-import { loadPayment, toPayment, transition, type PaymentRow } from './repository.js';
-import { assertTransition, IllegalTransition, type PaymentStatus } from '../../domain/states.js';
+import { checkTransition, loadPayment, toPayment, transition, type PaymentRow } from './repository.js';
 import { invalidState } from '../../errors.js';
 import { sql } from 'kysely';
 
@@ -271,12 +270,7 @@ class LaterWrites {
   private readonly nowIso = new Date().toISOString();
 
   approve(row: PaymentRow, changes: Partial<PaymentRow>): PaymentRow {
-    try {
-      assertTransition(row.status as PaymentStatus, 'approved');
-    } catch (e) {
-      if (e instanceof IllegalTransition) throw invalidState(e.message);
-      throw e;
-    }
+    checkTransition(row, 'approved');
     this.approvals.push({ id: row.id, changes });
     return { ...row, ...changes, status: 'approved', updated_at: this.nowIso };
   }
