@@ -45,26 +45,11 @@
 //   BENCH_DATABASE_URL   postgres://... to also bench PostgreSQL (a fresh schema bench_<random>
 //                        is created, used through search_path, and dropped at the end)
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync, statSync, existsSync, createReadStream } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
-
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(BENCH_DIR, '..');
-const SERVER_DIR = join(ROOT, 'apps', 'server');
-const CLI = join(SERVER_DIR, 'src', 'cli.ts');
-
-function envInt(name, fallback, min = 1) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
-  return n;
-}
+import { api, BENCH_DIR, BenchFailure, during, envInt, installCleanup, live, logReport, removeTempDir, sleep, startCli, stopCli, tail, track } from './lib.mjs';
 
 const DURATION_S = envInt('BENCH_DURATION_S', 10);
 const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
@@ -76,136 +61,7 @@ const BODY = JSON.stringify({ amountInCents: 2500, method: 'credit_card', cardTo
 const T0 = Date.now();
 const log = (msg) => process.stderr.write(`[bench +${((Date.now() - T0) / 1000).toFixed(1)}s] ${msg}\n`);
 
-// ---------------------------------------------------------------------------------------------
-// Everything we start or create, so that it is cleaned up whatever happens.
-const live = { server: null, load: null, tempDirs: new Set() };
-
-function killChildren() {
-  for (const key of ['load', 'server']) {
-    const child = live[key];
-    if (child && child.exitCode === null && child.signalCode === null) {
-      try { child.kill('SIGKILL'); } catch { /* already gone */ }
-    }
-  }
-}
-function removeTempDirs() {
-  for (const dir of live.tempDirs) {
-    try { rmSync(dir, { recursive: true, force: true }); } catch { /* best effort */ }
-  }
-  live.tempDirs.clear();
-}
-process.on('exit', () => { killChildren(); removeTempDirs(); });
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, () => {
-    log(`${signal}: stopping`);
-    killChildren();
-    removeTempDirs();
-    process.exit(130);
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// Keeps the last `limit` characters of a stream.
-function tail(stream, limit = 64 * 1024) {
-  const buf = { text: '' };
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk) => {
-    buf.text += chunk;
-    if (buf.text.length > limit) buf.text = buf.text.slice(-limit);
-  });
-  return buf;
-}
-
-class BenchFailure extends Error {}
-
-// ---------------------------------------------------------------------------------------------
-// The server under test.
-async function startServer({ databaseUrl, logFile }) {
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: databaseUrl,
-    LOG_FILE: logFile,
-    LOG_LEVEL: 'info',
-    BENCH_CEILING: 'true',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    PRINT_SANDBOX_KEY: 'false',
-  };
-  // cwd = the server workspace, as `npm start` runs it (so tsx picks its tsconfig).
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  live.server = child;
-  const stdout = tail(child.stdout);
-  const stderr = tail(child.stderr);
-  const server = { child, port, base: `http://127.0.0.1:${port}`, stdout, stderr, stopping: false, exit: null };
-  server.exited = new Promise((resolve) => child.once('exit', (code, signal) => { server.exit = { code, signal }; resolve(server.exit); }));
-  // Rejects if the server exits before we ask it to: raced against every step of the run.
-  server.died = server.exited.then(({ code, signal }) => {
-    if (server.stopping) return new Promise(() => {});
-    throw new BenchFailure(`the server exited unexpectedly (code ${code}, signal ${signal})\n--- server stderr ---\n${stderr.text || '(empty)'}\n--- server stdout ---\n${stdout.text || '(empty)'}`);
-  });
-  server.died.catch(() => {});
-
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (server.exit) await server.died;
-    try {
-      const res = await fetch(`${server.base}/readyz`, { signal: AbortSignal.timeout(2000) });
-      if (res.status === 200) break;
-      await res.arrayBuffer();
-    } catch { /* not listening yet */ }
-    if (Date.now() > deadline) throw new BenchFailure(`the server was not ready within 60 s\n--- server stderr ---\n${stderr.text}`);
-    await sleep(100);
-  }
-  return server;
-}
-
-// SIGTERM, then wait for the graceful shutdown (the server force-exits itself after 30 s).
-async function stopServer(server) {
-  server.stopping = true;
-  if (server.exit) return server.exit;
-  const started = Date.now();
-  server.child.kill('SIGTERM');
-  let timer;
-  const result = await Promise.race([server.exited, new Promise((r) => { timer = setTimeout(() => r(null), 40_000); })]);
-  clearTimeout(timer);
-  if (!result) {
-    server.child.kill('SIGKILL');
-    await server.exited;
-    return { code: null, signal: 'SIGKILL', forced: true, ms: Date.now() - started };
-  }
-  return { ...result, ms: Date.now() - started };
-}
-
-const during = (server, promise) => Promise.race([promise, server.died]);
-
-async function api(server, method, path, { key, body, idempotencyKey } = {}) {
-  const headers = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-  const res = await during(server, fetch(server.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) }));
-  const text = await res.text();
-  let json = null;
-  try { json = JSON.parse(text); } catch { /* not JSON */ }
-  return { status: res.status, json, text };
-}
+installCleanup(log);
 
 async function createSandboxKey(server) {
   const res = await api(server, 'POST', '/v1/sandbox/accounts', { body: { name: 'bench' } });
@@ -252,8 +108,7 @@ async function runLoad(server, tmp, name, spec) {
   const specFile = join(tmp, `load-${name.replace(/\W+/g, '_')}.json`);
   writeFileSync(specFile, JSON.stringify({ url: server.base, connections: CONNECTIONS, warmupS: WARMUP_S, durationS: DURATION_S, ...spec }));
   log(`${name}: ${WARMUP_S ? `${WARMUP_S} s warm-up + ` : ''}${DURATION_S} s, ${CONNECTIONS} connections`);
-  const child = spawn(process.execPath, [join(BENCH_DIR, 'load.mjs'), specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
-  live.load = child;
+  const child = track(spawn(process.execPath, [join(BENCH_DIR, 'load.mjs'), specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
   const out = tail(child.stdout, 1024 * 1024);
   const err = tail(child.stderr);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
@@ -262,7 +117,6 @@ async function runLoad(server, tmp, name, spec) {
     done = await during(server, exited);
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    live.load = null;
   }
   if (err.text.trim()) process.stderr.write(err.text.trimEnd().split('\n').map((l) => `[load ${name}] ${l}`).join('\n') + '\n');
   if (done.code !== 0) throw new BenchFailure(`load generator for "${name}" exited with code ${done.code} (signal ${done.signal})\n${err.text}`);
@@ -270,25 +124,6 @@ async function runLoad(server, tmp, name, spec) {
   return JSON.parse(line);
 }
 
-async function logReport(file) {
-  if (!existsSync(file)) return { bytes: 0, lines: 0, byLevel: {}, notable: [] };
-  const bytes = statSync(file).size;
-  const byLevel = {};
-  const notable = [];
-  let lines = 0;
-  const names = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
-  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  for await (const text of rl) {
-    if (!text) continue;
-    lines++;
-    let entry;
-    try { entry = JSON.parse(text); } catch { byLevel.unparsable = (byLevel.unparsable ?? 0) + 1; continue; }
-    const level = names[entry.level] ?? String(entry.level);
-    byLevel[level] = (byLevel[level] ?? 0) + 1;
-    if (entry.level >= 40 && notable.length < 5) notable.push(text.length > 400 ? text.slice(0, 400) + '...' : text);
-  }
-  return { bytes, lines, byLevel, notable };
-}
 
 // ---------------------------------------------------------------------------------------------
 async function benchEngine(engine) {
@@ -323,7 +158,7 @@ async function benchEngine(engine) {
     }
 
     log(`${engine}: starting the server`);
-    server = await startServer({ databaseUrl, logFile });
+    server = await startCli('serve', { env: { DATABASE_URL: databaseUrl, BENCH_CEILING: 'true' }, logFile });
     const key = await createSandboxKey(server);
     log(`${engine}: seeding ${SEED_PAYMENTS} payments`);
     const ids = await seedPayments(server, key, SEED_PAYMENTS);
@@ -354,8 +189,7 @@ async function benchEngine(engine) {
   } finally {
     if (server) {
       log(`${engine}: stopping the server (SIGTERM)`);
-      shutdown = await stopServer(server);
-      live.server = null;
+      shutdown = await stopCli(server);
     }
     if (dropSchema) {
       try { await dropSchema(); } catch (error) { log(`WARNING: could not drop the bench schema: ${error.message}`); }
@@ -363,7 +197,7 @@ async function benchEngine(engine) {
   }
 
   const logInfo = await logReport(logFile);
-  removeTempDirsFor(tmp);
+  removeTempDir(tmp);
 
   if (shutdown && (shutdown.code !== 0 || shutdown.forced)) {
     problems.push(`the server did not shut down gracefully: code ${shutdown.code}, signal ${shutdown.signal}${shutdown.forced ? ' (killed after 40 s)' : ''}\n--- server stderr ---\n${server.stderr.text || '(empty)'}`);
@@ -371,10 +205,6 @@ async function benchEngine(engine) {
   return { engine, results, logInfo, shutdown, problems, serverStderr: server?.stderr.text ?? '' };
 }
 
-function removeTempDirsFor(dir) {
-  try { rmSync(dir, { recursive: true, force: true }); } catch { /* best effort */ }
-  live.tempDirs.delete(dir);
-}
 
 // ---------------------------------------------------------------------------------------------
 const round = (n, digits) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -461,7 +291,5 @@ async function main() {
 
 main().catch((error) => {
   process.stdout.write(`bench failed: ${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n`);
-  killChildren();
-  removeTempDirs();
-  process.exit(1);
+  process.exit(1); // the exit handler kills the children and removes the temp dirs
 });

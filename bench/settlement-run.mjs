@@ -2,9 +2,7 @@
 //
 //   node --import tsx bench/settlement-run.mjs <spec.json>      (cwd: apps/server, as the server runs)
 //
-// spec: { engine: 'sqlite'|'postgres', databaseUrl, rows, payees, variant?: string, variantModule?: string }
-//   (variant: a candidate change measured instead of the server's runSettlement, see
-//   bench/settlement-variants.mjs)
+// spec: { engine: 'sqlite'|'postgres', databaseUrl, rows, payees }
 //
 // Loads a fresh, migrated database with one account, payees-1 recipients and `rows` pending
 // receivables spread evenly over the merchant and the recipients (setup, not measured), then
@@ -265,25 +263,12 @@ async function main() {
     log(`loaded in ${loadSeconds.toFixed(1)} s`);
 
     let run;
-    let variantInfo = null;
     const provider = new SandboxProvider(store, async () => 'approve');
-    let settle = (deps, options) => runSettlement(deps, options);
-    if (spec.variant) {
-      const mod = await import(spec.variantModule);
-      settle = mod.variants[spec.variant];
-      if (!settle) throw new Error(`unknown variant ${spec.variant}`);
-      variantInfo = spec.variant;
-      log(`variant: ${spec.variant}`);
-      if (settle.setup) {
-        await settle.setup(store);
-        log(`variant ${spec.variant}: schema set up`);
-      }
-    }
     const statsBefore = await pgTableStats(store);
     log('runSettlement: start');
     profiling = true;
     const t = performance.now();
-    run = await settle({ store, provider }, { trigger: 'admin' });
+    run = await runSettlement({ store, provider }, { trigger: 'admin' });
     const seconds = (performance.now() - t) / 1000;
     profiling = false;
     const pgStats = statsBefore ? diffStats(statsBefore, await pgTableStats(store, 1500)) : null;
@@ -296,7 +281,7 @@ async function main() {
       .map((e) => ({ ...e, ms: Math.round(e.ms), sql: e.sql.length > 160 ? e.sql.slice(0, 157) + '...' : e.sql }));
     const statementMs = [...profile.values()].reduce((s, e) => s + e.ms, 0);
     result = {
-      ok: problems.length === 0, problems, engine, receivables: ROWS, payees: PAYEES, variant: variantInfo,
+      ok: problems.length === 0, problems, engine, receivables: ROWS, payees: PAYEES,
       seconds, rowsPerSecond: ROWS / seconds, settlements, loadSeconds,
       run: { id: run.id, settlementCount: run.settlementCount, receivableCount: run.receivableCount, totalAmount: run.totalAmount },
       profile: { statementMs: Math.round(statementMs), top },

@@ -52,26 +52,11 @@
 //                              scenario, used through search_path, dropped at the end)
 //   BENCH_ENFORCE_TARGETS      true: exit 1 when a target is missed
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync, statSync, existsSync, createReadStream } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
-
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(BENCH_DIR, '..');
-const SERVER_DIR = join(ROOT, 'apps', 'server');
-const CLI = join(SERVER_DIR, 'src', 'cli.ts');
-
-function envInt(name, fallback, min = 1) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-}
+import { api, BENCH_DIR, BenchFailure, during, envInt, installCleanup, killChildren, live, logReport, removeTempDir, SERVER_DIR, startCli, stopCli, tail, track } from './lib.mjs';
 
 const ROWS = envInt('BENCH_SETTLEMENT_ROWS', 1_000_000);
 const PAYEES = envInt('BENCH_SETTLEMENT_PAYEES', 1000);
@@ -91,80 +76,23 @@ const SPARE = 256;
 const T0 = Date.now();
 const log = (msg) => process.stderr.write(`[settlement-bench +${((Date.now() - T0) / 1000).toFixed(1)}s] ${msg}\n`);
 
-class BenchFailure extends Error {}
 
 // ---------------------------------------------------------------------------------------------
-// Everything we start or create, so that it is cleaned up whatever happens.
-const live = { children: new Set(), tempDirs: new Set(), schemas: new Set() };
-
-function killChildren() {
-  for (const child of live.children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      try { child.kill('SIGKILL'); } catch { /* already gone */ }
-    }
-  }
-  live.children.clear();
-}
-function removeTempDir(dir) {
-  try { rmSync(dir, { recursive: true, force: true }); } catch { /* best effort */ }
-  live.tempDirs.delete(dir);
-}
-function removeTempDirs() {
-  for (const dir of [...live.tempDirs]) removeTempDir(dir);
-}
+const schemas = new Set();
 async function dropSchema(schema) {
   const { default: pg } = await import('pg');
   const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
   await c.connect();
   try { await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); } finally { await c.end(); }
-  live.schemas.delete(schema);
+  schemas.delete(schema);
 }
 async function dropSchemas() {
-  for (const schema of [...live.schemas]) {
+  for (const schema of [...schemas]) {
     try { await dropSchema(schema); } catch (error) { log(`WARNING: could not drop schema ${schema}: ${error.message}`); }
   }
 }
-process.on('exit', () => { killChildren(); removeTempDirs(); });
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, () => {
-    log(`${signal}: stopping`);
-    killChildren();
-    removeTempDirs();
-    const timer = setTimeout(() => process.exit(130), 5000);
-    dropSchemas().finally(() => { clearTimeout(timer); process.exit(130); });
-  });
-}
+installCleanup(log, dropSchemas);
 
-function track(child) {
-  live.children.add(child);
-  child.once('exit', () => live.children.delete(child));
-  return child;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// Keeps the last `limit` characters of a stream.
-function tail(stream, limit = 64 * 1024) {
-  const buf = { text: '' };
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk) => {
-    buf.text += chunk;
-    if (buf.text.length > limit) buf.text = buf.text.slice(-limit);
-  });
-  return buf;
-}
 
 // A fresh database: a SQLite file in `tmp`, or a fresh PostgreSQL schema reached through
 // search_path (as bench/run.mjs does).
@@ -176,7 +104,7 @@ async function freshDatabase(engine, tmp) {
   await admin.connect();
   try {
     await admin.query(`CREATE SCHEMA ${schema}`);
-    live.schemas.add(schema);
+    schemas.add(schema);
   } finally {
     await admin.end();
   }
@@ -201,10 +129,6 @@ async function benchSettlement(engine) {
     schema = db.schema;
     const specFile = join(tmp, 'settlement-spec.json');
     const spec = { engine, databaseUrl: db.databaseUrl, rows: ROWS, payees: PAYEES };
-    if (process.env.BENCH_SETTLEMENT_VARIANT) {
-      spec.variant = process.env.BENCH_SETTLEMENT_VARIANT;
-      spec.variantModule = join(BENCH_DIR, 'settlement-variants.mjs');
-    }
     writeFileSync(specFile, JSON.stringify(spec));
     log(`settlement ${engine}: ${ROWS} receivables over ${PAYEES} payees (${loadBefore})`);
     const child = track(spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'settlement-run.mjs'), specFile], { cwd: SERVER_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
@@ -232,75 +156,7 @@ async function benchSettlement(engine) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// B. Split approval cost, through HTTP.
-async function startServer({ databaseUrl, logFile }) {
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: databaseUrl,
-    LOG_FILE: logFile,
-    LOG_LEVEL: 'info',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    PRINT_SANDBOX_KEY: 'false',
-    SETTLEMENT_SCHEDULE: 'false',
-  };
-  delete env.BENCH_CEILING;
-  const child = track(spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const stdout = tail(child.stdout);
-  const stderr = tail(child.stderr);
-  const server = { child, port, base: `http://127.0.0.1:${port}`, stdout, stderr, stopping: false, exit: null };
-  server.exited = new Promise((resolve) => child.once('exit', (code, signal) => { server.exit = { code, signal }; resolve(server.exit); }));
-  server.died = server.exited.then(({ code, signal }) => {
-    if (server.stopping) return new Promise(() => {});
-    throw new BenchFailure(`the server exited unexpectedly (code ${code}, signal ${signal})\n--- server stderr ---\n${stderr.text || '(empty)'}\n--- server stdout ---\n${stdout.text || '(empty)'}`);
-  });
-  server.died.catch(() => {});
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (server.exit) await server.died;
-    try {
-      const res = await fetch(`${server.base}/readyz`, { signal: AbortSignal.timeout(2000) });
-      if (res.status === 200) break;
-      await res.arrayBuffer();
-    } catch { /* not listening yet */ }
-    if (Date.now() > deadline) throw new BenchFailure(`the server was not ready within 60 s\n--- server stderr ---\n${stderr.text}`);
-    await sleep(100);
-  }
-  return server;
-}
 
-// SIGTERM, then wait for the graceful shutdown (the server force-exits itself after 30 s).
-async function stopServer(server) {
-  server.stopping = true;
-  if (server.exit) return server.exit;
-  const started = Date.now();
-  server.child.kill('SIGTERM');
-  let timer;
-  const result = await Promise.race([server.exited, new Promise((r) => { timer = setTimeout(() => r(null), 40_000); })]);
-  clearTimeout(timer);
-  if (!result) {
-    server.child.kill('SIGKILL');
-    await server.exited;
-    return { code: null, signal: 'SIGKILL', forced: true, ms: Date.now() - started };
-  }
-  return { ...result, ms: Date.now() - started };
-}
-
-const during = (server, promise) => Promise.race([promise, server.died]);
-
-async function api(server, method, path, { key, body } = {}) {
-  const headers = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await during(server, fetch(server.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) }));
-  const text = await res.text();
-  let json = null;
-  try { json = JSON.parse(text); } catch { /* not JSON */ }
-  return { status: res.status, json, text };
-}
 
 async function apiOk(server, method, path, options) {
   const res = await api(server, method, path, options);
@@ -385,25 +241,6 @@ async function createPayments(server, tmp, label, key, count) {
   return ids;
 }
 
-async function logReport(file) {
-  if (!existsSync(file)) return { bytes: 0, lines: 0, byLevel: {}, notable: [] };
-  const bytes = statSync(file).size;
-  const byLevel = {};
-  const notable = [];
-  let lines = 0;
-  const names = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
-  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  for await (const text of rl) {
-    if (!text) continue;
-    lines++;
-    let entry;
-    try { entry = JSON.parse(text); } catch { byLevel.unparsable = (byLevel.unparsable ?? 0) + 1; continue; }
-    const level = names[entry.level] ?? String(entry.level);
-    byLevel[level] = (byLevel[level] ?? 0) + 1;
-    if (entry.level >= 40 && notable.length < 5) notable.push(text.length > 400 ? text.slice(0, 400) + '...' : text);
-  }
-  return { bytes, lines, byLevel, notable };
-}
 
 async function benchSplit(engine) {
   const tmp = mkdtempSync(join(tmpdir(), `bench-split-${engine}-`));
@@ -419,7 +256,7 @@ async function benchSplit(engine) {
     const db = await freshDatabase(engine, tmp);
     schema = db.schema;
     log(`split-approval ${engine}: starting the server (${loadBefore})`);
-    server = await startServer({ databaseUrl: db.databaseUrl, logFile });
+    server = await startCli('serve', { env: { DATABASE_URL: db.databaseUrl, SETTLEMENT_SCHEDULE: 'false', BENCH_CEILING: undefined }, logFile });
 
     const accountA = await apiOk(server, 'POST', '/v1/sandbox/accounts', { body: { name: 'bench no split' } });
     const accountB = await apiOk(server, 'POST', '/v1/sandbox/accounts', { body: { name: 'bench split' } });
@@ -483,7 +320,7 @@ async function benchSplit(engine) {
   } finally {
     if (server) {
       log(`split-approval ${engine}: stopping the server (SIGTERM)`);
-      shutdown = await stopServer(server);
+      shutdown = await stopCli(server);
     }
     if (schema) {
       try { await dropSchema(schema); } catch (error) { log(`WARNING: could not drop schema ${schema}: ${error.message}`); }
@@ -515,7 +352,6 @@ function settlementTable(run) {
       ['engine', 'receivables', 'payees', 'settlements', 'load s', 'run s', 'rows/s', `target < ${SETTLEMENT_TARGET_S} s`],
       [run.engine, r.receivables, r.payees, r.settlements, r.loadSeconds.toFixed(1), r.seconds.toFixed(2), r.rowsPerSecond.toFixed(0), r.seconds < SETTLEMENT_TARGET_S ? 'met' : 'MISSED'],
     ]));
-    if (r.variant) lines.push(`variant: ${r.variant} (a copy of runSettlement in bench/settlement-variants.mjs, not the server's)`);
     lines.push(`statements by time (${run.engine === 'postgres' ? 'summed over concurrent writers, ' : ''}${(r.profile.statementMs / 1000).toFixed(1)} s in SQL of ${r.seconds.toFixed(1)} s):`);
     lines.push(...formatRows([['ms', 'count', 'rows', 'statement'], ...r.profile.top.map((e) => [e.ms, e.count, e.rows, e.sql.length > 110 ? e.sql.slice(0, 107) + '...' : e.sql])]).map((l) => '  ' + l));
   }
@@ -608,8 +444,7 @@ async function main() {
 
 main().catch(async (error) => {
   process.stdout.write(`bench failed: ${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n`);
-  killChildren();
+  killChildren(); // first: their connections would hold up dropping the schemas
   await dropSchemas();
-  removeTempDirs();
-  process.exit(1);
+  process.exit(1); // the exit handler removes the temp dirs
 });

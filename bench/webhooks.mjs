@@ -69,28 +69,15 @@
 //   BENCH_DATABASE_URL             postgres://... to also run on PostgreSQL (a fresh schema
 //                                  whk_<random>, used through search_path, dropped at the end)
 import { spawn, fork } from 'node:child_process';
-import { createServer } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync, statSync, existsSync, createReadStream, readFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
-import { join, dirname, resolve as resolvePath } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve as resolvePath } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
+import { api, BENCH_DIR, BenchFailure, during, envInt, installCleanup, live, logReport, removeTempDir, SERVER_DIR, sleep, startCli as startCliBase, stopCli, tail, track } from './lib.mjs';
 
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(BENCH_DIR, '..');
-const SERVER_DIR = join(ROOT, 'apps', 'server');
-const CLI = join(SERVER_DIR, 'src', 'cli.ts');
 const requireServerDep = createRequire(join(SERVER_DIR, 'package.json'));
 
-function envInt(name, fallback, min = 1) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-}
 
 const EVENTS = envInt('BENCH_WEBHOOK_EVENTS', 20_000);
 const SLOW_MS = envInt('BENCH_WEBHOOK_SLOW_MS', 2000, 0);
@@ -116,66 +103,13 @@ const PAYMENT_BODY = JSON.stringify({ amount: 100, currency: 'BRL', method: 'pix
 
 const T0 = Date.now();
 const log = (msg) => process.stderr.write(`[webhooks +${((Date.now() - T0) / 1000).toFixed(1)}s] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const round = (n, digits = 1) => (n === null || n === undefined || !Number.isFinite(n) ? null : Math.round(n * 10 ** digits) / 10 ** digits);
 const loadAvg = () => loadavg().map((v) => v.toFixed(2)).join(' ');
 
-class BenchFailure extends Error {}
 
 // ---------------------------------------------------------------------------------------------
-// Everything we start or create, so that it is cleaned up whatever happens.
-const live = { children: new Set(), tempDirs: new Set() };
+installCleanup(log);
 
-function track(child) {
-  live.children.add(child);
-  child.once('exit', () => live.children.delete(child));
-  return child;
-}
-function killChildren() {
-  for (const child of live.children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      try { child.kill('SIGKILL'); } catch { /* already gone */ }
-    }
-  }
-}
-function removeTempDirs() {
-  for (const dir of live.tempDirs) {
-    try { rmSync(dir, { recursive: true, force: true }); } catch { /* best effort */ }
-  }
-  live.tempDirs.clear();
-}
-process.on('exit', () => { killChildren(); removeTempDirs(); });
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, () => {
-    log(`${signal}: stopping`);
-    killChildren();
-    removeTempDirs();
-    process.exit(130);
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-// Keeps the last `limit` characters of a stream.
-function tail(stream, limit = 64 * 1024) {
-  const buf = { text: '' };
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk) => {
-    buf.text += chunk;
-    if (buf.text.length > limit) buf.text = buf.text.slice(-limit);
-  });
-  return buf;
-}
 
 // CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere.
 function cpuSeconds(pid) {
@@ -190,70 +124,18 @@ function cpuSeconds(pid) {
 
 // ---------------------------------------------------------------------------------------------
 // A `cli.ts` process (serve or worker), watched: `died` rejects if it exits unasked.
-async function startCli(command, { env, logFile, label }) {
-  const nodeArgs = ['--import', 'tsx'];
+function startCli(command, { env, logFile, label }) {
+  const nodeArgs = [];
   if (CPU_PROF) {
     mkdirSync(CPU_PROF, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`); // one CPU.<date>.<pid>.<thread>.cpuprofile per thread (tsx's loader is one)
   }
-  const port = command === 'serve' ? await freePort() : 0;
-  const childEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port || 0),
-    LOG_FILE: logFile,
-    LOG_LEVEL: 'info',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    PRINT_SANDBOX_KEY: 'false',
-    SETTLEMENT_SCHEDULE: 'false',
-    WEBHOOK_PER_ENDPOINT_MAX_IN_FLIGHT: String(PER_ENDPOINT),
-    WEBHOOK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
-    ...env,
-  };
-  // cwd = the server workspace, as `npm start` runs it (so tsx picks its tsconfig).
-  const child = track(spawn(process.execPath, [...nodeArgs, CLI, command], { cwd: SERVER_DIR, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const stdout = tail(child.stdout);
-  const stderr = tail(child.stderr);
-  const proc = { child, label, port, base: port ? `http://127.0.0.1:${port}` : null, stdout, stderr, stopping: false, exit: null, startedMs: Date.now() };
-  proc.exited = new Promise((resolve) => child.once('exit', (code, signal) => { proc.exit = { code, signal }; resolve(proc.exit); }));
-  proc.died = proc.exited.then(({ code, signal }) => {
-    if (proc.stopping) return new Promise(() => {});
-    throw new BenchFailure(`the ${label} exited unexpectedly (code ${code}, signal ${signal})\n--- ${label} stderr ---\n${stderr.text || '(empty)'}\n--- ${label} stdout ---\n${stdout.text || '(empty)'}`);
+  return startCliBase(command, {
+    env: { SETTLEMENT_SCHEDULE: 'false', WEBHOOK_PER_ENDPOINT_MAX_IN_FLIGHT: String(PER_ENDPOINT), WEBHOOK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT), ...env },
+    logFile, label, nodeArgs,
   });
-  proc.died.catch(() => {});
-  if (command !== 'serve') return proc;
-
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (proc.exit) await proc.died;
-    try {
-      const res = await fetch(`${proc.base}/readyz`, { signal: AbortSignal.timeout(2000) });
-      if (res.status === 200) break;
-      await res.arrayBuffer();
-    } catch { /* not listening yet */ }
-    if (Date.now() > deadline) throw new BenchFailure(`the server was not ready within 60 s\n--- server stderr ---\n${stderr.text}`);
-    await sleep(100);
-  }
-  return proc;
 }
 
-// SIGTERM, then wait for the graceful shutdown (the server force-exits itself after 30 s).
-async function stopCli(proc) {
-  proc.stopping = true;
-  if (proc.exit) return { ...proc.exit, ms: 0 };
-  const started = Date.now();
-  proc.child.kill('SIGTERM');
-  let timer;
-  const result = await Promise.race([proc.exited, new Promise((r) => { timer = setTimeout(() => r(null), 40_000); })]);
-  clearTimeout(timer);
-  if (!result) {
-    proc.child.kill('SIGKILL');
-    await proc.exited;
-    return { code: null, signal: 'SIGKILL', forced: true, ms: Date.now() - started };
-  }
-  return { ...result, ms: Date.now() - started };
-}
 
 // ---------------------------------------------------------------------------------------------
 // The receivers' process, over IPC.
@@ -297,18 +179,7 @@ async function startReceivers() {
 }
 
 // ---------------------------------------------------------------------------------------------
-const during = (procs, promise) => Promise.race([promise, ...procs.map((p) => p.died)]);
 
-async function api(server, method, path, { key, body } = {}) {
-  const headers = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await during([server], fetch(server.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) }));
-  const text = await res.text();
-  let json = null;
-  try { json = JSON.parse(text); } catch { /* not JSON */ }
-  return { status: res.status, json, text };
-}
 
 async function produce(server, tmp, key, procs) {
   const specFile = join(tmp, 'webhooks-load.json');
@@ -326,25 +197,6 @@ async function produce(server, tmp, key, procs) {
   return JSON.parse(out.text.trim().split('\n').pop());
 }
 
-async function logReport(file) {
-  if (!existsSync(file)) return { bytes: 0, lines: 0, byLevel: {}, notable: [] };
-  const bytes = statSync(file).size;
-  const byLevel = {};
-  const notable = [];
-  let lines = 0;
-  const names = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
-  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  for await (const text of rl) {
-    if (!text) continue;
-    lines++;
-    let entry;
-    try { entry = JSON.parse(text); } catch { byLevel.unparsable = (byLevel.unparsable ?? 0) + 1; continue; }
-    const level = names[entry.level] ?? String(entry.level);
-    byLevel[level] = (byLevel[level] ?? 0) + 1;
-    if (entry.level >= 40 && notable.length < 5) notable.push(text.length > 400 ? text.slice(0, 400) + '...' : text);
-  }
-  return { bytes, lines, byLevel, notable };
-}
 
 // The delivery log by SQL, per endpoint: rows by status, attempts.
 async function deliveryRows(engine, databaseUrl) {
@@ -541,8 +393,7 @@ async function benchEngine(engine) {
 
   run.logInfo = await logReport(logFile);
   if (worker) run.workerLogInfo = await logReport(workerLogFile);
-  try { rmSync(tmp, { recursive: true, force: true }); } catch { /* best effort */ }
-  live.tempDirs.delete(tmp);
+  removeTempDir(tmp);
 
   for (const [label, sd, proc] of [['server', run.shutdown, server], ['worker', run.workerShutdown, worker]]) {
     if (sd && (sd.code !== 0 || sd.forced)) {
@@ -712,7 +563,5 @@ async function main() {
 
 main().catch((error) => {
   process.stdout.write(`bench failed: ${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n`);
-  killChildren();
-  removeTempDirs();
-  process.exit(1);
+  process.exit(1); // the exit handler kills the children and removes the temp dirs
 });

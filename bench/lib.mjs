@@ -1,0 +1,188 @@
+// What the bench scripts (run.mjs, settlement.mjs, webhooks.mjs) share: paths, settings, the
+// processes and temp dirs they start (cleaned up whatever happens), the server under test
+// started as production runs it, and the reading of its log.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { rmSync, statSync, existsSync, createReadStream } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+export const SERVER_DIR = join(BENCH_DIR, '..', 'apps', 'server');
+export const CLI = join(SERVER_DIR, 'src', 'cli.ts');
+
+export class BenchFailure extends Error {}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function envInt(name, fallback, min = 1) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Everything we start or create, so that it is cleaned up whatever happens.
+export const live = { children: new Set(), tempDirs: new Set() };
+
+export function track(child) {
+  live.children.add(child);
+  child.once('exit', () => live.children.delete(child));
+  return child;
+}
+
+export function killChildren() {
+  for (const child of live.children) {
+    if (child.exitCode === null && child.signalCode === null) {
+      try { child.kill('SIGKILL'); } catch { /* already gone */ }
+    }
+  }
+}
+
+export function removeTempDir(dir) {
+  try { rmSync(dir, { recursive: true, force: true }); } catch { /* best effort */ }
+  live.tempDirs.delete(dir);
+}
+
+function removeTempDirs() {
+  for (const dir of [...live.tempDirs]) removeTempDir(dir);
+}
+
+// On exit or a signal: kill the children, remove the temp dirs, then `onSignal` (given at most
+// 5 s; dropping PostgreSQL schemas, say).
+export function installCleanup(log, onSignal = async () => {}) {
+  process.on('exit', () => { killChildren(); removeTempDirs(); });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      log(`${signal}: stopping`);
+      killChildren();
+      removeTempDirs();
+      const timer = setTimeout(() => process.exit(130), 5000);
+      onSignal().catch(() => {}).finally(() => { clearTimeout(timer); process.exit(130); });
+    });
+  }
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// Keeps the last `limit` characters of a stream.
+export function tail(stream, limit = 64 * 1024) {
+  const buf = { text: '' };
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    buf.text += chunk;
+    if (buf.text.length > limit) buf.text = buf.text.slice(-limit);
+  });
+  return buf;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A `cli.ts` process (serve or worker) as production runs it, watched: `died` rejects if it
+// exits unasked. `env` adds to (or, with undefined, removes from) the production settings.
+export async function startCli(command, { env = {}, logFile, label = command === 'serve' ? 'server' : command, nodeArgs = [] }) {
+  const port = command === 'serve' ? await freePort() : 0;
+  const childEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port || 0),
+    LOG_FILE: logFile,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    PRINT_SANDBOX_KEY: 'false',
+    ...env,
+  };
+  for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
+  // cwd = the server workspace, as `npm start` runs it (so tsx picks its tsconfig).
+  const child = track(spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, CLI, command], { cwd: SERVER_DIR, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const stdout = tail(child.stdout);
+  const stderr = tail(child.stderr);
+  const proc = { child, label, port, base: port ? `http://127.0.0.1:${port}` : null, stdout, stderr, stopping: false, exit: null, startedMs: Date.now() };
+  proc.exited = new Promise((resolve) => child.once('exit', (code, signal) => { proc.exit = { code, signal }; resolve(proc.exit); }));
+  // Rejects if the process exits before we ask it to: raced against every step of the run.
+  proc.died = proc.exited.then(({ code, signal }) => {
+    if (proc.stopping) return new Promise(() => {});
+    throw new BenchFailure(`the ${label} exited unexpectedly (code ${code}, signal ${signal})\n--- ${label} stderr ---\n${stderr.text || '(empty)'}\n--- ${label} stdout ---\n${stdout.text || '(empty)'}`);
+  });
+  proc.died.catch(() => {});
+  if (command !== 'serve') return proc;
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exit) await proc.died;
+    try {
+      const res = await fetch(`${proc.base}/readyz`, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) break;
+      await res.arrayBuffer();
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) throw new BenchFailure(`the server was not ready within 60 s\n--- server stderr ---\n${stderr.text}`);
+    await sleep(100);
+  }
+  return proc;
+}
+
+// SIGTERM, then wait for the graceful shutdown (the server force-exits itself after 30 s).
+export async function stopCli(proc) {
+  proc.stopping = true;
+  if (proc.exit) return { ...proc.exit, ms: 0 };
+  const started = Date.now();
+  proc.child.kill('SIGTERM');
+  let timer;
+  const result = await Promise.race([proc.exited, new Promise((r) => { timer = setTimeout(() => r(null), 40_000); })]);
+  clearTimeout(timer);
+  if (!result) {
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+    return { code: null, signal: 'SIGKILL', forced: true, ms: Date.now() - started };
+  }
+  return { ...result, ms: Date.now() - started };
+}
+
+// `promise`, unless one of the processes dies first.
+export const during = (procs, promise) => Promise.race([promise, ...[procs].flat().map((p) => p.died)]);
+
+export async function api(server, method, path, { key, body, idempotencyKey } = {}) {
+  const headers = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+  const res = await during(server, fetch(server.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) }));
+  const text = await res.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, json, text };
+}
+
+// The server's log file: size, lines by level, the first few warnings and errors.
+export async function logReport(file) {
+  if (!existsSync(file)) return { bytes: 0, lines: 0, byLevel: {}, notable: [] };
+  const bytes = statSync(file).size;
+  const byLevel = {};
+  const notable = [];
+  let lines = 0;
+  const names = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const text of rl) {
+    if (!text) continue;
+    lines++;
+    let entry;
+    try { entry = JSON.parse(text); } catch { byLevel.unparsable = (byLevel.unparsable ?? 0) + 1; continue; }
+    const level = names[entry.level] ?? String(entry.level);
+    byLevel[level] = (byLevel[level] ?? 0) + 1;
+    if (entry.level >= 40 && notable.length < 5) notable.push(text.length > 400 ? text.slice(0, 400) + '...' : text);
+  }
+  return { bytes, lines, byLevel, notable };
+}
