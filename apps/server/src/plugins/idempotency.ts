@@ -65,20 +65,31 @@ class KeyLookups {
     this.scheduled = false;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_KEYS_PER_QUERY);
-      const tuples = batch.map((b) => sql`(${b.accountId}, ${b.livemode}, ${b.key})`);
-      sql<StoredKey & { account_id: string; livemode: number; key: string }>`select account_id, livemode, key, fingerprint, status_code, body from idempotency_keys where (account_id, livemode, key) in (${sql.join(tuples)})`
+      keyLookupQuery(batch)
         .execute(this.store.db)
         .then(({ rows }) => {
-          const found = new Map(rows.map((r) => [`${r.account_id}\u0000${r.livemode}\u0000${r.key}`, r]));
-          for (const b of batch) {
-            const r = found.get(`${b.accountId}\u0000${b.livemode}\u0000${b.key}`);
+          const found = new Map(rows.map((r) => [Number(r.i), r]));
+          batch.forEach((b, i) => {
+            const r = found.get(i + 1);
             b.resolve(r ? { fingerprint: r.fingerprint, status_code: r.status_code, body: r.body } : undefined);
-          }
+          });
         }, (error) => {
           for (const b of batch) b.reject(error);
         });
     }
   }
+}
+
+// Looks up (account, mode, key) triples in one PostgreSQL query; rows carry `i`, the 1-based
+// position of their triple. The keys go in as arrays, each looked up by a LATERAL subquery on
+// the whole primary key (its LIMIT keeps PostgreSQL from flattening it into a join). A
+// row-constructor IN list let the planner, without fresh statistics, walk every key of the
+// account and filter: measured 8-15 ms per lookup at 30k keys, growing with the table.
+export function keyLookupQuery(items: ReadonlyArray<{ accountId: string; livemode: number; key: string }>) {
+  return sql<StoredKey & { i: number }>`select u.i, k.fingerprint, k.status_code, k.body
+    from unnest(${items.map((b) => b.accountId)}::text[], ${items.map((b) => b.livemode)}::integer[], ${items.map((b) => b.key)}::text[]) with ordinality as u(account_id, livemode, key, i)
+    cross join lateral (select fingerprint, status_code, body from idempotency_keys k
+      where k.account_id = u.account_id and k.livemode = u.livemode and k.key = u.key limit 1) k`;
 }
 
 const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
