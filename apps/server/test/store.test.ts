@@ -49,6 +49,24 @@ for (const engine of ENGINES) {
       assert.ok(ids.every((id) => !id.startsWith('evt_test_a2')));
     });
 
+    test('rows written at the end of a batch keep every character (PostgreSQL inlines them as literals)', async () => {
+      const awkward = [
+        "it's", 'back\\slash \\\'', "'); drop table events; --", "E'\\x00'", 'line\nbreak\ttab', 'acentuação ção 💸', '$1 $$ $tag$ ?', '',
+      ];
+      const rows = awkward.map((data, i) => ({ ...event('lit'), data, type: `t${i}` }));
+      const { results, commits } = await sameCommit(rows.map((row) => async (tx: Tx) => insertRows(tx, 'events', [row])));
+      assert.equal(commits, 1, 'one shared commit');
+      assert.ok(results.every((r) => r.status === 'fulfilled'));
+      const stored = await store.db.selectFrom('events').select(['id', 'data', 'livemode', 'created_at_ms']).where('id', 'like', 'evt_test_lit%').orderBy('id').execute();
+      assert.deepEqual(stored.map((r) => r.data).sort(), awkward.slice().sort());
+      for (const r of stored) {
+        const row = rows.find((x) => x.id === r.id);
+        assert.equal(r.created_at_ms, row?.created_at_ms);
+        assert.equal(r.livemode, 0);
+      }
+      assert.ok(await store.db.selectFrom('events').select('id').limit(1).executeTakeFirst(), 'the events table is still there');
+    });
+
     test('a write reads the rows it has just inserted', async () => {
       const row = event('b');
       const seen = await store.write(async (tx) => {

@@ -1,4 +1,5 @@
 import type { CompiledQuery } from 'kysely';
+import pg from 'pg';
 import type { Engine, Tx } from './index.js';
 
 // One group-committed transaction, seen from the writes inside it.
@@ -25,11 +26,24 @@ import type { Engine, Tx } from './index.js';
 type Row = Record<string, unknown>;
 export type RawExec = (sqlText: string, params: readonly unknown[]) => Promise<unknown>;
 
+export interface BatchOptions {
+  // flush() returns the statements that write the batch's rows, with their values inlined as
+  // literals, instead of running them: the batcher sends them with BEGIN and COMMIT as one
+  // simple query, one round trip for the whole batch (PostgreSQL).
+  bundle?: boolean;
+  // Where collectors read (see Collector.run); the batch's own transaction when unset.
+  read?: Tx;
+}
+
 export interface Collector<T> {
   key: string;
   // Tables the collector writes: a write reading one of them gets its own items collected first.
   tables: readonly string[];
-  run(tx: Tx, items: T[]): Promise<void>;
+  // Tables it reads. Where that saves a round trip (PostgreSQL) it reads them outside the
+  // transaction, unless a write of the batch changed one of them.
+  reads: readonly string[];
+  // `read`: where to read them.
+  run(tx: Tx, items: T[], read: Tx): Promise<void>;
 }
 
 interface OpState {
@@ -60,6 +74,10 @@ export class BatchContext {
   // PostgreSQL aborts the whole transaction on any failed statement outside a savepoint.
   poisoned = false;
   private flushing = false;
+  // The collectors run at the end of the batch: their rows are deferred to the batch's.
+  private collecting = false;
+  // Tables the batch's statements wrote to (see Collector.reads).
+  private readonly written = new Set<string>();
   // The Kysely the batch's writes get (set by the batcher), for the collectors.
   tx: Tx | null = null;
 
@@ -71,10 +89,11 @@ export class BatchContext {
     readonly optimistic: boolean,
     // A batch of one write needs no savepoint: its transaction is its isolation.
     private readonly alone: boolean,
+    private readonly options: BatchOptions = {},
   ) {}
 
   get deferring(): boolean {
-    return this.optimistic && this.op !== null && !this.flushing;
+    return this.optimistic && ((this.op !== null && !this.flushing) || this.collecting);
   }
 
   async startOp(): Promise<void> {
@@ -115,11 +134,12 @@ export class BatchContext {
   }
 
   defer(table: string, rows: readonly Row[]): void {
-    const op = this.op as OpState;
-    const list = op.rows.get(table);
+    const op = this.op;
+    const target = op ? op.rows : this.rows;
+    const list = target.get(table);
     if (list) for (const r of rows) list.push(r);
-    else op.rows.set(table, rows.slice());
-    op.pending += rows.length;
+    else target.set(table, rows.slice());
+    if (op) op.pending += rows.length;
   }
 
   collect<T>(collector: Collector<T>, item: T): void {
@@ -136,6 +156,10 @@ export class BatchContext {
   // Called before every statement a write runs. Returns a promise only when there is work to do
   // first, so the common case costs no extra await.
   before(sqlText: string, writes: boolean): Promise<void> | undefined {
+    if (writes) {
+      const table = targetTable(sqlText);
+      if (table) this.written.add(table);
+    }
     const op = this.op;
     if (!op || this.flushing) return undefined;
     if (op.pending > 0 && this.readsOwnRows(op, sqlText)) return this.flushOp(op);
@@ -149,15 +173,26 @@ export class BatchContext {
     if (this.engine === 'postgres' && !this.op?.savepoint) this.poisoned = true;
   }
 
-  // End of the batch: every buffered row, then the collectors.
-  async flush(): Promise<void> {
+  // End of the batch: the collectors (whose rows join the batch's), then every buffered row.
+  // With the bundle option, returns the statements that write the rows instead of running them.
+  async flush(): Promise<string[]> {
+    this.collecting = true;
+    try {
+      for (const { collector, items } of this.collected.values()) {
+        const outside = this.options.read && !collector.reads.some((t) => this.written.has(t) || this.rows.has(t));
+        await collector.run(this.tx as Tx, items, outside ? (this.options.read as Tx) : (this.tx as Tx));
+      }
+    } finally {
+      this.collecting = false;
+    }
+    this.collected.clear();
     this.flushing = true;
     try {
+      if (this.options.bundle) return literalInserts(this.rows);
       await this.writeRows(this.rows);
-      this.rows.clear();
-      for (const { collector, items } of this.collected.values()) await collector.run(this.tx as Tx, items);
-      this.collected.clear();
+      return [];
     } finally {
+      this.rows.clear();
       this.flushing = false;
     }
   }
@@ -178,7 +213,7 @@ export class BatchContext {
     this.flushing = true;
     try {
       await this.writeRows(op.rows);
-      for (const { collector, items } of op.collected.values()) await collector.run(this.tx as Tx, items);
+      for (const { collector, items } of op.collected.values()) await collector.run(this.tx as Tx, items, this.tx as Tx);
     } finally {
       this.flushing = false;
     }
@@ -189,15 +224,7 @@ export class BatchContext {
 
   private async writeRows(byTable: Map<string, Row[]>): Promise<void> {
     for (const [table, rows] of byTable) {
-      // Rows of one table normally share their columns; group them in case they do not.
-      const groups = new Map<string, Row[]>();
-      for (const row of rows) {
-        const sig = Object.keys(row).join(',');
-        const g = groups.get(sig);
-        if (g) g.push(row);
-        else groups.set(sig, [row]);
-      }
-      for (const [sig, group] of groups) await this.insert(table, sig.split(','), group);
+      for (const [sig, group] of groupByColumns(rows)) await this.insert(table, sig.split(','), group);
     }
   }
 
@@ -226,6 +253,54 @@ export class BatchContext {
       await this.exec(head + tuples.join(', '), params);
     }
   }
+}
+
+function groupByColumns(rows: Row[]): Map<string, Row[]> {
+  // Rows of one table normally share their columns; group them in case they do not.
+  const groups = new Map<string, Row[]>();
+  for (const row of rows) {
+    const sig = Object.keys(row).join(',');
+    const g = groups.get(sig);
+    if (g) g.push(row);
+    else groups.set(sig, [row]);
+  }
+  return groups;
+}
+
+// A value as a PostgreSQL literal. Strings go through pg's escapeLiteral (quotes doubled,
+// backslashes in the E'' form), so a string is always one literal, whatever it holds.
+function pgLiteral(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'bigint') return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  // Unreachable with the tables we defer into; refusing makes the batch replay the plain way.
+  throw new Error(`cannot inline a ${typeof value} as a SQL literal`);
+}
+
+const ROWS_PER_LITERAL_INSERT = 1000;
+
+// The PostgreSQL INSERTs of the rows, values inlined (for one simple-protocol query).
+function literalInserts(byTable: Map<string, Row[]>): string[] {
+  const statements: string[] = [];
+  for (const [table, rows] of byTable) {
+    for (const [sig, group] of groupByColumns(rows)) {
+      const columns = sig.split(',');
+      const head = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
+      for (let start = 0; start < group.length; start += ROWS_PER_LITERAL_INSERT) {
+        const tuples = group.slice(start, start + ROWS_PER_LITERAL_INSERT).map((row) => `(${columns.map((c) => pgLiteral(row[c])).join(', ')})`);
+        statements.push(head + tuples.join(', '));
+      }
+    }
+  }
+  return statements;
+}
+
+// The table an INSERT, UPDATE or DELETE writes to.
+const TARGET = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/i;
+function targetTable(sqlText: string): string | undefined {
+  return TARGET.exec(sqlText)?.[1];
 }
 
 // Which statements write: everything but a select.

@@ -239,15 +239,26 @@ class WriteBatcher {
   private async attempt(batch: Pending[], optimistic: boolean): Promise<Result[] | 'retry' | Failure> {
     const results: Result[] = [];
     const alone = batch.length === 1;
+    const postgres = this.engine === 'postgres';
     try {
       return await this.db.getExecutor().provideConnection(async (connection) => {
         const statements = this.rawStatements;
-        const exec: RawExec = statements
+        const send: RawExec = statements
           ? async (text, params) => { const stmt = statements.prepare(text); return stmt.reader ? stmt.all(params as unknown[]) : stmt.run(params as unknown[]); }
           : (text, params) => connection.executeQuery(CompiledQuery.raw(text, params as unknown[]));
-        const ctx = new BatchContext(this.engine, exec, optimistic, alone);
-        const tx = this.bind(connection, ctx);
-        await exec(this.engine === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN', []);
+        // PostgreSQL: BEGIN waits for the batch's first statement. A batch whose writes only
+        // defer rows (a payment create) then sends BEGIN, its rows and COMMIT as one query.
+        let begun = !postgres;
+        const begin = async () => {
+          if (begun) return;
+          begun = true;
+          await send('BEGIN', []);
+        };
+        const exec: RawExec = postgres ? async (text, params) => { await begin(); return send(text, params); } : send;
+        const rollback = async () => { if (begun) await send('ROLLBACK', []); };
+        const ctx = new BatchContext(this.engine, exec, optimistic, alone, postgres && optimistic ? { bundle: true, read: this.db } : {});
+        const tx = this.bind(connection, ctx, begin);
+        if (!postgres) await send('BEGIN IMMEDIATE', []);
         try {
           for (const item of batch) {
             await ctx.startOp();
@@ -262,22 +273,36 @@ class WriteBatcher {
             if (ok) await ctx.endOp();
             else if (alone) {
               // Alone, the transaction itself is the isolation: roll it all back.
-              await exec('ROLLBACK', []);
+              await rollback();
               return results;
             } else if (!(await ctx.failOp())) throw new BatchAborted();
           }
+          let tail: string[];
           try {
-            await ctx.flush();
+            tail = await ctx.flush();
           } catch (error) {
             if (!optimistic) throw error;
             throw new BatchAborted();
           }
           const commitStartMs = performance.now();
-          await exec('COMMIT', []);
+          if (tail.length > 0) {
+            // One simple-protocol query (no parameters: the values are inlined literals). If
+            // any INSERT fails, PostgreSQL skips the rest, COMMIT included.
+            const script = [...(begun ? [] : ['BEGIN']), ...tail, 'COMMIT'].join(';\n');
+            begun = true;
+            try {
+              await send(script, []);
+            } catch (error) {
+              if (!optimistic) throw error;
+              throw new BatchAborted();
+            }
+          } else if (begun) {
+            await send('COMMIT', []);
+          }
           this.stats.commitMs += performance.now() - commitStartMs;
           return results;
         } catch (error) {
-          try { await exec('ROLLBACK', []); } catch { /* connection may be gone */ }
+          try { await rollback(); } catch { /* connection may be gone */ }
           throw error;
         }
       });
@@ -289,11 +314,12 @@ class WriteBatcher {
 
   // The Kysely every write of a batch gets: bound to the batch's connection, with each
   // statement passing through the batch's hooks (lazy savepoints, read-your-own-writes).
-  private bind(connection: DatabaseConnection, ctx: BatchContext): Tx {
+  private bind(connection: DatabaseConnection, ctx: BatchContext, begin: () => Promise<void>): Tx {
     const hooked: DatabaseConnection = {
       async executeQuery(query) {
         const wait = ctx.before(query.sql, isWrite(query));
         if (wait) await wait;
+        await begin();
         try {
           return await connection.executeQuery(query);
         } catch (error) {

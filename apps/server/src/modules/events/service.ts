@@ -64,7 +64,7 @@ export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: str
     // One endpoint lookup for the whole group-committed batch, at its end, in its transaction.
     for (const row of rows) batch.collect(fanOut, row);
   } else {
-    await fanOut.run(tx, rows);
+    await fanOut.run(tx, rows, tx);
   }
   return rows.map((r) => r.id);
 }
@@ -76,9 +76,10 @@ type EventRow = Insertable<EventsTable>;
 const fanOut: Collector<EventRow> = {
   key: 'events.fanout',
   tables: ['webhook_deliveries'],
-  async run(tx, events) {
+  reads: ['webhook_endpoints'],
+  async run(tx, events, read) {
     const accountIds = [...new Set(events.map((e) => e.account_id))];
-    const endpoints = await tx.selectFrom('webhook_endpoints').select(['id', 'account_id', 'livemode', 'events'])
+    const endpoints = await read.selectFrom('webhook_endpoints').select(['id', 'account_id', 'livemode', 'events'])
       .where('enabled', '=', 1).where('account_id', 'in', accountIds).execute();
     if (endpoints.length === 0) return;
     const nowMs = Date.now();
