@@ -257,7 +257,7 @@ class WriteBatcher {
         const exec: RawExec = postgres ? async (text, params) => { await begin(); return send(text, params); } : send;
         const rollback = async () => { if (begun) await send('ROLLBACK', []); };
         const ctx = new BatchContext(this.engine, exec, optimistic, alone, postgres && optimistic ? { bundle: true, read: this.db } : {});
-        const tx = this.bind(connection, ctx, begin);
+        const tx = this.bind(connection, ctx, postgres ? begin : null);
         if (!postgres) await send('BEGIN IMMEDIATE', []);
         try {
           for (const item of batch) {
@@ -314,12 +314,12 @@ class WriteBatcher {
 
   // The Kysely every write of a batch gets: bound to the batch's connection, with each
   // statement passing through the batch's hooks (lazy savepoints, read-your-own-writes).
-  private bind(connection: DatabaseConnection, ctx: BatchContext, begin: () => Promise<void>): Tx {
+  private bind(connection: DatabaseConnection, ctx: BatchContext, begin: (() => Promise<void>) | null): Tx {
     const hooked: DatabaseConnection = {
       async executeQuery(query) {
         const wait = ctx.before(query.sql, isWrite(query));
         if (wait) await wait;
-        await begin();
+        if (begin) await begin();
         try {
           return await connection.executeQuery(query);
         } catch (error) {
