@@ -3,7 +3,7 @@
 // started as production runs it, and the reading of its log.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { rmSync, statSync, existsSync, createReadStream } from 'node:fs';
+import { rmSync, statSync, existsSync, createReadStream, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -185,4 +185,24 @@ export async function logReport(file) {
     if (entry.level >= 40 && notable.length < 5) notable.push(text.length > 400 ? text.slice(0, 400) + '...' : text);
   }
   return { bytes, lines, byLevel, notable };
+}
+
+// Runs a load-generator script (bench/*-load.mjs) in its own process with a JSON spec, while
+// watching `procs` (the servers) for an early death; returns the last line it printed, parsed.
+export async function runLoadScript(procs, tmp, script, name, spec) {
+  const specFile = join(tmp, `${script.replace(/\.mjs$/, '')}-${name.replace(/\W+/g, '_')}.json`);
+  writeFileSync(specFile, JSON.stringify(spec));
+  const child = track(spawn(process.execPath, [join(BENCH_DIR, script), specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const out = tail(child.stdout, 1024 * 1024);
+  const err = tail(child.stderr);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let done;
+  try {
+    done = await during(procs, exited);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  if (err.text.trim()) process.stderr.write(err.text.trimEnd().split('\n').map((l) => `[load ${name}] ${l}`).join('\n') + '\n');
+  if (done.code !== 0) throw new BenchFailure(`load generator for "${name}" exited with code ${done.code} (signal ${done.signal})\n${err.text}`);
+  return JSON.parse(out.text.trim().split('\n').pop());
 }

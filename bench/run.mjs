@@ -49,7 +49,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { api, BENCH_DIR, BenchFailure, during, envInt, installCleanup, live, logReport, removeTempDir, sleep, startCli, stopCli, tail, track } from './lib.mjs';
+import { api, BENCH_DIR, BenchFailure, envInt, installCleanup, live, logReport, removeTempDir, runLoadScript, sleep, startCli, stopCli } from './lib.mjs';
 
 const DURATION_S = envInt('BENCH_DURATION_S', 10);
 const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
@@ -105,23 +105,8 @@ async function drainBacklog(server, key, label) {
 
 // One scenario, with autocannon in its own process.
 async function runLoad(server, tmp, name, spec) {
-  const specFile = join(tmp, `load-${name.replace(/\W+/g, '_')}.json`);
-  writeFileSync(specFile, JSON.stringify({ url: server.base, connections: CONNECTIONS, warmupS: WARMUP_S, durationS: DURATION_S, ...spec }));
   log(`${name}: ${WARMUP_S ? `${WARMUP_S} s warm-up + ` : ''}${DURATION_S} s, ${CONNECTIONS} connections`);
-  const child = track(spawn(process.execPath, [join(BENCH_DIR, 'load.mjs'), specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const out = tail(child.stdout, 1024 * 1024);
-  const err = tail(child.stderr);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let done;
-  try {
-    done = await during(server, exited);
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-  if (err.text.trim()) process.stderr.write(err.text.trimEnd().split('\n').map((l) => `[load ${name}] ${l}`).join('\n') + '\n');
-  if (done.code !== 0) throw new BenchFailure(`load generator for "${name}" exited with code ${done.code} (signal ${done.signal})\n${err.text}`);
-  const line = out.text.trim().split('\n').pop();
-  return JSON.parse(line);
+  return runLoadScript(server, tmp, 'load.mjs', name, { url: server.base, connections: CONNECTIONS, warmupS: WARMUP_S, durationS: DURATION_S, ...spec });
 }
 
 

@@ -56,7 +56,7 @@ import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { api, BENCH_DIR, BenchFailure, during, envInt, installCleanup, killChildren, live, logReport, removeTempDir, SERVER_DIR, startCli, stopCli, tail, track } from './lib.mjs';
+import { api, BENCH_DIR, BenchFailure, during, envInt, installCleanup, killChildren, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, startCli, stopCli, tail, track } from './lib.mjs';
 
 const ROWS = envInt('BENCH_SETTLEMENT_ROWS', 1_000_000);
 const PAYEES = envInt('BENCH_SETTLEMENT_PAYEES', 1000);
@@ -205,21 +205,7 @@ function cpuMs(pid) {
 
 // One autocannon run in its own process.
 async function runLoad(server, tmp, name, spec) {
-  const specFile = join(tmp, `split-load-${name.replace(/\W+/g, '_')}.json`);
-  writeFileSync(specFile, JSON.stringify({ url: server.base, connections: CONNECTIONS, ...spec }));
-  const child = track(spawn(process.execPath, [join(BENCH_DIR, 'split-load.mjs'), specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const out = tail(child.stdout, 1024 * 1024);
-  const err = tail(child.stderr);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let done;
-  try {
-    done = await during(server, exited);
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-  if (err.text.trim()) process.stderr.write(err.text.trimEnd().split('\n').map((l) => `[load ${name}] ${l}`).join('\n') + '\n');
-  if (done.code !== 0) throw new BenchFailure(`load generator for "${name}" exited with code ${done.code} (signal ${done.signal})\n${err.text}`);
-  return JSON.parse(out.text.trim().split('\n').pop());
+  return runLoadScript(server, tmp, 'split-load.mjs', name, { url: server.base, connections: CONNECTIONS, ...spec });
 }
 
 // `count` pending Pix payments of one account, created under load (ids collected from the 200s).

@@ -68,13 +68,13 @@
 //   BENCH_WEBHOOK_CPU_PROF         a directory: run the server (and worker) with --cpu-prof there
 //   BENCH_DATABASE_URL             postgres://... to also run on PostgreSQL (a fresh schema
 //                                  whk_<random>, used through search_path, dropped at the end)
-import { spawn, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { api, BENCH_DIR, BenchFailure, during, envInt, installCleanup, live, logReport, removeTempDir, SERVER_DIR, sleep, startCli as startCliBase, stopCli, tail, track } from './lib.mjs';
+import { api, BENCH_DIR, BenchFailure, during, envInt, installCleanup, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, sleep, startCli as startCliBase, stopCli, tail, track } from './lib.mjs';
 
 const requireServerDep = createRequire(join(SERVER_DIR, 'package.json'));
 
@@ -182,19 +182,10 @@ async function startReceivers() {
 
 
 async function produce(server, tmp, key, procs) {
-  const specFile = join(tmp, 'webhooks-load.json');
-  writeFileSync(specFile, JSON.stringify({
+  return runLoadScript(procs, tmp, 'webhooks-load.mjs', 'events', {
     url: server.base, path: '/v1/payments', count: EVENTS, connections: CONNECTIONS, body: PAYMENT_BODY,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-  }));
-  const child = track(spawn(process.execPath, [join(BENCH_DIR, 'webhooks-load.mjs'), specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const out = tail(child.stdout, 1024 * 1024);
-  const err = tail(child.stderr);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const done = await during(procs, exited);
-  if (err.text.trim()) process.stderr.write(err.text.trimEnd().split('\n').map((l) => `[load] ${l}`).join('\n') + '\n');
-  if (done.code !== 0) throw new BenchFailure(`the event producer exited with code ${done.code} (signal ${done.signal})\n${err.text}`);
-  return JSON.parse(out.text.trim().split('\n').pop());
+  });
 }
 
 
