@@ -2,6 +2,9 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePixBrCode } from '../src/domain/pix.js';
 import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { SandboxProvider } from '../src/providers/sandbox.js';
+import { cardOutcome } from '../src/modules/payments/service.js';
+import type { PaymentProvider } from '../src/providers/port.js';
 
 for (const engine of ENGINES) {
   describe(`payments (${engine})`, () => {
@@ -228,6 +231,73 @@ for (const engine of ENGINES) {
       assert.equal(testTokenLive.json().error.param, 'cardToken');
       const simulator = await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${livePayment.json().id}/pay`, headers: auth(live.key) });
       assert.equal(simulator.statusCode, 403);
+    });
+  });
+
+  // Confirmations claimed together read their payments once, before the provider calls, and are
+  // written together; the transaction does not read them again, it relies on guarded UPDATEs.
+  // Here a payment is canceled while the provider is approving it: the batch must fail as a
+  // whole, each job then runs alone, the canceled payment stays canceled, its authorization is
+  // voided, and only the others are approved, with receivables.
+  describe(`batched confirmations against a concurrent cancel (${engine})`, () => {
+    test('the canceled payment stays canceled and is voided; the others are approved', async () => {
+      const sandbox: { provider?: PaymentProvider } = {};
+      const racing = { amountCents: 2002, paymentId: '', key: '', canceled: 0, chargeId: '' };
+      const voided: string[] = [];
+      let t: TestApp | undefined;
+      const provider: PaymentProvider = {
+        name: 'sandbox-with-a-race',
+        async authorize(input) {
+          const result = await (sandbox.provider as PaymentProvider).authorize(input);
+          if (input.amountCents === racing.amountCents && racing.canceled === 0) {
+            racing.canceled++;
+            racing.chargeId = result.status === 'approved' ? result.chargeId : '';
+            // The merchant cancels while the acquirer is answering.
+            const res: { statusCode: number; body: string } = await (t as TestApp).app.inject({ method: 'POST', url: `/v1/payments/${racing.paymentId}/cancel`, headers: auth(racing.key) });
+            assert.equal(res.statusCode, 200, res.body);
+          }
+          return result;
+        },
+        async void(input) { voided.push(input.chargeId); },
+        refund: (input) => (sandbox.provider as PaymentProvider).refund(input),
+        payout: (input) => (sandbox.provider as PaymentProvider).payout(input),
+      };
+      t = await startApp(engine, {}, { provider, worker: false });
+      try {
+        sandbox.provider = new SandboxProvider(t.store, (token) => cardOutcome(t!.store, token));
+        const k = await signup(t);
+        racing.key = k.secretKey;
+        const ids: string[] = [];
+        for (const amountInCents of [2001, racing.amountCents, 2003]) {
+          const res: { statusCode: number; body: string; json(): { id: string } } = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amountInCents, method: 'credit_card', cardToken: 'tok_visa' } });
+          assert.equal(res.statusCode, 200, res.body);
+          ids.push(res.json().id);
+        }
+        racing.paymentId = ids[1];
+        // All three jobs are due: the worker claims them in one round and confirms them together.
+        await t.startWorker();
+        const get = async (id: string) => (await t!.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
+        await eventually(async () => (await get(ids[0])).status === 'approved' && (await get(ids[2])).status === 'approved', 'approvals');
+        await eventually(async () => voided.length === 1, 'the void');
+        assert.equal(racing.canceled, 1);
+        const raced = await get(ids[1]);
+        assert.equal(raced.status, 'canceled');
+        assert.equal(raced.feeAmount, null);
+        assert.match(racing.chargeId, /^ch_/);
+        assert.deepEqual(voided, [racing.chargeId]);
+        const receivables = async (id: string) => (await t!.app.inject({ method: 'GET', url: `/v1/receivables?paymentId=${id}&limit=100`, headers: auth(k.secretKey) })).json().data as unknown[];
+        assert.equal((await receivables(ids[1])).length, 0);
+        assert.equal((await receivables(ids[0])).length, 1);
+        assert.equal((await receivables(ids[2])).length, 1);
+        const events = (await t.app.inject({ method: 'GET', url: '/v1/events?limit=100', headers: auth(k.secretKey) })).json().data as Array<{ type: string; data: { object: { id: string } } }>;
+        const of = (id: string) => events.filter((e) => e.data.object.id === id).map((e) => e.type).sort();
+        assert.deepEqual(of(ids[1]), ['payment.canceled', 'payment.created']);
+        assert.deepEqual(of(ids[0]), ['payment.approved', 'payment.created']);
+        const [{ n }] = await t.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').execute();
+        assert.equal(Number(n), 0, 'every confirmation job is done');
+      } finally {
+        await t.teardown();
+      }
     });
   });
 }

@@ -98,3 +98,25 @@ export async function deleteWhere<T extends keyof Database & string>(db: Db, tab
   });
   return (await run(db, text, keys.map((k) => (where as Record<string, unknown>)[k]))).changes;
 }
+
+// `update <table> set a = ?, b = ? ... where c = ? and d = ?`: the set columns in the order given,
+// then the where keys. Returns the number of rows changed.
+export async function updateWhere<T extends keyof Database & string>(
+  db: Db,
+  table: T,
+  set: Partial<Record<keyof Database[T] & string, unknown>>,
+  where: Partial<Record<keyof Database[T] & string, string | number>>,
+): Promise<number> {
+  const columns = Object.keys(set);
+  const keys = Object.keys(where);
+  const text = remember(`${dialectKey(db)}|update|${table}|${columns.join(',')}|${keys.join(',')}`, () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    let qb: any = (db.updateTable(table as never) as any).set(Object.fromEntries(columns.map((c) => [c, null])));
+    for (const k of keys) qb = qb.where(k, '=', null);
+    return (qb.compile() as CompiledQuery).sql;
+  });
+  const params: unknown[] = [];
+  for (const c of columns) params.push((set as Record<string, unknown>)[c]);
+  for (const k of keys) params.push((where as Record<string, unknown>)[k]);
+  return (await run(db, text, params)).changes;
+}

@@ -6,7 +6,7 @@ import { qrSvg } from '../../domain/qr.js';
 import { assertTransition, IllegalTransition, type PaymentStatus } from '../../domain/states.js';
 import { invalidState, notFound } from '../../errors.js';
 import type { Owner } from '../events/service.js';
-import { selectWhere } from '../../store/fast.js';
+import { selectWhere, updateWhere } from '../../store/fast.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 
@@ -64,8 +64,7 @@ export function checkTransition(row: PaymentRow, to: PaymentStatus): void {
 
 export async function transition(tx: Tx, row: PaymentRow, to: PaymentStatus, changes: Partial<PaymentRow> = {}, nowIso = new Date().toISOString()): Promise<PaymentRow> {
   checkTransition(row, to);
-  const r = await tx.updateTable('payments').set({ ...changes, status: to, updated_at: nowIso })
-    .where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
-  if (Number(r.numUpdatedRows) !== 1) throw invalidState(`The payment changed while this request ran; fetch it and try again.`);
+  const updated = await updateWhere(tx, 'payments', { ...changes, status: to, updated_at: nowIso }, { id: row.id, status: row.status });
+  if (updated !== 1) throw invalidState(`The payment changed while this request ran; fetch it and try again.`);
   return { ...row, ...changes, status: to, updated_at: nowIso };
 }

@@ -8,7 +8,7 @@ import { buildPixBrCode, pixTxidFromId } from '../../domain/pix.js';
 import { READY_TOKENS, type TestOutcome } from '../../domain/card.js';
 import { computeFee, type PaymentMethod } from '../../domain/fees.js';
 import { parseSettings } from '../accounts/settings.js';
-import { insertRows, selectWhere } from '../../store/fast.js';
+import { insertRows, selectWhere, updateWhere } from '../../store/fast.js';
 import { createSaleReceivables } from '../receivables/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
 import { emitEvents, recordEvent, type Owner } from '../events/service.js';
@@ -285,9 +285,7 @@ class LaterWrites {
       if (engine === 'sqlite') {
         // Local statements: one each costs no round trip.
         for (const a of this.approvals) {
-          const r = await tx.updateTable('payments').set({ ...a.changes, status: 'approved', updated_at: this.nowIso })
-            .where('id', '=', a.id).where('status', '=', 'pending').executeTakeFirst();
-          updated += Number(r.numUpdatedRows);
+          updated += await updateWhere(tx, 'payments', { ...a.changes, status: 'approved', updated_at: this.nowIso }, { id: a.id, status: 'pending' });
         }
       } else {
         const values = this.approvals.map((a) => sql`(${a.id}::text, ${a.changes.provider_charge_id ?? null}::text, ${a.changes.provider_attempts ?? 0}::integer, ${a.changes.fee_amount ?? null}::bigint, ${a.changes.net_amount ?? null}::bigint)`);
@@ -352,10 +350,18 @@ export async function confirmCardJob(deps: PaymentDeps, job: JobRow, workerId: s
   }
   const auth = await authorizeCard(deps, current);
   const honoured = await store.write(async (tx) => {
-    const [row] = await selectWhere(tx, 'payments', '*', { id: paymentId });
-    return persistAuthorization(deps, tx, job, workerId, row, auth);
+    const row = await lockPayment(tx, store.engine, paymentId);
+    return persistAuthorization(deps, tx, job, workerId, row as PaymentRow, auth);
   });
   await voidIfUnwanted(deps, paymentId, auth, honoured);
+}
+
+// The payment a confirmation is about to write, read inside its transaction; locked on
+// PostgreSQL so that a cancel cannot slip in between this read and the guarded UPDATE (SQLite
+// has one writer: nothing can).
+async function lockPayment(tx: Tx, engine: Store['engine'], id: string): Promise<PaymentRow | undefined> {
+  if (engine === 'sqlite') return (await selectWhere(tx, 'payments', '*', { id }))[0];
+  return tx.selectFrom('payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 // The same for the jobs of one claim together: one read of their payments, the provider calls
@@ -373,8 +379,13 @@ export async function confirmCardJobs(deps: PaymentDeps, jobs: JobRow[], workerI
     return current && current.status === 'pending' ? authorizeCard(deps, current) : null;
   }));
   // Throws as a whole: the worker then runs each job alone (jobs/worker.ts).
-  const honoured = await store.write(async (tx) => {
-      const rows = new Map((await tx.selectFrom('payments').selectAll().where('id', 'in', paymentIds).execute()).map((r) => [r.id, r]));
+  // The rows read above are not read again inside the transaction: every move below is a
+  // guarded UPDATE (status still 'pending'), so a payment that moved meanwhile (canceled while
+  // the provider approved it, say) fails the whole transaction.
+  let honoured: boolean[];
+  try {
+    honoured = await store.write(async (tx) => {
+      const rows = currents;
       const memo: ApprovalMemo = { settings: new Map(), rules: new Map() };
       const later = new LaterWrites();
       const done: boolean[] = [];
@@ -391,6 +402,24 @@ export async function confirmCardJobs(deps: PaymentDeps, jobs: JobRow[], workerI
       await later.write(tx, store.engine, workerId);
       return done;
     });
+  } catch {
+    // Then each job alone, with the provider's answer already in hand (the provider is not
+    // called again), its payment read again inside its own transaction: an approval the payment
+    // can no longer take is voided below. (Had we left this to the worker's one-by-one retry, a
+    // payment found canceled there would never see its authorization voided.)
+    honoured = [];
+    for (let i = 0; i < jobs.length; i++) {
+      const auth = auths[i];
+      honoured.push(await store.write(async (tx) => {
+        const row = await lockPayment(tx, store.engine, paymentIds[i]);
+        if (!row || !auth) {
+          await complete(tx, jobs[i], workerId);
+          return false;
+        }
+        return persistAuthorization(deps, tx, jobs[i], workerId, row, auth);
+      }));
+    }
+  }
   for (let i = 0; i < jobs.length; i++) {
     const auth = auths[i];
     if (auth) await voidIfUnwanted(deps, paymentIds[i], auth, honoured[i]);
