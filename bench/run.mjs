@@ -17,8 +17,16 @@
 //
 //   The ceiling routes exist only with BENCH_CEILING=true (apps/server/src/modules/bench-ceiling.ts).
 //   ratio = rps / ceiling rps: the fraction of the stack's own throughput the real route reaches.
-//   Pairs run back to back (ceiling first) and the in-process job worker's backlog is drained
-//   before each pair, so both sides of a ratio see a similar machine state.
+//   Pairs run back to back (ceiling first) and the job backlog is drained before each pair, so
+//   both sides of a ratio see a similar machine state.
+//
+// Where card payments are confirmed
+//   As each engine runs in production: on SQLite (the embedded store, one writer) by the job
+//   worker inside the server process; on PostgreSQL by a separate `cli.ts worker` process, the
+//   API running with WORKER_IN_PROCESS=false (docs/production-postgres.md). Either way the worker
+//   takes at most WORKER_CONCURRENCY jobs at once and requests come first, so under a full POST
+//   load confirmations fall behind. The bench says by how much: the payments still pending when
+//   the POST run ends, and how long the worker then takes to confirm them all ("backlog").
 //
 // Durability
 //   POST /v1/payments only answers after its group-committed SQLite transaction (WAL,
@@ -33,7 +41,8 @@
 // Output
 //   A human table per engine (scenario, rps, p50, p99, non-2xx, errors), the server log's size
 //   and its warnings, then at the very end one JSON line per engine (sqlite first):
-//   {"engine":"sqlite","post":{"rps":..,"p99Ms":..},"get":{..},"ceiling":{"post":{..},"get":{..}},"ratio":{"post":..,"get":..}}
+//   {"engine":"sqlite","post":{"rps":..,"p99Ms":..},"get":{..},"ceiling":{"post":{..},"get":{..}},"ratio":{"post":..,"get":..},
+//    "backlog":{"pendingAfterPost":..,"drainMs":..}}
 //   Progress goes to stderr. Exit 1 (and no JSON line for that engine) on any non-2xx, connection
 //   error, server crash or non-graceful shutdown.
 //
@@ -86,8 +95,16 @@ async function seedPayments(server, key, count) {
   return ids;
 }
 
-// Waits until the in-process worker has confirmed every pending card payment, so the next pair
-// of scenarios does not start with (or inherit half of) a job backlog.
+// Payments still pending (the gauge of /metrics): card payments not confirmed yet.
+async function pendingPayments(server) {
+  const res = await api(server, 'GET', '/metrics');
+  if (res.status !== 200) throw new BenchFailure(`GET /metrics answered ${res.status}`);
+  const line = res.text.split('\n').find((l) => l.startsWith('payments{status="pending",livemode="false"}'));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+// Waits until the worker has confirmed every pending card payment, so the next pair of
+// scenarios does not start with (or inherit half of) a job backlog. Returns how long it took.
 async function drainBacklog(server, key, label) {
   const started = Date.now();
   const deadline = started + 180_000;
@@ -104,9 +121,9 @@ async function drainBacklog(server, key, label) {
 }
 
 // One scenario, with autocannon in its own process.
-async function runLoad(server, tmp, name, spec) {
+async function runLoad(server, tmp, name, spec, watched = server) {
   log(`${name}: ${WARMUP_S ? `${WARMUP_S} s warm-up + ` : ''}${DURATION_S} s, ${CONNECTIONS} connections`);
-  return runLoadScript(server, tmp, 'load.mjs', name, { url: server.base, connections: CONNECTIONS, warmupS: WARMUP_S, durationS: DURATION_S, ...spec });
+  return runLoadScript(watched, tmp, 'load.mjs', name, { url: server.base, connections: CONNECTIONS, warmupS: WARMUP_S, durationS: DURATION_S, ...spec });
 }
 
 
@@ -121,6 +138,8 @@ async function benchEngine(engine) {
   const problems = [];
   const results = {};
   let shutdown = null;
+  let worker = null;
+  const backlog = { pendingAfterPost: 0, drainMs: 0 };
 
   try {
     if (engine === 'postgres') {
@@ -143,7 +162,12 @@ async function benchEngine(engine) {
     }
 
     log(`${engine}: starting the server`);
-    server = await startCli('serve', { env: { DATABASE_URL: databaseUrl, BENCH_CEILING: 'true' }, logFile });
+    const separateWorker = engine === 'postgres';
+    server = await startCli('serve', { env: { DATABASE_URL: databaseUrl, BENCH_CEILING: 'true', ...(separateWorker ? { WORKER_IN_PROCESS: 'false' } : {}) }, logFile });
+    if (separateWorker) {
+      log(`${engine}: starting a worker process`);
+      worker = await startCli('worker', { env: { DATABASE_URL: databaseUrl }, logFile: join(tmp, 'worker.log') });
+    }
     const key = await createSandboxKey(server);
     log(`${engine}: seeding ${SEED_PAYMENTS} payments`);
     const ids = await seedPayments(server, key, SEED_PAYMENTS);
@@ -159,7 +183,12 @@ async function benchEngine(engine) {
     ];
     for (const s of scenarios) {
       if (s.drainFirst) await drainBacklog(server, key, `before ${s.name}`);
-      results[s.name] = await runLoad(server, tmp, s.name, s.spec);
+      results[s.name] = await runLoad(server, tmp, s.name, s.spec, worker ? [server, worker] : server);
+      if (s.name === 'POST') {
+        backlog.pendingAfterPost = await pendingPayments(server);
+        backlog.drainMs = (await drainBacklog(server, key, 'after POST')) ?? -1;
+        log(`POST: ${backlog.pendingAfterPost} payments still pending at its end, confirmed ${(backlog.drainMs / 1000).toFixed(1)} s later`);
+      }
       const m = results[s.name].measured;
       const w = results[s.name].warmup;
       log(`${s.name}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99Ms} ms, non-2xx ${m.non2xx}, errors ${m.errors}`);
@@ -176,6 +205,10 @@ async function benchEngine(engine) {
       log(`${engine}: stopping the server (SIGTERM)`);
       shutdown = await stopCli(server);
     }
+    if (worker) {
+      const w = await stopCli(worker);
+      if (w.code !== 0 || w.forced) problems.push(`the worker did not shut down gracefully: code ${w.code}, signal ${w.signal}\n--- worker stderr ---\n${worker.stderr.text || '(empty)'}`);
+    }
     if (dropSchema) {
       try { await dropSchema(); } catch (error) { log(`WARNING: could not drop the bench schema: ${error.message}`); }
     }
@@ -187,7 +220,7 @@ async function benchEngine(engine) {
   if (shutdown && (shutdown.code !== 0 || shutdown.forced)) {
     problems.push(`the server did not shut down gracefully: code ${shutdown.code}, signal ${shutdown.signal}${shutdown.forced ? ' (killed after 40 s)' : ''}\n--- server stderr ---\n${server.stderr.text || '(empty)'}`);
   }
-  return { engine, results, logInfo, shutdown, problems, serverStderr: server?.stderr.text ?? '' };
+  return { engine, results, logInfo, shutdown, problems, backlog, separateWorker: engine === 'postgres', serverStderr: server?.stderr.text ?? '' };
 }
 
 
@@ -206,6 +239,9 @@ function table(run) {
   const R = run.results;
   if (R.POST && R['ceiling POST'] && R.GET && R['ceiling GET']) {
     lines.push(`ratio POST ${(R.POST.measured.rps / R['ceiling POST'].measured.rps).toFixed(3)}   ratio GET ${(R.GET.measured.rps / R['ceiling GET'].measured.rps).toFixed(3)}`);
+  }
+  if (R.POST) {
+    lines.push(`confirmations (${run.separateWorker ? 'a separate worker process' : 'the worker inside the server'}): ${run.backlog.pendingAfterPost} of the POST run's ${R.POST.measured.completed + (R.POST.warmup?.completed ?? 0)} payments still pending at its end, all confirmed ${(run.backlog.drainMs / 1000).toFixed(1)} s later`);
   }
   const li = run.logInfo;
   lines.push(`server log: ${(li.bytes / 1024 / 1024).toFixed(1)} MiB, ${li.lines} lines (${Object.entries(li.byLevel).map(([k, v]) => `${k} ${v}`).join(', ') || 'empty'})`);
@@ -226,6 +262,7 @@ function jsonLine(run) {
       post: round(run.results.POST.measured.rps / run.results['ceiling POST'].measured.rps, 3),
       get: round(run.results.GET.measured.rps / run.results['ceiling GET'].measured.rps, 3),
     },
+    backlog: run.backlog,
   });
 }
 
