@@ -7,6 +7,7 @@ import { rmSync, statSync, existsSync, createReadStream, writeFileSync } from 'n
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { randomBytes } from 'node:crypto';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const SERVER_DIR = join(BENCH_DIR, '..', 'apps', 'server');
@@ -205,4 +206,22 @@ export async function runLoadScript(procs, tmp, script, name, spec) {
   if (err.text.trim()) process.stderr.write(err.text.trimEnd().split('\n').map((l) => `[load ${name}] ${l}`).join('\n') + '\n');
   if (done.code !== 0) throw new BenchFailure(`load generator for "${name}" exited with code ${done.code} (signal ${done.signal})\n${err.text}`);
   return JSON.parse(out.text.trim().split('\n').pop());
+}
+
+// A fresh PostgreSQL schema for one bench run, reached through search_path:
+// { schema, databaseUrl, drop() }.
+export async function createBenchSchema(pgUrl, prefix = 'bench') {
+  const { default: pg } = await import('pg');
+  const schema = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const query = async (text) => {
+    const c = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 5000 });
+    await c.connect();
+    try { await c.query(text); } finally { await c.end(); }
+  };
+  await query(`CREATE SCHEMA ${schema}`);
+  return {
+    schema,
+    databaseUrl: `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`,
+    drop: () => query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),
+  };
 }

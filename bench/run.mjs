@@ -58,7 +58,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { api, BENCH_DIR, BenchFailure, envInt, installCleanup, live, logReport, removeTempDir, runLoadScript, sleep, startCli, stopCli } from './lib.mjs';
+import { api, BENCH_DIR, BenchFailure, createBenchSchema, envInt, installCleanup, live, logReport, removeTempDir, runLoadScript, sleep, startCli, stopCli } from './lib.mjs';
 
 const DURATION_S = envInt('BENCH_DURATION_S', 10);
 const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
@@ -143,22 +143,10 @@ async function benchEngine(engine) {
 
   try {
     if (engine === 'postgres') {
-      const { default: pg } = await import('pg');
-      const schema = `bench_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE SCHEMA ${schema}`);
-      } finally {
-        await admin.end();
-      }
-      dropSchema = async () => {
-        const c = new pg.Client({ connectionString: PG_URL });
-        await c.connect();
-        try { await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); } finally { await c.end(); }
-      };
-      databaseUrl = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
-      log(`postgres: schema ${schema}`);
+      const pgSchema = await createBenchSchema(PG_URL);
+      dropSchema = pgSchema.drop;
+      databaseUrl = pgSchema.databaseUrl;
+      log(`postgres: schema ${pgSchema.schema}`);
     }
 
     log(`${engine}: starting the server`);

@@ -56,7 +56,7 @@ import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { api, BENCH_DIR, BenchFailure, during, envInt, installCleanup, killChildren, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, startCli, stopCli, tail, track } from './lib.mjs';
+import { api, BENCH_DIR, BenchFailure, createBenchSchema, during, envInt, installCleanup, killChildren, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, startCli, stopCli, tail, track } from './lib.mjs';
 
 const ROWS = envInt('BENCH_SETTLEMENT_ROWS', 1_000_000);
 const PAYEES = envInt('BENCH_SETTLEMENT_PAYEES', 1000);
@@ -78,12 +78,10 @@ const log = (msg) => process.stderr.write(`[settlement-bench +${((Date.now() - T
 
 
 // ---------------------------------------------------------------------------------------------
-const schemas = new Set();
+// Schemas this run created, by name, with how to drop each.
+const schemas = new Map();
 async function dropSchema(schema) {
-  const { default: pg } = await import('pg');
-  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
-  await c.connect();
-  try { await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); } finally { await c.end(); }
+  await schemas.get(schema)?.();
   schemas.delete(schema);
 }
 async function dropSchemas() {
@@ -98,18 +96,10 @@ installCleanup(log, dropSchemas);
 // search_path (as bench/run.mjs does).
 async function freshDatabase(engine, tmp) {
   if (engine === 'sqlite') return { databaseUrl: `sqlite:${join(tmp, 'bench.db')}`, schema: null };
-  const { default: pg } = await import('pg');
-  const schema = `bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    schemas.add(schema);
-  } finally {
-    await admin.end();
-  }
+  const { schema, databaseUrl, drop } = await createBenchSchema(PG_URL);
+  schemas.set(schema, drop);
   log(`postgres: schema ${schema}`);
-  return { databaseUrl: `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`, schema };
+  return { databaseUrl, schema };
 }
 
 function machineNote() {

@@ -72,9 +72,8 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { api, BENCH_DIR, BenchFailure, during, envInt, installCleanup, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, sleep, startCli as startCliBase, stopCli, tail, track } from './lib.mjs';
+import { api, BENCH_DIR, BenchFailure, createBenchSchema, during, envInt, installCleanup, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, sleep, startCli as startCliBase, stopCli, tail, track } from './lib.mjs';
 
 const requireServerDep = createRequire(join(SERVER_DIR, 'package.json'));
 
@@ -231,18 +230,10 @@ async function benchEngine(engine) {
 
   try {
     if (engine === 'postgres') {
-      const { default: pg } = await import(requireServerDep.resolve('pg'));
-      const schema = `whk_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      try { await admin.query(`CREATE SCHEMA ${schema}`); } finally { await admin.end(); }
-      dropSchema = async () => {
-        const c = new pg.Client({ connectionString: PG_URL });
-        await c.connect();
-        try { await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); } finally { await c.end(); }
-      };
-      databaseUrl = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`;
-      log(`postgres: schema ${schema}`);
+      const pgSchema = await createBenchSchema(PG_URL, 'whk');
+      dropSchema = pgSchema.drop;
+      databaseUrl = pgSchema.databaseUrl;
+      log(`postgres: schema ${pgSchema.schema}`);
     }
 
     receivers = await startReceivers();
