@@ -349,11 +349,21 @@ export async function confirmCardJob(deps: PaymentDeps, job: JobRow, workerId: s
     return;
   }
   const auth = await authorizeCard(deps, current);
-  const honoured = await store.write(async (tx) => {
-    const row = await lockPayment(tx, store.engine, paymentId);
-    return persistAuthorization(deps, tx, job, workerId, row as PaymentRow, auth);
-  });
+  const honoured = await persistAlone(deps, job, workerId, paymentId, auth);
   await voidIfUnwanted(deps, paymentId, auth, honoured);
+}
+
+// One job's result in its own transaction, its payment read again there (locked). Without an
+// answer (the payment was not pending before the call), the job is only completed.
+function persistAlone(deps: PaymentDeps, job: JobRow, workerId: string, paymentId: string, auth: Authorization | null): Promise<boolean> {
+  return deps.store.write(async (tx) => {
+    const row = await lockPayment(tx, deps.store.engine, paymentId);
+    if (!row || !auth) {
+      await complete(tx, job, workerId);
+      return false;
+    }
+    return persistAuthorization(deps, tx, job, workerId, row, auth);
+  });
 }
 
 // The payment a confirmation is about to write, read inside its transaction; locked on
@@ -408,17 +418,7 @@ export async function confirmCardJobs(deps: PaymentDeps, jobs: JobRow[], workerI
     // can no longer take is voided below. (Had we left this to the worker's one-by-one retry, a
     // payment found canceled there would never see its authorization voided.)
     honoured = [];
-    for (let i = 0; i < jobs.length; i++) {
-      const auth = auths[i];
-      honoured.push(await store.write(async (tx) => {
-        const row = await lockPayment(tx, store.engine, paymentIds[i]);
-        if (!row || !auth) {
-          await complete(tx, jobs[i], workerId);
-          return false;
-        }
-        return persistAuthorization(deps, tx, jobs[i], workerId, row, auth);
-      }));
-    }
+    for (let i = 0; i < jobs.length; i++) honoured.push(await persistAlone(deps, jobs[i], workerId, paymentIds[i], auths[i]));
   }
   for (let i = 0; i < jobs.length; i++) {
     const auth = auths[i];
