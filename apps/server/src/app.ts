@@ -22,6 +22,7 @@ import { SandboxProvider } from './providers/sandbox.js';
 import type { PaymentProvider } from './providers/port.js';
 import { CircuitBreaker } from './providers/breaker.js';
 import { Worker, type JobHandler } from './jobs/worker.js';
+import { LoadGauge } from './jobs/load.js';
 import type { JobRow } from './jobs/queue.js';
 import { benchCeilingRoutes } from './modules/bench-ceiling.js';
 import { recipientRoutes, recipientSchemas } from './modules/recipients/routes.js';
@@ -68,6 +69,8 @@ export interface App {
   worker: Worker;
   dispatcher: WebhookDispatcher;
   keyCache: KeyCache;
+  // This process's requests in flight and event-loop load (the in-process worker yields to them).
+  load: LoadGauge;
   // Starts background work in this process (unless WORKER_IN_PROCESS=false).
   startWorker(): Promise<void>;
   // Stops taking requests, lets in-flight ones finish, stops jobs, closes the store.
@@ -145,6 +148,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
   });
 
+  // Requests in flight, for the in-process worker's yielding (jobs/load.ts). The raw response's
+  // 'close' comes once per request whether it was answered or the client went away.
+  const load = new LoadGauge();
+  const requestEnded = () => load.requestEnded();
+  app.addHook('onRequest', (_req, reply, done) => {
+    load.requestStarted();
+    reply.raw.once('close', requestEnded);
+    done();
+  });
+
   registerErrorHandling(app);
 
   const keyCache = new KeyCache(store, config.authCacheTtlMs);
@@ -192,7 +205,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, provider })] });
   if (config.benchCeiling) benchCeilingRoutes(app);
 
-  const worker = createWorker(store, config, deps, app.log);
+  const worker = createWorker(store, config, deps, app.log, load);
   workerRef.current = worker;
   const dispatcher = createDispatcher(store, config, app.log);
 
@@ -200,6 +213,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   return {
     app,
+    load,
     worker,
     dispatcher,
     keyCache,
@@ -234,7 +248,8 @@ export function createDispatcher(store: Store, config: Config, log: FastifyInsta
   }, log);
 }
 
-export function createWorker(store: Store, config: Config, deps: PaymentDeps, log: FastifyInstance['log']): Worker {
+// `load`: the API process's own (the in-process worker then yields to saturating requests).
+export function createWorker(store: Store, config: Config, deps: PaymentDeps, log: FastifyInstance['log'], load?: LoadGauge): Worker {
   const handlers: Record<string, JobHandler> = {
     [JOB_CONFIRM]: (job, workerId) => confirmCardJob(deps, job, workerId),
     [JOB_EXPIRE]: (job, workerId) => expirePixJob(deps, job, workerId),
@@ -242,7 +257,7 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
     [JOB_REFUND]: (job, workerId) => refundJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
   };
   const batchHandlers = { [JOB_CONFIRM]: (jobs: JobRow[], workerId: string) => confirmCardJobs(deps, jobs, workerId) };
-  const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency }, log, batchHandlers);
+  const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency, yieldTo: load, busyRoundMs: config.workerBusyRoundMs }, log, batchHandlers);
   if (config.settlementScheduleEnabled) worker.every(JOB_DAILY_RUN, 3_600_000, () => dailyRunJob(deps));
   worker.every('maintenance.purge', 3_600_000, async () => {
     const nowMs = Date.now();

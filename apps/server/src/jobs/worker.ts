@@ -14,8 +14,13 @@ export interface WorkerOptions {
   batchSize?: number; // jobs claimed per round
   concurrency?: number; // jobs running at once
   maxAttempts?: number; // for jobs whose handler throws: then parked, never deleted
+  // In the API process: while `busy()` says requests are saturating the event loop, one round
+  // (at most `concurrency` jobs) per `busyRoundMs`, however much work is waiting (jobs/load.ts).
+  yieldTo?: { busy(): boolean };
+  busyRoundMs?: number;
 }
 
+const YIELD_STEP_MS = 10;
 const PARKED_AT_MS = 8_000_000_000_000_000; // far future: kept for inspection, never run again
 
 // Runs jobs from the jobs table: in the server process by default, or alone as `cli worker`.
@@ -26,6 +31,10 @@ export class Worker {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private kicked = false;
+  // Waiting out a busy round: kicks and finished jobs do not cut it short (stop does).
+  private yielding = false;
+  private lastRoundMs = -Infinity;
+  private busyWaits = 0;
   private active = new Set<Promise<void>>();
   private activeJobs = 0;
   private readonly recurring: Array<{ id: string; type: string; everyMs: number }> = [];
@@ -63,7 +72,12 @@ export class Worker {
 
   kick(): void {
     this.kicked = true;
-    this.wake?.();
+    if (!this.yielding) this.wake?.();
+  }
+
+  // Waits (of at most YIELD_STEP_MS) because requests were saturating the process.
+  get busyWaitCount(): number {
+    return this.busyWaits;
   }
 
   async stop(): Promise<void> {
@@ -80,7 +94,17 @@ export class Worker {
       this.kicked = false;
       let jobs: JobRow[] = [];
       const free = concurrency - this.activeJobs;
+      const yieldMs = free > 0 ? this.yieldMs() : 0;
+      if (yieldMs > 0) {
+        this.busyWaits++;
+        this.yielding = true;
+        // In short steps: when the load drops, the next round need not wait out the rest.
+        await this.sleep(Math.min(yieldMs, YIELD_STEP_MS));
+        this.yielding = false;
+        continue;
+      }
       if (free > 0) {
+        this.lastRoundMs = performance.now();
         try {
           jobs = await claim(this.store, this.id, Math.min(batchSize, free), this.options.leaseMs);
         } catch (error) {
@@ -93,22 +117,35 @@ export class Worker {
         const p = (group.length > 1 ? this.executeBatch(group) : this.execute(group[0])).finally(() => {
           this.activeJobs -= group.length;
           this.active.delete(p);
-          this.wake?.();
+          if (!this.yielding) this.wake?.();
         });
         this.active.add(p);
       }
       if (!this.running) break;
       if (jobs.length === batchSize) continue;
       if (this.kicked) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.pollMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = null;
+      await this.sleep(this.options.pollMs);
     }
+  }
+
+  // How long to wait before the next round: while the process is saturated with requests, a
+  // round only every busyRoundMs.
+  private yieldMs(): number {
+    const busy = this.options.yieldTo;
+    if (!busy) return 0;
+    const waitMs = this.lastRoundMs + (this.options.busyRoundMs ?? 100) - performance.now();
+    return waitMs > 0 && busy.busy() ? waitMs : 0;
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = null;
   }
 
   // Jobs whose type has a batch handler go together; every other job alone.
