@@ -300,4 +300,89 @@ for (const engine of ENGINES) {
       }
     });
   });
+
+  // A provider call whose answer is lost (tok_provider_timeout: the sandbox charges, then times
+  // out) and a cancel before the call is retried. The retry must not simply see "canceled" and
+  // drop the job: it asks the provider again under the same key and voids the charge it finds.
+  describe(`a lost provider answer, then a cancel (${engine})`, () => {
+    // `retryWithOthers`: the first attempt's retry is held back, then claimed in one round with
+    // the other payments' first attempts (a retried job runs alone, not in their batch).
+    async function scenario(amounts: number[], timedOutAmount: number, failVoids: number, retryWithOthers = false) {
+      const sandbox: { provider?: PaymentProvider } = {};
+      const state = { paymentId: '', key: '', canceled: 0, voidCalls: 0 };
+      const voided: string[] = [];
+      let t: TestApp | undefined;
+      const provider: PaymentProvider = {
+        name: 'sandbox-with-a-lost-answer',
+        async authorize(input) {
+          try {
+            return await (sandbox.provider as PaymentProvider).authorize(input);
+          } catch (error) {
+            if (input.amountCents === timedOutAmount && state.canceled === 0) {
+              state.canceled++;
+              // The merchant cancels while the answer is lost, before the worker retries.
+              const res: { statusCode: number; body: string } = await (t as TestApp).app.inject({ method: 'POST', url: `/v1/payments/${state.paymentId}/cancel`, headers: auth(state.key) });
+              assert.equal(res.statusCode, 200, res.body);
+            }
+            throw error;
+          }
+        },
+        async void(input) {
+          state.voidCalls++;
+          if (state.voidCalls <= failVoids) throw new Error('acquirer down for voids');
+          voided.push(input.chargeId);
+        },
+        refund: (input) => (sandbox.provider as PaymentProvider).refund(input),
+        payout: (input) => (sandbox.provider as PaymentProvider).payout(input),
+      };
+      t = await startApp(engine, retryWithOthers ? { providerRetryBaseMs: 3_600_000 } : {}, { provider, worker: false });
+      try {
+        sandbox.provider = new SandboxProvider(t.store, (token) => cardOutcome(t!.store, token));
+        const k = await signup(t);
+        state.key = k.secretKey;
+        const ids: string[] = [];
+        const create = async (amountInCents: number) => {
+          const cardToken = amountInCents === timedOutAmount ? 'tok_provider_timeout' : 'tok_visa';
+          const res: { statusCode: number; body: string; json(): { id: string } } = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amountInCents, method: 'credit_card', cardToken } });
+          assert.equal(res.statusCode, 200, res.body);
+          ids.push(res.json().id);
+        };
+        if (retryWithOthers) {
+          await create(timedOutAmount);
+          state.paymentId = ids[0];
+          await t.startWorker();
+          await eventually(async () => state.canceled === 1 && (await t!.store.db.selectFrom('jobs').select('locked_by').where('type', '=', 'payment.confirm').executeTakeFirst())?.locked_by === null, 'the first attempt, rescheduled');
+          await t.worker.stop();
+          for (const a of amounts) if (a !== timedOutAmount) await create(a);
+          await t.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: 0 }).where('type', '=', 'payment.confirm').execute());
+          await t.worker.start();
+        } else {
+          for (const a of amounts) await create(a);
+          state.paymentId = ids[amounts.indexOf(timedOutAmount)];
+          await t.startWorker();
+        }
+        const get = async (id: string) => (await t!.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
+        await eventually(async () => voided.length === 1, 'the void');
+        const jobsLeft = async () => Number((await t!.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').execute())[0].n);
+        await eventually(async () => (await jobsLeft()) === 0, 'every confirmation job done');
+        const charges = await t.store.db.selectFrom('sandbox_provider_charges').selectAll().where('amount', '=', timedOutAmount).execute();
+        assert.equal(charges.length, 1, 'one charge at the provider, made by the call whose answer was lost');
+        assert.deepEqual(voided, [charges[0].charge_id]);
+        assert.equal(state.voidCalls, failVoids + 1);
+        const canceled = await get(state.paymentId);
+        assert.equal(canceled.status, 'canceled');
+        assert.equal(canceled.feeAmount, null);
+        for (const id of ids) if (id !== state.paymentId) assert.equal((await get(id)).status, 'approved');
+        const events = (await t.app.inject({ method: 'GET', url: '/v1/events?limit=100', headers: auth(k.secretKey) })).json().data as Array<{ type: string; data: { object: { id: string } } }>;
+        assert.deepEqual(events.filter((e) => e.data.object.id === state.paymentId).map((e) => e.type).sort(), ['payment.canceled', 'payment.created']);
+      } finally {
+        await t.teardown();
+      }
+    }
+
+    test('alone: the retry finds the payment canceled, asks again under the same key and voids', () => scenario([3003], 3003, 0));
+    test('claimed with others: they are approved, the lost one is voided on its retry', () => scenario([3001, 3003, 3005], 3003, 0));
+    test('a void that fails keeps the job, and its next attempt voids', () => scenario([3003], 3003, 1));
+    test('the retry claimed in one round with fresh jobs runs alone and voids', () => scenario([3001, 3003, 3005], 3003, 0, true));
+  });
 }

@@ -148,12 +148,13 @@ export class Worker {
     this.wake = null;
   }
 
-  // Jobs whose type has a batch handler go together; every other job alone.
+  // Jobs whose type has a batch handler go together; every other job alone, and so does a job
+  // running again (attempts > 1): its handler may have to find out what its last attempt did.
   private groups(jobs: JobRow[]): JobRow[][] {
     const out: JobRow[][] = [];
     const byType = new Map<string, JobRow[]>();
     for (const job of jobs) {
-      if (!this.batchHandlers[job.type]) {
+      if (!this.batchHandlers[job.type] || job.attempts > 1) {
         out.push([job]);
         continue;
       }

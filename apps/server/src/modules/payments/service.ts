@@ -309,7 +309,15 @@ class LaterWrites {
 async function persistAuthorization(deps: PaymentDeps, tx: Tx, job: JobRow, workerId: string, row: PaymentRow, auth: Authorization, memo?: ApprovalMemo, later?: LaterWrites): Promise<boolean> {
   const finish = () => (later ? later.complete(job) : complete(tx, job, workerId));
   if (row.status !== 'pending') {
-    await finish();
+    if (auth.kind === 'unavailable' && row.status === 'canceled') {
+      // Canceled while a call with no answer was out: it may have charged. The job runs again
+      // and asks (mayHaveCharged).
+      await reschedule(tx, job, workerId, Date.now() + backoffMs(deps.config.providerRetryBaseMs, job.attempts), auth.error.message);
+      return false;
+    }
+    // An approval the payment can no longer take keeps its job until the caller has voided it
+    // (voidUnwanted): if the void fails, a later attempt of the job voids it.
+    if (!isApproval(auth)) await finish();
     return false;
   }
   const attempts = { provider_attempts: job.attempts };
@@ -330,11 +338,30 @@ async function persistAuthorization(deps: PaymentDeps, tx: Tx, job: JobRow, work
   return true;
 }
 
-async function voidIfUnwanted(deps: PaymentDeps, paymentId: string, auth: Authorization, honoured: boolean): Promise<void> {
-  if (!honoured && auth.kind === 'answer' && auth.outcome.status === 'approved') {
-    // Canceled while the provider was approving: give the authorization back.
+function isApproval(auth: Authorization): auth is { kind: 'answer'; outcome: { status: 'approved'; chargeId: string } } {
+  return auth.kind === 'answer' && auth.outcome.status === 'approved';
+}
+
+// An approval the payment could not take (canceled while the provider was approving, or before
+// the retry of a call whose answer was lost): give it back, then let the job go, in that order.
+// If the void fails, the job stays and runs again later (backoff), and that attempt voids it.
+async function voidUnwanted(deps: PaymentDeps, job: JobRow, workerId: string, paymentId: string, auth: Authorization, honoured: boolean): Promise<void> {
+  if (honoured || !isApproval(auth)) return;
+  try {
     await deps.provider.void({ idempotencyKey: providerKey(paymentId, 'void'), chargeId: auth.outcome.chargeId });
+  } catch (error) {
+    await deps.store.write((tx) => reschedule(tx, job, workerId, Date.now() + backoffMs(deps.config.providerRetryBaseMs, job.attempts), `void failed: ${(error as Error).message ?? String(error)}`));
+    return;
   }
+  await deps.store.write((tx) => complete(tx, job, workerId));
+}
+
+// A confirmation whose job ran before (a lost answer, a failed write, a worker that died) may
+// have charged the card even though nothing of it was recorded. Finding its payment canceled,
+// it asks the provider again under the same key (the earlier call's answer, never a second
+// charge) so that an authorization made then is voided rather than forgotten.
+function mayHaveCharged(job: JobRow, row: PaymentRow): boolean {
+  return row.status === 'canceled' && (job.attempts > 1 || row.provider_attempts > 0);
 }
 
 // Worker: confirm a card payment with the provider. Validate, load, call (the claim that
@@ -344,13 +371,19 @@ export async function confirmCardJob(deps: PaymentDeps, job: JobRow, workerId: s
   const { store } = deps;
   const { paymentId } = JSON.parse(job.payload) as { paymentId: string };
   const [current] = await selectWhere(store.db, 'payments', '*', { id: paymentId });
+  if (current && mayHaveCharged(job, current)) {
+    const auth = await authorizeCard(deps, current);
+    // Still no answer: the worker retries the job with backoff.
+    if (auth.kind === 'unavailable') throw auth.error;
+    if (isApproval(auth)) return voidUnwanted(deps, job, workerId, paymentId, auth, false);
+  }
   if (!current || current.status !== 'pending') {
     await store.write((tx) => complete(tx, job, workerId));
     return;
   }
   const auth = await authorizeCard(deps, current);
   const honoured = await persistAlone(deps, job, workerId, paymentId, auth);
-  await voidIfUnwanted(deps, paymentId, auth, honoured);
+  await voidUnwanted(deps, job, workerId, paymentId, auth, honoured);
 }
 
 // One job's result in its own transaction, its payment read again there (locked). Without an
@@ -422,7 +455,7 @@ export async function confirmCardJobs(deps: PaymentDeps, jobs: JobRow[], workerI
   }
   for (let i = 0; i < jobs.length; i++) {
     const auth = auths[i];
-    if (auth) await voidIfUnwanted(deps, paymentIds[i], auth, honoured[i]);
+    if (auth) await voidUnwanted(deps, jobs[i], workerId, paymentIds[i], auth, honoured[i]);
   }
 }
 
