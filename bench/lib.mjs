@@ -3,7 +3,7 @@
 // started as production runs it, and the reading of its log.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { rmSync, statSync, existsSync, createReadStream, writeFileSync } from 'node:fs';
+import { rmSync, statSync, existsSync, createReadStream, writeFileSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -224,4 +224,18 @@ export async function createBenchSchema(pgUrl, prefix = 'bench') {
     databaseUrl: `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`,
     drop: () => query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),
   };
+}
+
+// CPU milliseconds (user + system) a process has used so far, from /proc (Linux); null elsewhere.
+// Throughput on a shared 2-core machine moves with the neighbours' load; a process's own CPU per
+// request moves much less, so the suites report it beside rps.
+const CLOCK_TICKS_PER_S = 100; // USER_HZ
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return null;
+  }
 }

@@ -56,7 +56,7 @@ import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { api, BENCH_DIR, BenchFailure, createBenchSchema, during, envInt, installCleanup, killChildren, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, startCli, stopCli, tail, track } from './lib.mjs';
+import { api, BENCH_DIR, BenchFailure, cpuMs, createBenchSchema, during, envInt, installCleanup, killChildren, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, startCli, stopCli, tail, track } from './lib.mjs';
 
 const ROWS = envInt('BENCH_SETTLEMENT_ROWS', 1_000_000);
 const PAYEES = envInt('BENCH_SETTLEMENT_PAYEES', 1000);
@@ -176,21 +176,6 @@ async function insertSplitRule(engine, databaseUrl, accountId, splits) {
     try { await c.query(text + '($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', values); } finally { await c.end(); }
   }
   return id;
-}
-
-// CPU time (user + system, ms) the server process has used so far; null where /proc is missing.
-// Throughput on a shared 2-core machine moves with the neighbours' load; the server's own CPU
-// per request moves much less, so it is reported beside rps as the cost of one approval. On
-// PostgreSQL it leaves out the database server's own CPU.
-const CLOCK_TICKS_PER_S = 100;
-function cpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
-  } catch {
-    return null;
-  }
 }
 
 // One autocannon run in its own process.

@@ -69,11 +69,11 @@
 //   BENCH_DATABASE_URL             postgres://... to also run on PostgreSQL (a fresh schema
 //                                  whk_<random>, used through search_path, dropped at the end)
 import { fork } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { createRequire } from 'node:module';
-import { api, BENCH_DIR, BenchFailure, createBenchSchema, during, envInt, installCleanup, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, sleep, startCli as startCliBase, stopCli, tail, track } from './lib.mjs';
+import { api, BENCH_DIR, BenchFailure, cpuMs, createBenchSchema, during, envInt, installCleanup, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, sleep, startCli as startCliBase, stopCli, tail, track } from './lib.mjs';
 
 const requireServerDep = createRequire(join(SERVER_DIR, 'package.json'));
 
@@ -110,15 +110,10 @@ const loadAvg = () => loadavg().map((v) => v.toFixed(2)).join(' ');
 installCleanup(log);
 
 
-// CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere.
+// CPU seconds a process has used so far; null where /proc is not there.
 function cpuSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, USER_HZ = 100
-  } catch {
-    return null;
-  }
+  const ms = cpuMs(pid);
+  return ms === null ? null : ms / 1000;
 }
 
 // ---------------------------------------------------------------------------------------------

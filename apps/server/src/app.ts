@@ -148,15 +148,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
   });
 
-  // Requests in flight, for the in-process worker's yielding (jobs/load.ts). The raw response's
-  // 'close' comes once per request whether it was answered or the client went away.
+  // Requests in flight, for the in-process worker's yielding (jobs/load.ts); counted only when
+  // that worker runs here. The raw response's 'close' comes once per request whether it was
+  // answered or the client went away.
   const load = new LoadGauge();
-  const requestEnded = () => load.requestEnded();
-  app.addHook('onRequest', (_req, reply, done) => {
-    load.requestStarted();
-    reply.raw.once('close', requestEnded);
-    done();
-  });
+  if (config.workerInProcess) {
+    const requestEnded = () => load.requestEnded();
+    app.addHook('onRequest', (_req, reply, done) => {
+      load.requestStarted();
+      reply.raw.once('close', requestEnded);
+      done();
+    });
+  }
 
   registerErrorHandling(app);
 
@@ -205,7 +208,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, provider })] });
   if (config.benchCeiling) benchCeilingRoutes(app);
 
-  const worker = createWorker(store, config, deps, app.log, load);
+  const worker = createWorker(store, config, deps, app.log, config.workerInProcess ? load : undefined);
   workerRef.current = worker;
   const dispatcher = createDispatcher(store, config, app.log);
 

@@ -49,7 +49,6 @@ export interface Collector<T> {
 interface OpState {
   rows: Map<string, Row[]>;
   collected: Map<string, { collector: Collector<unknown>; items: unknown[] }>;
-  pending: number;
   savepoint: boolean;
 }
 
@@ -97,7 +96,7 @@ export class BatchContext {
   }
 
   async startOp(): Promise<void> {
-    this.op = { rows: new Map(), collected: new Map(), pending: 0, savepoint: false };
+    this.op = { rows: new Map(), collected: new Map(), savepoint: false };
     // The plain mode isolates every write in a savepoint; alone, only on PostgreSQL, where a write
     // that catches a failed statement and goes on would otherwise commit an aborted transaction.
     if (!this.optimistic && (!this.alone || this.engine === 'postgres')) await this.savepoint(this.op);
@@ -139,7 +138,6 @@ export class BatchContext {
     const list = target.get(table);
     if (list) for (const r of rows) list.push(r);
     else target.set(table, rows.slice());
-    if (op) op.pending += rows.length;
   }
 
   collect<T>(collector: Collector<T>, item: T): void {
@@ -150,19 +148,19 @@ export class BatchContext {
       op.collected.set(collector.key, c);
     }
     c.items.push(item);
-    op.pending++;
   }
 
   // Called before every statement a write runs. Returns a promise only when there is work to do
   // first, so the common case costs no extra await.
   before(sqlText: string, writes: boolean): Promise<void> | undefined {
-    if (writes) {
+    // Only the outside reads (options.read) look at which tables the batch wrote.
+    if (writes && this.options.read) {
       const table = targetTable(sqlText);
       if (table) this.written.add(table);
     }
     const op = this.op;
     if (!op || this.flushing) return undefined;
-    if (op.pending > 0 && this.readsOwnRows(op, sqlText)) return this.flushOp(op);
+    if (this.readsOwnRows(op, sqlText)) return this.flushOp(op);
     if (writes && !op.savepoint && !this.alone) return this.savepoint(op);
     return undefined;
   }
@@ -219,7 +217,6 @@ export class BatchContext {
     }
     op.rows.clear();
     op.collected.clear();
-    op.pending = 0;
   }
 
   private async writeRows(byTable: Map<string, Row[]>): Promise<void> {

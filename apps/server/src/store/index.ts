@@ -277,28 +277,25 @@ class WriteBatcher {
               return results;
             } else if (!(await ctx.failOp())) throw new BatchAborted();
           }
-          let tail: string[];
+          let committed = false;
+          let commitStartMs = 0;
           try {
-            tail = await ctx.flush();
+            const tail = await ctx.flush();
+            commitStartMs = performance.now();
+            if (tail.length > 0) {
+              // One simple-protocol query (no parameters: the values are inlined literals). If
+              // any INSERT fails, PostgreSQL skips the rest, COMMIT included.
+              const script = [...(begun ? [] : ['BEGIN']), ...tail, 'COMMIT'].join(';\n');
+              begun = true;
+              await send(script, []);
+              committed = true;
+            }
           } catch (error) {
+            // The batch's rows failed to go in: in the optimistic pass, replay it plainly.
             if (!optimistic) throw error;
             throw new BatchAborted();
           }
-          const commitStartMs = performance.now();
-          if (tail.length > 0) {
-            // One simple-protocol query (no parameters: the values are inlined literals). If
-            // any INSERT fails, PostgreSQL skips the rest, COMMIT included.
-            const script = [...(begun ? [] : ['BEGIN']), ...tail, 'COMMIT'].join(';\n');
-            begun = true;
-            try {
-              await send(script, []);
-            } catch (error) {
-              if (!optimistic) throw error;
-              throw new BatchAborted();
-            }
-          } else if (begun) {
-            await send('COMMIT', []);
-          }
+          if (!committed && begun) await send('COMMIT', []);
           this.stats.commitMs += performance.now() - commitStartMs;
           return results;
         } catch (error) {

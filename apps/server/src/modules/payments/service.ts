@@ -10,7 +10,7 @@ import { computeFee, type PaymentMethod } from '../../domain/fees.js';
 import { parseSettings } from '../accounts/settings.js';
 import { insertRows, selectWhere, updateWhere } from '../../store/fast.js';
 import { createSaleReceivables } from '../receivables/service.js';
-import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
+import { enqueue, complete, completeAll, reschedule, type JobRow } from '../../jobs/queue.js';
 import { emitEvents, recordEvent, type Owner } from '../events/service.js';
 import { paginate } from '../../http/pagination.js';
 import { ProviderUnavailable, type AuthorizeResult, type PaymentProvider } from '../../providers/port.js';
@@ -235,6 +235,11 @@ function backoffMs(baseMs: number, attempt: number): number {
   return Math.round(raw * (0.8 + Math.random() * 0.4));
 }
 
+// The job runs again after the provider backoff (its lease released).
+function retryLater(deps: PaymentDeps, tx: Tx, job: JobRow, workerId: string, reason: string): Promise<void> {
+  return reschedule(tx, job, workerId, Date.now() + backoffMs(deps.config.providerRetryBaseMs, job.attempts), reason);
+}
+
 function providerKey(paymentId: string, operation: string): string {
   return createHash('sha256').update(`${paymentId}:${operation}`).digest('hex').slice(0, 40);
 }
@@ -298,9 +303,7 @@ class LaterWrites {
       // whole batch, whose jobs then run one by one.
       if (updated !== this.approvals.length) throw invalidState('A payment changed while its confirmation was being saved.');
     }
-    if (this.jobIds.length > 0) {
-      await tx.deleteFrom('jobs').where('locked_by', '=', workerId).where('id', 'in', this.jobIds).execute();
-    }
+    await completeAll(tx, this.jobIds, workerId);
   }
 }
 
@@ -312,7 +315,7 @@ async function persistAuthorization(deps: PaymentDeps, tx: Tx, job: JobRow, work
     if (auth.kind === 'unavailable' && row.status === 'canceled') {
       // Canceled while a call with no answer was out: it may have charged. The job runs again
       // and asks (mayHaveCharged).
-      await reschedule(tx, job, workerId, Date.now() + backoffMs(deps.config.providerRetryBaseMs, job.attempts), auth.error.message);
+      await retryLater(deps, tx, job, workerId, auth.error.message);
       return false;
     }
     // An approval the payment can no longer take keeps its job until the caller has voided it
@@ -327,7 +330,7 @@ async function persistAuthorization(deps: PaymentDeps, tx: Tx, job: JobRow, work
       await finish();
     } else {
       await tx.updateTable('payments').set(attempts).where('id', '=', row.id).execute();
-      await reschedule(tx, job, workerId, Date.now() + backoffMs(deps.config.providerRetryBaseMs, job.attempts), auth.error.message);
+      await retryLater(deps, tx, job, workerId, auth.error.message);
     }
     return true;
   }
@@ -350,7 +353,7 @@ async function voidUnwanted(deps: PaymentDeps, job: JobRow, workerId: string, pa
   try {
     await deps.provider.void({ idempotencyKey: providerKey(paymentId, 'void'), chargeId: auth.outcome.chargeId });
   } catch (error) {
-    await deps.store.write((tx) => reschedule(tx, job, workerId, Date.now() + backoffMs(deps.config.providerRetryBaseMs, job.attempts), `void failed: ${(error as Error).message ?? String(error)}`));
+    await deps.store.write((tx) => retryLater(deps, tx, job, workerId, `void failed: ${(error as Error).message ?? String(error)}`));
     return;
   }
   await deps.store.write((tx) => complete(tx, job, workerId));
@@ -428,12 +431,11 @@ export async function confirmCardJobs(deps: PaymentDeps, jobs: JobRow[], workerI
   let honoured: boolean[];
   try {
     honoured = await store.write(async (tx) => {
-      const rows = currents;
       const memo: ApprovalMemo = { settings: new Map(), rules: new Map() };
       const later = new LaterWrites();
       const done: boolean[] = [];
       for (let i = 0; i < jobs.length; i++) {
-        const row = rows.get(paymentIds[i]);
+        const row = currents.get(paymentIds[i]);
         const auth = auths[i];
         if (!row || !auth) {
           later.complete(jobs[i]);
