@@ -7,16 +7,21 @@
 //   For each engine (SQLite always; PostgreSQL too when BENCH_DATABASE_URL=postgres://... is set)
 //   it starts a fresh server exactly as production would run it (`node --import tsx
 //   apps/server/src/cli.ts serve`, NODE_ENV=production, real info-level logging to a file) and
-//   runs four autocannon scenarios, 64 connections each, a short warm-up then a measured run:
+//   runs five autocannon scenarios, 64 connections each, a short warm-up then a measured run:
 //
 //     ceiling POST  POST /v1/_bench/noop        same plugins, auth, idempotency header schema,
 //                                               body validation and serialization; no store work
+//     ceiling durable POST                      the same, plus the least any acknowledged keyed
+//                   POST /v1/_bench/durable     POST writes: one idempotency-key row, group
+//                                               committed and fsync'd before the answer
 //     POST          POST /v1/payments           a real card payment, fresh Idempotency-Key each
 //     ceiling GET   GET  /v1/_bench/noop/:id
 //     GET           GET  /v1/payments/:id       cycling over 1000 payments created beforehand
 //
 //   The ceiling routes exist only with BENCH_CEILING=true (apps/server/src/modules/bench-ceiling.ts).
 //   ratio = rps / ceiling rps: the fraction of the stack's own throughput the real route reaches.
+//   The durable ceiling is not in the ratio; it shows what durability alone costs on this machine
+//   (rps and p99), so what is left is the create's own work.
 //   Pairs run back to back (ceiling first) and the job backlog is drained before each pair, so
 //   both sides of a ratio see a similar machine state.
 //
@@ -41,7 +46,7 @@
 // Output
 //   A human table per engine (scenario, rps, p50, p99, non-2xx, errors), the server log's size
 //   and its warnings, then at the very end one JSON line per engine (sqlite first):
-//   {"engine":"sqlite","post":{"rps":..,"p99Ms":..},"get":{..},"ceiling":{"post":{..},"get":{..}},"ratio":{"post":..,"get":..},
+//   {"engine":"sqlite","post":{"rps":..,"p99Ms":..},"get":{..},"ceiling":{"post":{..},"get":{..},"durablePost":{..}},"ratio":{"post":..,"get":..},
 //    "backlog":{"pendingAfterPost":..,"drainMs":..}}
 //   Progress goes to stderr. Exit 1 (and no JSON line for that engine) on any non-2xx, connection
 //   error, server crash or non-graceful shutdown.
@@ -166,6 +171,8 @@ async function benchEngine(engine) {
     const scenarios = [
       { name: 'ceiling POST', drainFirst: true, spec: { ...post, paths: ['/v1/_bench/noop'] } },
       { name: 'POST', spec: { ...post, paths: ['/v1/payments'] } },
+      // After the pair it would otherwise sit between (its rows grow the store the POST writes to).
+      { name: 'ceiling durable POST', drainFirst: true, spec: { ...post, paths: ['/v1/_bench/durable'] } },
       { name: 'ceiling GET', drainFirst: true, spec: { method: 'GET', headers: getHeaders, paths: [`/v1/_bench/noop/${ids[0]}`] } },
       { name: 'GET', spec: { method: 'GET', headers: getHeaders, paths: ids.map((id) => `/v1/payments/${id}`) } },
     ];
@@ -245,7 +252,7 @@ function jsonLine(run) {
     engine: run.engine,
     post: m('POST'),
     get: m('GET'),
-    ceiling: { post: m('ceiling POST'), get: m('ceiling GET') },
+    ceiling: { post: m('ceiling POST'), get: m('ceiling GET'), durablePost: m('ceiling durable POST') },
     ratio: {
       post: round(run.results.POST.measured.rps / run.results['ceiling POST'].measured.rps, 3),
       get: round(run.results.GET.measured.rps / run.results['ceiling GET'].measured.rps, 3),

@@ -206,7 +206,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   balanceRoutes(app, store);
   webhookRoutes(app, store);
   await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, provider })] });
-  if (config.benchCeiling) benchCeilingRoutes(app);
+  if (config.benchCeiling) benchCeilingRoutes(app, store);
 
   const worker = createWorker(store, config, deps, app.log, config.workerInProcess ? load : undefined);
   workerRef.current = worker;

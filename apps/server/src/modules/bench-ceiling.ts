@@ -1,19 +1,42 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { errorResponses, IdempotencyHeaders, ref } from '../http/common.js';
+import type { Store } from '../store/index.js';
+import { insertRows } from '../store/fast.js';
 
 // The bench's ceiling: the same stack (plugins, auth, validation, serialization, logging) with
 // no store work, so `npm run bench` can say what fraction of it the real routes reach.
 // Registered only with BENCH_CEILING=true.
+//
+// The durable ceiling adds the least any acknowledged keyed POST must do: one row (its
+// idempotency key and the response) written through the group commit and fsync'd before the
+// answer. What a payment create costs beyond it is the create's own work.
 const FIXED = {
   id: 'pay_00000000000000000000000000', object: 'payment', status: 'pending', amount: 1050, currency: 'BRL', method: 'credit_card',
   description: null, metadata: {}, customer: null, installments: 1, card: { brand: 'visa', last4: '4242' }, pix: null, failure: null,
   amountRefunded: 0, feeAmount: null, netAmount: null, livemode: false, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
-export function benchCeilingRoutes(app: FastifyInstance): void {
-  app.post('/v1/_bench/noop', {
-    config: { idempotent: false },
-    schema: { hide: true, headers: IdempotencyHeaders, body: ref('CreatePaymentRequest'), response: { 200: ref('Payment'), ...errorResponses() } },
-  }, async () => FIXED);
+const FIXED_JSON = JSON.stringify(FIXED);
+
+export function benchCeilingRoutes(app: FastifyInstance, store: Store): void {
+  const postSchema = { hide: true, headers: IdempotencyHeaders, body: ref('CreatePaymentRequest'), response: { 200: ref('Payment'), ...errorResponses() } };
+  app.post('/v1/_bench/noop', { config: { idempotent: false }, schema: postSchema }, async () => FIXED);
+  app.post('/v1/_bench/durable', { config: { idempotent: false }, schema: postSchema }, async (req) => {
+    const auth = req.auth as NonNullable<typeof req.auth>;
+    const nowMs = Date.now();
+    await store.write((tx) => insertRows(tx, 'idempotency_keys', [{
+      account_id: auth.accountId,
+      livemode: auth.livemode ? 1 : 0,
+      // A namespace of its own (it never answers a real request's key), and never the same twice.
+      key: `_bench_durable:${randomUUID()}`,
+      fingerprint: '',
+      status_code: 200,
+      body: FIXED_JSON,
+      created_at: new Date(nowMs).toISOString(),
+      created_at_ms: nowMs,
+    }]));
+    return FIXED;
+  });
   app.get('/v1/_bench/noop/:id', { schema: { hide: true, response: { 200: ref('Payment'), ...errorResponses() } } }, async () => FIXED);
 }
