@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { errorResponses, IdempotencyHeaders, ref } from '../http/common.js';
 import type { Store } from '../store/index.js';
-import { insertRows } from '../store/fast.js';
+import { insertKey } from '../plugins/idempotency.js';
 
 // The bench's ceiling: the same stack (plugins, auth, validation, serialization, logging) with
 // no store work, so `npm run bench` can say what fraction of it the real routes reach.
@@ -24,18 +24,9 @@ export function benchCeilingRoutes(app: FastifyInstance, store: Store): void {
   app.post('/v1/_bench/noop', { config: { idempotent: false }, schema: postSchema }, async () => FIXED);
   app.post('/v1/_bench/durable', { config: { idempotent: false }, schema: postSchema }, async (req) => {
     const auth = req.auth as NonNullable<typeof req.auth>;
-    const nowMs = Date.now();
-    await store.write((tx) => insertRows(tx, 'idempotency_keys', [{
-      account_id: auth.accountId,
-      livemode: auth.livemode ? 1 : 0,
-      // A namespace of its own (it never answers a real request's key), and never the same twice.
-      key: `_bench_durable:${randomUUID()}`,
-      fingerprint: '',
-      status_code: 200,
-      body: FIXED_JSON,
-      created_at: new Date(nowMs).toISOString(),
-      created_at_ms: nowMs,
-    }]));
+    // The row the idempotency plugin stores with a create's effects, in a namespace of its own
+    // (it never answers a real request's key), and never the same key twice.
+    await store.write((tx) => insertKey(tx, auth, `_bench_durable:${randomUUID()}`, '', 200, FIXED_JSON));
     return FIXED;
   });
   app.get('/v1/_bench/noop/:id', { schema: { hide: true, response: { 200: ref('Payment'), ...errorResponses() } } }, async () => FIXED);

@@ -96,6 +96,22 @@ const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 // An in-flight marker older than this is stale (its request died without cleaning up).
 const IN_FLIGHT_STALE_MS = 60_000;
 
+// The stored response of a keyed request: written in the transaction of its effects (or alone,
+// for an error response), so a retry with the key gets the same bytes.
+export function insertKey(tx: Tx, auth: { accountId: string; livemode: boolean }, key: string, fp: string, statusCode: number, body: string): Promise<void> {
+  const nowMs = Date.now();
+  return insertRows(tx, 'idempotency_keys', [{
+    account_id: auth.accountId,
+    livemode: auth.livemode ? 1 : 0,
+    key,
+    fingerprint: fp,
+    status_code: statusCode,
+    body,
+    created_at: new Date(nowMs).toISOString(),
+    created_at_ms: nowMs,
+  }]);
+}
+
 export function fingerprint(method: string, url: string, body: unknown): string {
   const path = url.split('?')[0];
   return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('base64url');
@@ -110,19 +126,6 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
   app.decorateRequest('admin', null);
   app.decorateRequest('storeIdempotentError', null);
 
-  const insertKey = (tx: Tx, auth: { accountId: string; livemode: boolean }, key: string, fp: string, statusCode: number, body: string) => {
-    const now = Date.now();
-    return insertRows(tx, 'idempotency_keys', [{
-      account_id: auth.accountId,
-      livemode: auth.livemode ? 1 : 0,
-      key,
-      fingerprint: fp,
-      status_code: statusCode,
-      body,
-      created_at: new Date(now).toISOString(),
-      created_at_ms: now,
-    }]);
-  };
 
   const lookups = new KeyLookups(store);
   const lookup = (accountId: string, livemode: boolean, key: string) => lookups.get(accountId, livemode ? 1 : 0, key);
