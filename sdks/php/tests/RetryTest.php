@@ -101,7 +101,7 @@ final class RetryTest extends TestCase
         $tag = bin2hex(random_bytes(6));
         self::$proxy->script([['do' => 'forward-then-hang']]);
 
-        $payment = self::$client->payments->create(self::card($tag), ['timeout' => 3]);
+        $payment = self::$client->payments->create(self::card($tag), ['timeout' => 5]);
 
         $requests = self::$proxy->requests();
         self::assertSame(['forward-then-hang', 'forward'], array_column($requests, 'action'));

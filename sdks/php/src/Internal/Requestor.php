@@ -145,6 +145,11 @@ final class Requestor
 
     private static function sleep(float $seconds): void
     {
+        // Whole seconds apart: usleep() of a second or more is not portable.
+        if ($seconds >= 1) {
+            sleep((int) $seconds);
+            $seconds -= (int) $seconds;
+        }
         if ($seconds > 0) {
             usleep((int) round($seconds * 1_000_000));
         }
