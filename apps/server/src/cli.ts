@@ -21,7 +21,8 @@ const USAGE = `Usage: npm run cli -- <command>
   accounts:activate-live <acct_id>       allow the account's sk_live_ keys
   keys:create <acct_id> [--live] [--publishable]
   keys:revoke <key_id | key>
-  admin:create --email E --password P    create a back-office admin user
+  admin:create --email E --password P [--role admin|viewer]
+                                         create a back-office user (admin: manages; viewer: reads only)
   audit                                  check the money invariants over the whole store (exit 1 on failure)
 
 Configuration comes from the environment (see README): DATABASE_URL, PORT, HOST, LOG_LEVEL, ...`;
@@ -62,6 +63,7 @@ async function serve(config: Config): Promise<void> {
   const lines = [
     `Payments API listening on ${base} (store: ${describeDb(config.databaseUrl)}, worker: ${config.workerInProcess ? 'in process' : 'separate'})`,
     `API reference: ${base}/v1/docs   OpenAPI: ${base}/v1/openapi.json`,
+    `Back office: ${base}/backoffice/   (users: npm run cli -- admin:create --email you@example.com --password '…' [--role viewer])`,
   ];
   if (process.env.PRINT_SANDBOX_KEY !== 'false' && process.env.NODE_ENV !== 'production') {
     const key = await localSandboxKey(store, config);
@@ -114,7 +116,7 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, live: { type: 'boolean' }, publishable: { type: 'boolean' } },
+    options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, live: { type: 'boolean' }, publishable: { type: 'boolean' } },
   });
   const config = loadConfig();
   switch (command) {
@@ -157,9 +159,9 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'admin:create': {
-        if (!values.email || !values.password) throw new Error('usage: admin:create --email E --password P');
-        const admin = await createAdminUser(store, values.email, values.password);
-        process.stdout.write(`admin ${admin.email} created (${admin.id})\n`);
+        if (!values.email || !values.password) throw new Error('usage: admin:create --email E --password P [--role admin|viewer]');
+        const admin = await createAdminUser(store, values.email, values.password, (values.role ?? 'admin') as 'admin');
+        process.stdout.write(`${admin.role} ${admin.email} created (${admin.id})\n`);
         break;
       }
       case 'audit': {

@@ -5,6 +5,11 @@ import { ENGINES, startApp, signup, auth, type TestApp, type Keys } from './help
 import Fastify from 'fastify';
 import { adminSchemas, createAdminUser, registerAdmin } from '../src/modules/admin/index.js';
 import { sharedSchemas } from '../src/http/common.js';
+import { Payment } from '../src/modules/payments/schemas.js';
+import { receivableSchemas } from '../src/modules/receivables/routes.js';
+import { refundSchemas } from '../src/modules/refunds/routes.js';
+import { settlementSchemas } from '../src/modules/settlements/routes.js';
+import { webhookSchemas } from '../src/modules/webhooks/schemas.js';
 import { registerErrorHandling } from '../src/plugins/errors.js';
 import { registerIdempotency } from '../src/plugins/idempotency.js';
 import { LOGIN_FAILED_MESSAGE } from '../src/modules/admin/session-routes.js';
@@ -314,7 +319,9 @@ for (const engine of ENGINES) {
         recipientB = await insertRecipient(k.accountId);
       });
 
-      const create = (body: unknown, session: Session | null = s, headers: Record<string, string> = {}) => call('POST', '/admin/split-rules', body, session, headers);
+      // Creating an active rule (the default) needs a reason: these tests give one unless they set their own.
+      const withReason = (body: unknown) => (body && typeof body === 'object' && !('reason' in body) ? { ...body, reason: 'test rule' } : body);
+      const create = (body: unknown, session: Session | null = s, headers: Record<string, string> = {}) => call('POST', '/admin/split-rules', withReason(body), session, headers);
 
       const validationCases: Array<{ name: string; body: () => Promise<Record<string, unknown>>; param: string }> = [
         { name: 'unknown recipient', param: 'splits[0].recipientId', body: async () => ({ accountId: k.accountId, priority: 1, splits: [{ recipientId: 'rcp_doesnotexist', percentage: 10 }] }) },
@@ -504,7 +511,7 @@ for (const engine of ENGINES) {
         assert.equal(missing.json().error.code, 'NOT_FOUND');
       });
 
-      test('deactivate: inactive at once, again is a no-op, PATCH active reactivates', async () => {
+      test('deactivate: inactive at once, again is a no-op, PATCH active (with a reason) reactivates', async () => {
         const created = (await create({ accountId: k.accountId, priority: 2, splits: [{ recipientId: recipientA, amount: 100 }] })).json();
         const res = await call('POST', `/admin/split-rules/${created.id}/deactivate`);
         assert.equal(res.statusCode, 200);
@@ -514,7 +521,7 @@ for (const engine of ENGINES) {
         const again = await call('POST', `/admin/split-rules/${created.id}/deactivate`);
         assert.equal(again.statusCode, 200);
         assert.deepEqual(again.json(), res.json());
-        const back = await call('PATCH', `/admin/split-rules/${created.id}`, { active: true });
+        const back = await call('PATCH', `/admin/split-rules/${created.id}`, { active: true, reason: 'back on' });
         assert.equal(back.json().active, true);
         const missing = await call('POST', '/admin/split-rules/spr_doesnotexist/deactivate');
         assert.equal(missing.statusCode, 404);
@@ -628,34 +635,35 @@ for (const engine of ENGINES) {
         const noCsrf = await t.app.inject({ method: 'POST', url: `/admin/accounts/${m.accountId}/activate-live`, headers: { cookie: s.cookie } });
         assert.equal(noCsrf.statusCode, 403);
 
-        const res = await call('POST', `/admin/accounts/${m.accountId}/activate-live`);
-        assert.equal(res.statusCode, 200);
+        const res = await call('POST', `/admin/accounts/${m.accountId}/activate-live`, { reason: 'contract signed' });
+        assert.equal(res.statusCode, 200, res.body);
         assert.equal(res.json().liveEnabled, true);
         const after = await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(live.key) });
         assert.equal(after.statusCode, 200, after.body);
         assert.deepEqual(after.json().data, []);
         // Live data stays apart from sandbox data.
-        const again = await call('POST', `/admin/accounts/${m.accountId}/activate-live`);
+        const again = await call('POST', `/admin/accounts/${m.accountId}/activate-live`, { reason: 'again' });
         assert.equal(again.statusCode, 200);
         assert.equal(again.json().liveEnabled, true);
         const listed = (await call('GET', '/admin/accounts?liveEnabled=true&limit=100')).json();
         assert.ok(listed.data.some((a: { id: string }) => a.id === m.accountId));
         assert.ok(listed.data.every((a: { liveEnabled: boolean }) => a.liveEnabled));
 
-        const missing = await call('POST', '/admin/accounts/acct_doesnotexist/activate-live');
+        const missing = await call('POST', '/admin/accounts/acct_doesnotexist/activate-live', { reason: 'nobody' });
         assert.equal(missing.statusCode, 404);
       });
     });
 
     test('routes mounted through deps.routes sit behind the same guard', async () => {
       const bare = Fastify();
-      for (const schema of [...sharedSchemas, ...adminSchemas]) bare.addSchema(schema);
+      // The admin API's schemas, and the public ones they refer to (payee, receivable, refund, event, ...).
+      for (const schema of [...sharedSchemas, Payment, ...receivableSchemas, ...refundSchemas, ...settlementSchemas, ...webhookSchemas, ...adminSchemas]) bare.addSchema(schema);
       registerErrorHandling(bare);
       registerIdempotency(bare, t.store);
       await registerAdmin(bare, {
         store: t.store,
         config: t.config,
-        routes: [(scope) => scope.post('/admin/ping', async (req) => ({ admin: req.admin?.email ?? null }))],
+        routes: [(scope) => scope.post('/admin/ping', { config: { permission: 'signed_in', audit: { exempt: 'test route: writes nothing' } } }, async (req) => ({ admin: req.admin?.email ?? null }))],
       });
       await bare.ready();
       try {

@@ -260,12 +260,12 @@ for (const engine of ENGINES) {
       assert.equal(withKey.json().error.code, 'PERMISSION_DENIED');
       const noSession = await t.app.inject({ method: 'GET', url: '/admin/settlement-runs' });
       assert.equal(noSession.statusCode, 401);
-      const run = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { date: localDate() } });
+      const run = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { date: localDate(), reason: 'test run' } });
       assert.equal(run.statusCode, 200, run.body);
       assert.equal(run.json().object, 'settlement_run');
       assert.equal(run.json().trigger, 'admin');
       assert.ok(run.json().receivableCount >= 1);
-      const again = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: {} });
+      const again = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { reason: 'test run again' } });
       assert.equal(again.json().receivableCount, 0, 'nothing is settled twice');
       const list = await t.app.inject({ method: 'GET', url: '/admin/settlement-runs', headers: { cookie } });
       assert.equal(list.json().data[0].id, again.json().id);

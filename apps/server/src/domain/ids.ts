@@ -23,6 +23,7 @@ export const ID_PREFIXES = {
   delivery: 'whd_',
   settlementRun: 'str_',
   admin: 'adm_',
+  auditEntry: 'aud_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -20,7 +20,7 @@ export interface RequestContext {
 declare module 'fastify' {
   interface FastifyRequest {
     // Set by the admin session hook for /admin routes (which never take API keys).
-    admin: { id: string; email: string } | null;
+    admin: { id: string; email: string; role: 'admin' | 'viewer' } | null;
     ctx: RequestContext;
     storeIdempotentError: StoreErrorHook | null;
   }

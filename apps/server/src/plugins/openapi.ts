@@ -44,7 +44,7 @@ function originOf(url: string | null): string | null {
   }
 }
 
-const OPTIONAL_BODY_OPERATIONS = new Set(['redeliverEvent']);
+const OPTIONAL_BODY_OPERATIONS = new Set(['redeliverEvent', 'adminDeactivateSplitRule']);
 
 export async function registerOpenApi(app: FastifyInstance, options: { publicUrl: string | null }): Promise<void> {
   // Paths already start with `/v1/...`: a trailing slash here would make `https://host//v1/...`.

@@ -289,6 +289,34 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('events_type').on('events').columns(['account_id', 'livemode', 'type', 'id']).execute();
     },
   },
+  // Back office (issue 18): admin roles, and the audit log every admin mutation writes in its
+  // own transaction.
+  '0004_backoffice': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('admin_users').addColumn('role', 'text', (c) => c.notNull().defaultTo('admin')).execute();
+      await db.schema.createTable('admin_audit_log')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('actor_id', 'text', (c) => c.notNull())
+        .addColumn('actor_email', 'text', (c) => c.notNull())
+        .addColumn('actor_role', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('object_type', 'text', (c) => c.notNull())
+        .addColumn('object_id', 'text', (c) => c.notNull())
+        .addColumn('before', 'text')
+        .addColumn('after', 'text')
+        .addColumn('reason', 'text')
+        .addColumn('ip', 'text', (c) => c.notNull())
+        .addColumn('user_agent', 'text')
+        .addColumn('correlation_id', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('admin_audit_log_object').on('admin_audit_log').columns(['object_type', 'object_id', 'id']).execute();
+      await db.schema.createIndex('admin_audit_log_actor').on('admin_audit_log').columns(['actor_email', 'id']).execute();
+      await db.schema.createIndex('admin_audit_log_action').on('admin_audit_log').columns(['action', 'id']).execute();
+      // The back office lists a run's settlements.
+      await db.schema.createIndex('settlements_run').on('settlements').columns(['run_id', 'id']).execute();
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

@@ -205,6 +205,7 @@ export interface AdminUsersTable {
   id: string;
   email: string;
   password_hash: string;
+  role: 'admin' | 'viewer';
   created_at: string;
 }
 
@@ -213,6 +214,25 @@ export interface AdminSessionsTable {
   admin_id: string;
   csrf_token: string;
   expires_at_ms: number;
+  created_at: string;
+}
+
+// One row per admin mutation, written in the mutation's own transaction (modules/admin/audit.ts).
+// Rows are never updated or deleted. `before`/`after` are JSON snapshots of the object.
+export interface AdminAuditLogTable {
+  id: string;
+  actor_id: string;
+  actor_email: string;
+  actor_role: string;
+  action: string;
+  object_type: string;
+  object_id: string;
+  before: string | null;
+  after: string | null;
+  reason: string | null;
+  ip: string;
+  user_agent: string | null;
+  correlation_id: string;
   created_at: string;
 }
 
@@ -262,6 +282,7 @@ export interface Database {
   refunds: RefundsTable;
   admin_users: AdminUsersTable;
   admin_sessions: AdminSessionsTable;
+  admin_audit_log: AdminAuditLogTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   payments: PaymentsTable;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Store, Tx } from '../../store/index.js';
 import type { AccountsTable } from '../../store/schema.js';
 import type { RequestContext } from '../../plugins/idempotency.js';
@@ -9,6 +9,7 @@ import { errorResponses, ref } from '../../http/common.js';
 import { paginate, type Page } from '../../http/pagination.js';
 import { parseSettings } from '../accounts/settings.js';
 import { AdminMutationHeaders, IdParams, ListAccountsQuery, type AdminAccount, type UpdateAccountSettingsRequest } from './schemas.js';
+import type { AuditSpec } from './audit-log.js';
 
 // Merchant accounts as the back office sees them: live-mode activation and money settings.
 // Settings are stored on the account row (accounts.settings JSON) as overrides only, in the
@@ -45,6 +46,16 @@ async function loadAccount(db: Store['db'] | Tx, id: string): Promise<Row> {
 export async function listAccounts(store: Store, query: ListAccountsQuery): Promise<Page<AdminAccount>> {
   let qb = store.db.selectFrom('accounts').selectAll();
   if (query.liveEnabled !== undefined) qb = qb.where('live_enabled', '=', query.liveEnabled ? 1 : 0);
+  if (query.search !== undefined) {
+    const text = query.search.trim().toLowerCase();
+    // LIKE with its wildcards escaped, on lower() of both sides: case-insensitive on both engines.
+    const pattern = `%${text.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+    qb = qb.where((eb) => eb.or([
+      eb('id', '=', query.search!.trim()),
+      eb(sql`lower(name)`, 'like', sql`${pattern} escape '\\'`),
+      eb(sql`lower(coalesce(email, ''))`, 'like', sql`${pattern} escape '\\'`),
+    ]));
+  }
   return paginate(qb, query, toAdminAccount);
 }
 
@@ -92,23 +103,37 @@ export async function updateAccountSettings(ctx: RequestContext, id: string, bod
   });
 }
 
+const idParam = (req: { params: unknown }) => (req.params as { id: string }).id;
+async function accountSnapshot(tx: Tx, id: string): Promise<AdminAccount | null> {
+  const row = await tx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toAdminAccount(row) : null;
+}
+
+const audits = {
+  activateLive: {
+    action: 'account.activate_live', objectType: 'account', snapshot: accountSnapshot, objectId: idParam,
+    reasonRequired: true, reasonHint: 'live mode lets the account take real money',
+  },
+  updateSettings: { action: 'account.update_settings', objectType: 'account', snapshot: accountSnapshot, objectId: idParam },
+} satisfies Record<string, AuditSpec>;
+
 const tags = ['Admin'];
 const security = [{ adminSession: [] }];
 const AccountIdParams = IdParams('Merchant account id (`acct_...`).');
 
 export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCache?: KeyCache): void {
   scope.get<{ Querystring: ListAccountsQuery }>('/admin/accounts', {
-    config: { auth: 'none' },
+    config: { auth: 'none', permission: 'accounts:view' },
     schema: {
       operationId: 'adminListAccounts', tags, security, summary: 'List merchant accounts',
-      description: 'Every merchant account, newest first, with cursors. Filter by `liveEnabled`.',
+      description: 'Every merchant account, newest first, with cursors. Filter by `liveEnabled`; `search` finds an account by id, or by a part of its name or email.',
       querystring: ListAccountsQuery,
       response: { 200: ref('AdminAccountList'), ...errorResponses() },
     },
   }, (req) => listAccounts(store, req.query));
 
   scope.get<{ Params: { id: string } }>('/admin/accounts/:id', {
-    config: { auth: 'none' },
+    config: { auth: 'none', permission: 'accounts:view' },
     schema: {
       operationId: 'adminGetAccount', tags, security, summary: 'Fetch a merchant account',
       description: 'The account with its effective settings: processing fee per method (`percentBps`, `fixedCents`) and `settlementDelayDays` per method, defaults filled in.',
@@ -117,19 +142,20 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
     },
   }, (req) => getAccount(store, req.params.id));
 
-  scope.post<{ Params: { id: string } }>('/admin/accounts/:id/activate-live', {
-    config: { auth: 'none' },
+  scope.post<{ Params: { id: string }; Body: { reason: string } }>('/admin/accounts/:id/activate-live', {
+    config: { auth: 'none', permission: 'accounts:activate_live', audit: audits.activateLive },
     schema: {
       operationId: 'adminActivateLiveMode', tags, security, summary: 'Activate live mode for an account',
-      description: 'From now on the account\'s `sk_live_` / `pk_live_` keys work (until then they get PERMISSION_DENIED). Activating an active account changes nothing.',
+      description: 'From now on the account\'s `sk_live_` / `pk_live_` keys work (until then they get PERMISSION_DENIED). Needs a `reason` (kept in the audit log): live mode takes real money. Activating an active account changes nothing.',
       headers: AdminMutationHeaders,
       params: AccountIdParams,
-      response: { 200: ref('AdminAccount'), ...errorResponses(404, 409, 422) },
+      body: ref('ActivateLiveModeRequest'),
+      response: { 200: ref('AdminAccount'), ...errorResponses(404, 409, 413, 415, 422) },
     },
   }, (req) => activateLiveMode(req.ctx, req.params.id, keyCache));
 
   scope.patch<{ Params: { id: string }; Body: UpdateAccountSettingsRequest }>('/admin/accounts/:id/settings', {
-    config: { auth: 'none' },
+    config: { auth: 'none', permission: 'accounts:update', audit: audits.updateSettings },
     schema: {
       operationId: 'adminUpdateAccountSettings', tags, security, summary: 'Change an account\'s fees and settlement delays',
       description: 'Fees per method (`percentBps` 0-10000, `fixedCents` >= 0) and `settlementDelayDays` per method (0-365). Only the fields sent change. Applies to payments approved from now on.',

@@ -7,15 +7,27 @@ import { sendError, toApiError } from '../../plugins/errors.js';
 import { DEFAULT_SESSION_TTL_MS, LoginThrottle } from './sessions.js';
 import { adminGuard, sessionRoutes } from './session-routes.js';
 import { splitRuleRoutes } from './split-rules.js';
+import { splitRuleActionRoutes } from './split-rule-actions.js';
 import { adminAccountRoutes } from './accounts.js';
+import { accountViewRoutes, accountViewSchemas } from './account-views.js';
+import { adminPaymentRoutes, adminPaymentSchemas } from './payments.js';
+import { auditAdminWrites, auditLogRoutes, auditLogSchemas } from './audit-log.js';
+import { checkPermission, requirePermissionDeclared } from './permissions.js';
+import { settlementRunSchemas } from './settlement-runs.js';
+import { adminSchemas as baseAdminSchemas } from './schemas.js';
 
 // The admin API (/admin/...): back-office operations behind an admin session (cookie + CSRF
 // token), never an API key. Everything lives in one encapsulated plugin scope (no prefix: routes
 // register full `/admin/...` paths) whose onRequest hook authenticates the session and sets
 // req.admin; the idempotency preHandler then scopes
 // Idempotency-Keys to that admin and gives each route req.ctx.write.
+//
+// Two rules hold for every route of the scope, checked when the route is registered (the app
+// does not start otherwise): it declares the permission it needs (permissions.ts, enforced on
+// each request after the session), and, if it changes data, what it changes, so that each of its
+// writes records an audit entry in the same transaction (audit-log.ts).
 
-export { adminSchemas } from './schemas.js';
+export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...accountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas];
 export { createAdminUser } from './users.js';
 export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions.js';
 export { LOGIN_FAILED_MESSAGE } from './session-routes.js';
@@ -58,10 +70,17 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDeps): Prom
 
   await app.register(async (scope) => {
     scope.setErrorHandler(async (err, req, reply) => sendError(req, reply, adminError(err)));
+    requirePermissionDeclared(scope);
+    auditAdminWrites(scope);
     scope.addHook('onRequest', adminGuard(store));
+    scope.addHook('onRequest', checkPermission);
     sessionRoutes(scope, { store, ttlMs, secureCookie, throttle });
     splitRuleRoutes(scope, store);
+    splitRuleActionRoutes(scope, store);
     adminAccountRoutes(scope, store, deps.keyCache);
+    accountViewRoutes(scope, store);
+    adminPaymentRoutes(scope, store);
+    auditLogRoutes(scope, store);
     for (const register of deps.routes ?? []) register(scope);
   });
 }

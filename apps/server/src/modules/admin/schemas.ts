@@ -3,6 +3,8 @@ import { IdempotencyHeaders, ListQueryBase, listOf, ref } from '../../http/commo
 import { MAX_PRIORITY, MAX_SPLITS_PER_RULE } from '../../domain/split.js';
 import { MAX_SETTLEMENT_DELAY_DAYS } from '../accounts/settings.js';
 import { MAX_AMOUNT_CENTS } from '../payments/schemas.js';
+import { ADMIN_ROLES, PERMISSION_NAMES } from './permissions.js';
+import { MAX_REASON_LENGTH } from './audit-log.js';
 
 // ---------------------------------------------------------------------------------------------
 // Session
@@ -19,7 +21,12 @@ export type AdminLoginRequest = Static<typeof AdminLoginRequest>;
 export const AdminSession = Type.Object(
   {
     object: Type.Literal('admin_session'),
-    admin: Type.Object({ id: Type.String({ description: 'Prefix `adm_`.' }), email: Type.String() }, { additionalProperties: false }),
+    admin: Type.Object({
+      id: Type.String({ description: 'Prefix `adm_`.' }),
+      email: Type.String(),
+      role: Type.Enum([...ADMIN_ROLES], { description: '`admin` manages; `viewer` only reads.' }),
+    }, { additionalProperties: false }),
+    permissions: Type.Array(Type.Enum([...PERMISSION_NAMES]), { description: 'What this role may do, as `resource:verb` (e.g. `split_rules:update`). The server enforces them (PERMISSION_DENIED); the back office shows only what they allow.' }),
     csrfToken: Type.String({ description: 'Send it as `X-CSRF-Token` on every POST, PATCH, PUT and DELETE under /admin.' }),
     expiresAt: Type.String({ format: 'date-time', description: 'When the session ends (absolute; 8 hours after sign-in by default).' }),
   },
@@ -33,6 +40,12 @@ export const AdminMutationHeaders = Type.Object({
   'x-csrf-token': Type.String({ minLength: 1, maxLength: 256, description: 'The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise).' }),
   ...IdempotencyHeaders.properties,
 });
+
+// Why an admin makes a change: kept in the audit log. Optional on most changes; required on
+// money-moving ones (a settlement run, a live activation, activating a split rule).
+const reasonText = (description: string) => Type.String({ minLength: 1, maxLength: MAX_REASON_LENGTH, description });
+export const optionalReason = Type.Optional(reasonText('Why, for the audit log (optional here).'));
+export const requiredReason = reasonText('Why, for the audit log. Required: this action moves money.');
 
 // ---------------------------------------------------------------------------------------------
 // Split rules
@@ -68,13 +81,14 @@ export const CreateSplitRuleRequest = Type.Object(
     priority: prioritySchema,
     conditions: Type.Optional(ref('SplitRuleConditions')),
     splits: splitsSchema,
-    active: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+    active: Type.Optional(Type.Boolean({ description: 'Default true. Creating an active rule activates it: send a `reason`. `false` saves the rule without activating it (no reason needed).' })),
     description: Type.Optional(descriptionSchema),
+    reason: Type.Optional(reasonText('Why, for the audit log. Required when the rule is created active.')),
   },
   {
     $id: 'CreateSplitRuleRequest',
     additionalProperties: false,
-    examples: [{ accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', priority: 10, conditions: { method: 'credit_card' }, splits: [{ recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', percentage: 15 }] }],
+    examples: [{ accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', priority: 10, conditions: { method: 'credit_card' }, splits: [{ recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', percentage: 15 }], reason: 'Marketplace agreement #42' }],
   },
 );
 export type CreateSplitRuleRequest = Static<typeof CreateSplitRuleRequest>;
@@ -84,8 +98,9 @@ export const UpdateSplitRuleRequest = Type.Object(
     priority: Type.Optional(prioritySchema),
     conditions: Type.Optional(Type.Union([ref('SplitRuleConditions'), Type.Null()], { description: 'Replaces the conditions; `null` or `{}` removes them.' })),
     splits: Type.Optional(splitsSchema),
-    active: Type.Optional(Type.Boolean()),
+    active: Type.Optional(Type.Boolean({ description: '`true` on an inactive rule activates it: send a `reason`.' })),
     description: Type.Optional(Type.Union([descriptionSchema, Type.Null()])),
+    reason: Type.Optional(reasonText('Why, for the audit log. Required when the update activates the rule.')),
   },
   { $id: 'UpdateSplitRuleRequest', additionalProperties: false, description: 'Fields to change; the resulting rule is validated as a whole. The account and mode of a rule never change.' },
 );
@@ -123,6 +138,57 @@ export const ListSplitRulesQuery = Type.Object(
   { additionalProperties: false },
 );
 export type ListSplitRulesQuery = Static<typeof ListSplitRulesQuery>;
+
+export const ActivateSplitRuleRequest = Type.Object(
+  { reason: requiredReason },
+  { $id: 'ActivateSplitRuleRequest', additionalProperties: false, examples: [{ reason: 'Seller contract signed' }] },
+);
+
+export const DeactivateSplitRuleRequest = Type.Object(
+  { reason: optionalReason },
+  { $id: 'DeactivateSplitRuleRequest', additionalProperties: false, description: 'Optional body.' },
+);
+
+export const ReorderSplitRulesRequest = Type.Object(
+  {
+    accountId: Type.String({ minLength: 1, maxLength: 64, description: 'The merchant account (`acct_`).' }),
+    livemode: Type.Optional(Type.Boolean({ description: 'Live (true) or sandbox (false, the default) rules.' })),
+    ruleIds: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 1000, description: 'Every split rule of the account in that mode (active or not), each once, in the order they should run: the first gets priority 10, the next 20, and so on.' }),
+    reason: optionalReason,
+  },
+  { $id: 'ReorderSplitRulesRequest', additionalProperties: false, examples: [{ accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', ruleIds: ['spr_01jc6v8x2a9m3yq0d7b4e5f6g9', 'spr_01jc6v8x2a9m3yq0d7b4e5f6g8'] }] },
+);
+export type ReorderSplitRulesRequest = Static<typeof ReorderSplitRulesRequest>;
+
+export const SplitPreviewRequest = Type.Object(
+  {
+    accountId: Type.String({ minLength: 1, maxLength: 64, description: 'The merchant account (`acct_`).' }),
+    livemode: Type.Optional(Type.Boolean({ description: 'Live (true) or sandbox (false, the default) rules.' })),
+    amount: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Gross sale amount in centavos.' }),
+    method: Type.Enum(['pix', 'credit_card']),
+  },
+  { $id: 'SplitPreviewRequest', additionalProperties: false, examples: [{ accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 10000, method: 'credit_card' }] },
+);
+export type SplitPreviewRequest = Static<typeof SplitPreviewRequest>;
+
+export const SplitPreview = Type.Object(
+  {
+    object: Type.Literal('split_preview'),
+    livemode: Type.Boolean(),
+    accountId: Type.String(),
+    amount: Type.Integer({ description: 'Gross amount, centavos.' }),
+    method: Type.Enum(['pix', 'credit_card']),
+    fee: Type.Integer({ description: 'Processing fee with the account\'s current settings, centavos.' }),
+    net: Type.Integer({ description: '`amount - fee`: what the receivables add up to.' }),
+    rule: Type.Union([ref('SplitRule'), Type.Null()], { description: 'The split rule that would apply (the first active rule, by priority, whose conditions match and whose shares fit), or null: the merchant receives the whole net value.' }),
+    receivables: Type.Array(
+      Type.Object({ payee: ref('Payee'), amount: Type.Integer({ description: 'Centavos.' }) }, { additionalProperties: false }),
+      { description: 'One per payee, merchant first, as a sale approved now would create them (zero shares create none).' },
+    ),
+  },
+  { $id: 'SplitPreview', additionalProperties: false, description: 'What a sale of this amount and method would produce now, computed by the same code that approves a sale.' },
+);
+export type SplitPreview = Static<typeof SplitPreview>;
 
 export const IdParams = (what: string) => Type.Object({ id: Type.String({ maxLength: 64, description: what }) }, { additionalProperties: false });
 
@@ -162,10 +228,16 @@ export type AdminAccount = Static<typeof AdminAccount>;
 
 export const AdminAccountList = listOf('AdminAccount', 'AdminAccountList');
 
+export const ActivateLiveModeRequest = Type.Object(
+  { reason: requiredReason },
+  { $id: 'ActivateLiveModeRequest', additionalProperties: false, examples: [{ reason: 'KYC approved, contract 2026-118' }] },
+);
+
 export const ListAccountsQuery = Type.Object(
   {
     ...ListQueryBase,
     liveEnabled: Type.Optional(Type.Boolean({ description: 'Only accounts with live mode activated (true) or not (false).' })),
+    search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Accounts whose id is this, or whose name or email contains it (case-insensitive).' })),
   },
   { additionalProperties: false },
 );
@@ -183,6 +255,7 @@ export const UpdateAccountSettingsRequest = Type.Object(
   {
     fees: Type.Optional(Type.Object({ pix: Type.Optional(PartialMethodFee), credit_card: Type.Optional(PartialMethodFee) }, { additionalProperties: false })),
     settlementDelayDays: Type.Optional(Type.Object({ pix: Type.Optional(delayDays), credit_card: Type.Optional(delayDays) }, { additionalProperties: false })),
+    reason: optionalReason,
   },
   {
     $id: 'UpdateAccountSettingsRequest',
@@ -206,4 +279,10 @@ export const adminSchemas: TSchema[] = [
   AdminAccount,
   AdminAccountList,
   UpdateAccountSettingsRequest,
+  ActivateSplitRuleRequest,
+  DeactivateSplitRuleRequest,
+  ReorderSplitRulesRequest,
+  SplitPreviewRequest,
+  SplitPreview,
+  ActivateLiveModeRequest,
 ];

@@ -17,6 +17,7 @@ import {
   type SessionRecord,
 } from './sessions.js';
 import { AdminMutationHeaders, type AdminLoginRequest, type AdminSession } from './schemas.js';
+import { isAdminRole, permissionsOf, type AdminRole } from './permissions.js';
 
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 // Same words whether the email is unknown or the password wrong.
@@ -51,14 +52,15 @@ export function adminGuard(store: Store) {
       throw new ApiError('PERMISSION_DENIED', 'Send the csrfToken returned at sign-in as the X-CSRF-Token header.', { param: 'X-CSRF-Token' });
     }
     sessions.set(req, session);
-    req.admin = { id: session.adminId, email: session.email };
+    req.admin = { id: session.adminId, email: session.email, role: session.role };
   };
 }
 
-function sessionView(session: { adminId: string; email: string; csrfToken: string; expiresAtMs: number }): AdminSession {
+function sessionView(session: { adminId: string; email: string; role: AdminRole; csrfToken: string; expiresAtMs: number }): AdminSession {
   return {
     object: 'admin_session',
-    admin: { id: session.adminId, email: session.email },
+    admin: { id: session.adminId, email: session.email, role: session.role },
+    permissions: permissionsOf(session.role),
     csrfToken: session.csrfToken,
     expiresAt: new Date(session.expiresAtMs).toISOString(),
   };
@@ -73,7 +75,7 @@ export function sessionRoutes(scope: FastifyInstance, options: SessionOptions): 
   const maxAgeSeconds = Math.max(1, Math.floor(ttlMs / 1000));
 
   scope.post<{ Body: AdminLoginRequest }>('/admin/session', {
-    config: { auth: 'none', idempotent: false },
+    config: { auth: 'none', idempotent: false, permission: 'public', audit: { exempt: 'signs in: creates a session, changes no data an operator manages (sign-ins are in the request log)' } },
     schema: {
       operationId: 'adminCreateSession', tags, summary: 'Sign in as an admin',
       description: `Checks the email and password of an admin user (created on the command line with \`admin:create\`). On success sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Strict, Path=/admin; Secure over HTTPS) and returns the CSRF token for mutating calls. Sessions last 8 hours. Failed sign-ins are throttled per email and per client address (5 and 20 failures in 15 minutes), then RATE_LIMITED with Retry-After. The error never says whether the email exists.`,
@@ -91,10 +93,10 @@ export function sessionRoutes(scope: FastifyInstance, options: SessionOptions): 
     // Counted before the (slow) check, so parallel guesses cannot slip past the limit; taken
     // back if the sign-in succeeds.
     const attemptMs = throttle.recordFailure(email, ip);
-    const user = await store.db.selectFrom('admin_users').select(['id', 'email', 'password_hash']).where('email', '=', email).executeTakeFirst();
+    const user = await store.db.selectFrom('admin_users').select(['id', 'email', 'password_hash', 'role']).where('email', '=', email).executeTakeFirst();
     // An unknown email still costs one scrypt, so timing does not tell it from a wrong password.
     const ok = await verifyPassword(req.body.password, user?.password_hash ?? (await dummyPasswordHash()));
-    if (!user || !ok) {
+    if (!user || !ok || !isAdminRole(user.role)) {
       req.log.info({ adminLogin: 'failed' }, 'admin sign-in failed');
       throw new ApiError('AUTHENTICATION_REQUIRED', LOGIN_FAILED_MESSAGE);
     }
@@ -102,20 +104,20 @@ export function sessionRoutes(scope: FastifyInstance, options: SessionOptions): 
     const created = await store.write((tx) => insertSession(tx, user.id, ttlMs));
     req.log.info({ adminId: user.id }, 'admin signed in');
     reply.header('set-cookie', sessionCookie(created.sessionId, maxAgeSeconds, { secure: secureCookie }));
-    return sessionView({ adminId: user.id, email: user.email, csrfToken: created.csrfToken, expiresAtMs: created.expiresAtMs });
+    return sessionView({ adminId: user.id, email: user.email, role: user.role, csrfToken: created.csrfToken, expiresAtMs: created.expiresAtMs });
   });
 
   scope.get('/admin/session', {
-    config: { auth: 'none' },
+    config: { auth: 'none', permission: 'signed_in' },
     schema: {
       operationId: 'adminGetSession', tags, security, summary: 'The current admin session',
-      description: 'Who is signed in, until when, and the session\'s CSRF token (for a back office page that was reloaded).',
+      description: 'Who is signed in (with their role and its permissions), until when, and the session\'s CSRF token (for a back office page that was reloaded).',
       response: { 200: ref('AdminSession'), ...errorResponses() },
     },
   }, async (req) => sessionView(sessions.get(req) as SessionRecord));
 
   scope.delete('/admin/session', {
-    config: { auth: 'none' },
+    config: { auth: 'none', permission: 'signed_in', audit: { exempt: 'signs out: ends the session, changes no data an operator manages' } },
     schema: {
       operationId: 'adminDeleteSession', tags, security, summary: 'Sign out',
       description: 'Ends the session (its cookie stops working at once) and clears the cookie.',

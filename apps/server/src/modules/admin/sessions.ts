@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store, Tx } from '../../store/index.js';
+import { isAdminRole, type AdminRole } from './permissions.js';
 
 // Admin sessions: a random 32-byte id in an HttpOnly, SameSite=Strict cookie scoped to /admin.
 // Only its SHA-256 is stored (admin_sessions.id_hash), so a copy of the database opens no
@@ -44,6 +45,7 @@ export interface SessionRecord {
   idHash: string;
   adminId: string;
   email: string;
+  role: AdminRole;
   csrfToken: string;
   expiresAtMs: number;
 }
@@ -73,15 +75,16 @@ export async function insertSession(tx: Tx, adminId: string, ttlMs: number, nowM
 }
 
 // The live session for a cookie value, or null (malformed, unknown, expired, or its admin gone).
+// The role is read with it on every request, so a changed role applies at once.
 export async function findSession(store: Store, sessionId: string, nowMs = Date.now()): Promise<SessionRecord | null> {
   if (!TOKEN.test(sessionId)) return null;
   const row = await store.db.selectFrom('admin_sessions')
     .innerJoin('admin_users', 'admin_users.id', 'admin_sessions.admin_id')
-    .select(['admin_sessions.id_hash', 'admin_sessions.admin_id', 'admin_sessions.csrf_token', 'admin_sessions.expires_at_ms', 'admin_users.email'])
+    .select(['admin_sessions.id_hash', 'admin_sessions.admin_id', 'admin_sessions.csrf_token', 'admin_sessions.expires_at_ms', 'admin_users.email', 'admin_users.role'])
     .where('admin_sessions.id_hash', '=', hashSessionId(sessionId))
     .executeTakeFirst();
-  if (!row || Number(row.expires_at_ms) <= nowMs) return null;
-  return { idHash: row.id_hash, adminId: row.admin_id, email: row.email, csrfToken: row.csrf_token, expiresAtMs: Number(row.expires_at_ms) };
+  if (!row || Number(row.expires_at_ms) <= nowMs || !isAdminRole(row.role)) return null;
+  return { idHash: row.id_hash, adminId: row.admin_id, email: row.email, role: row.role, csrfToken: row.csrf_token, expiresAtMs: Number(row.expires_at_ms) };
 }
 
 // Constant-time: both sides are hashed first so lengths never differ.

@@ -1,25 +1,75 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
-import { errorResponses, ListQueryBase, ref } from '../../http/common.js';
-import { AdminMutationHeaders } from './schemas.js';
-import { getRun, listRuns, runSettlement, type SettlementDeps } from '../settlements/service.js';
+import { Type, type Static } from 'typebox';
+import type { Tx } from '../../store/index.js';
+import { errorResponses, ListQueryBase, listOf, ref } from '../../http/common.js';
+import { notFound } from '../../errors.js';
+import { paginate } from '../../http/pagination.js';
+import { AdminMutationHeaders, requiredReason } from './schemas.js';
+import type { AuditSpec } from './audit-log.js';
+import { Settlement } from '../settlements/schemas.js';
+import { getRun, listRuns, runSettlement, toRun, toSettlement, type SettlementDeps, type SettlementRow } from '../settlements/service.js';
 
 const tags = ['Admin'];
 const security = [{ adminSession: [] }];
 
+export const SettlementRunRequest = Type.Object(
+  {
+    date: Type.Optional(Type.String({ format: 'date', description: 'Settle what is available on or before this date (default: today in São Paulo).' })),
+    reason: requiredReason,
+  },
+  { $id: 'SettlementRunRequest', additionalProperties: false, examples: [{ reason: 'Daily run missed after the outage of 2026-11-20' }] },
+);
+type SettlementRunRequest = Static<typeof SettlementRunRequest>;
+
+// A settlement with the merchant account it belongs to: a run spans every account.
+export const AdminSettlement = Type.Object(
+  { ...Settlement.properties, accountId: Type.String({ description: 'The merchant account (`acct_`).' }) },
+  { $id: 'AdminSettlement', additionalProperties: false, description: 'A settlement of a run, with its merchant account.' },
+);
+export type AdminSettlement = Static<typeof AdminSettlement>;
+export const AdminSettlementList = listOf('AdminSettlement', 'AdminSettlementList');
+
+export const ListRunSettlementsQuery = Type.Object(
+  {
+    limit: ListQueryBase.limit,
+    startingAfter: ListQueryBase.startingAfter,
+    endingBefore: ListQueryBase.endingBefore,
+    status: Type.Optional(Type.Enum(['pending', 'paid', 'failed'], { description: '`failed`: the payouts the bank refused (their receivables went back to pending).' })),
+  },
+  { additionalProperties: false },
+);
+type ListRunSettlementsQuery = Static<typeof ListRunSettlementsQuery>;
+
+export const settlementRunSchemas = [SettlementRunRequest, AdminSettlement, AdminSettlementList];
+
+const toAdminSettlement = (row: SettlementRow): AdminSettlement => ({ ...toSettlement(row), accountId: row.account_id });
+
+async function runSnapshot(tx: Tx, id: string) {
+  const row = await tx.selectFrom('settlement_runs').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toRun(row) : null;
+}
+
+const runAudit = {
+  action: 'settlement_run.create', objectType: 'settlement_run', snapshot: runSnapshot,
+  objectId: (_req, result) => (result as { id?: string } | undefined)?.id,
+  reasonRequired: true, reasonHint: 'a settlement run pays money out',
+} satisfies AuditSpec;
+
 // Registered inside the admin scope, behind its session and CSRF guard.
 export function settlementRunRoutes(app: FastifyInstance, deps: SettlementDeps): void {
-  app.post<{ Body: { date?: string } | undefined }>('/admin/settlement-runs', {
+  app.post<{ Body: SettlementRunRequest }>('/admin/settlement-runs', {
+    config: { permission: 'settlement_runs:create', audit: runAudit },
     schema: {
       operationId: 'adminRunSettlement', tags, security, summary: 'Run settlement now',
-      description: 'Runs synchronously and answers with the finished run. Settles every pending receivable available on or before `date` (default: today in São Paulo): one settlement per payee. Safe to repeat: nothing is settled twice.',
+      description: 'Runs synchronously and answers with the finished run. Settles every pending receivable available on or before `date` (default: today in São Paulo): one settlement per payee. Needs a `reason` (VALIDATION_ERROR without one), kept in the audit log with the run. Safe to repeat: nothing is settled twice.',
       headers: AdminMutationHeaders,
-      body: Type.Optional(Type.Object({ date: Type.Optional(Type.String({ format: 'date' })) }, { additionalProperties: false })),
+      body: ref('SettlementRunRequest'),
       response: { 200: ref('SettlementRun'), ...errorResponses(409, 413, 415) },
     },
-  }, (req) => runSettlement(deps, { date: req.body?.date, trigger: 'admin' }));
+  }, (req) => runSettlement(deps, { date: req.body.date, trigger: 'admin', begin: (op) => req.ctx.write(op) }));
 
   app.get<{ Querystring: { limit?: number; startingAfter?: string; endingBefore?: string } }>('/admin/settlement-runs', {
+    config: { permission: 'settlement_runs:view' },
     schema: {
       operationId: 'adminListSettlementRuns', tags, security, summary: 'List settlement runs', description: 'Every run, scheduled or triggered, newest first, with what it settled.',
       querystring: Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore }, { additionalProperties: false }),
@@ -28,10 +78,28 @@ export function settlementRunRoutes(app: FastifyInstance, deps: SettlementDeps):
   }, (req) => listRuns(deps.store, req.query));
 
   app.get<{ Params: { id: string } }>('/admin/settlement-runs/:id', {
+    config: { permission: 'settlement_runs:view' },
     schema: {
       operationId: 'adminGetSettlementRun', tags, security, summary: 'Fetch a settlement run', description: 'One run: its date, trigger and totals.',
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false }),
       response: { 200: ref('SettlementRun'), ...errorResponses(404) },
     },
   }, (req) => getRun(deps.store, req.params.id));
+
+  app.get<{ Params: { id: string }; Querystring: ListRunSettlementsQuery }>('/admin/settlement-runs/:id/settlements', {
+    config: { permission: 'settlement_runs:view' },
+    schema: {
+      operationId: 'adminListSettlementRunSettlements', tags, security, summary: 'List the settlements of a run',
+      description: 'The settlements a run made, one per payee, across every account, newest first: amount, receivable count, status, the bank account snapshot and, for a failed payout, why. `status=failed` lists the failed payouts.',
+      params: Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false }),
+      querystring: ListRunSettlementsQuery,
+      response: { 200: ref('AdminSettlementList'), ...errorResponses(404) },
+    },
+  }, async (req) => {
+    const run = await deps.store.db.selectFrom('settlement_runs').select('id').where('id', '=', req.params.id).executeTakeFirst();
+    if (!run) throw notFound('settlement run', 'id');
+    let qb = deps.store.db.selectFrom('settlements').selectAll().where('run_id', '=', req.params.id);
+    if (req.query.status) qb = qb.where('status', '=', req.query.status);
+    return paginate(qb, req.query, toAdminSettlement);
+  });
 }

@@ -8,6 +8,7 @@ import { newId } from '../../domain/ids.js';
 import { validateSplitRuleShape } from '../../domain/split.js';
 import { errorResponses, ref } from '../../http/common.js';
 import { paginate, type Page } from '../../http/pagination.js';
+import type { AuditSpec } from './audit-log.js';
 import {
   AdminMutationHeaders,
   IdParams,
@@ -196,6 +197,30 @@ export async function deactivateSplitRule(ctx: RequestContext, id: string): Prom
   });
 }
 
+// The rule as the audit log shows it, before and after a change.
+export async function splitRuleSnapshot(tx: Tx, id: string): Promise<SplitRule | null> {
+  const row = await tx.selectFrom('split_rules').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toSplitRule(row) : null;
+}
+
+const idParam = (req: { params: unknown }) => (req.params as { id: string }).id;
+const ACTIVATION_HINT = 'activating a split rule changes who gets paid; send active: false to save it without activating';
+
+export const splitRuleAudit = {
+  create: {
+    action: 'split_rule.create', objectType: 'split_rule', snapshot: splitRuleSnapshot,
+    objectId: (_req, result) => (result as SplitRule | undefined)?.id,
+    reasonRequired: (req) => (req.body as CreateSplitRuleRequest).active !== false,
+    reasonHint: ACTIVATION_HINT,
+  },
+  update: {
+    action: 'split_rule.update', objectType: 'split_rule', snapshot: splitRuleSnapshot, objectId: idParam,
+    reasonRequired: (req, before) => (req.body as UpdateSplitRuleRequest).active === true && (before as SplitRule | null)?.active === false,
+    reasonHint: 'this update activates the rule',
+  },
+  deactivate: { action: 'split_rule.deactivate', objectType: 'split_rule', snapshot: splitRuleSnapshot, objectId: idParam },
+} satisfies Record<string, AuditSpec>;
+
 export async function getSplitRule(store: Store, id: string): Promise<SplitRule> {
   return toSplitRule(await loadRule(store.db, id));
 }
@@ -214,10 +239,10 @@ const SplitRuleIdParams = IdParams('Split rule id (`spr_...`).');
 
 export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
   scope.post<{ Body: CreateSplitRuleRequest }>('/admin/split-rules', {
-    config: { auth: 'none' },
+    config: { auth: 'none', permission: 'split_rules:create', audit: splitRuleAudit.create },
     schema: {
       operationId: 'adminCreateSplitRule', tags, security, summary: 'Create a split rule',
-      description: 'Creates a split rule for a merchant account and mode. The rule is validated as a whole: shares (`percentage` with at most two decimals, 0 < p <= 100, summing to at most 100; or a positive integer `amount` in centavos), one share per recipient, recipients of the same account and mode, `minAmount <= maxAmount`. Applies to sales approved from now on.',
+      description: 'Creates a split rule for a merchant account and mode. The rule is validated as a whole: shares (`percentage` with at most two decimals, 0 < p <= 100, summing to at most 100; or a positive integer `amount` in centavos), one share per recipient, recipients of the same account and mode, `minAmount <= maxAmount`. Applies to sales approved from now on. A rule created active (the default) needs a `reason`; `active: false` saves it without activating it.',
       headers: AdminMutationHeaders,
       body: ref('CreateSplitRuleRequest'),
       response: { 200: ref('SplitRule'), ...errorResponses(409, 413, 415, 422) },
@@ -225,7 +250,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
   }, (req) => createSplitRule(req.ctx, req.body));
 
   scope.get<{ Querystring: ListSplitRulesQuery }>('/admin/split-rules', {
-    config: { auth: 'none' },
+    config: { auth: 'none', permission: 'split_rules:view' },
     schema: {
       operationId: 'adminListSplitRules', tags, security, summary: 'List split rules',
       description: 'Every merchant\'s split rules, newest first, with cursors. Filter by `accountId`, `livemode`, `active`.',
@@ -235,7 +260,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
   }, (req) => listSplitRules(store, req.query));
 
   scope.get<{ Params: { id: string } }>('/admin/split-rules/:id', {
-    config: { auth: 'none' },
+    config: { auth: 'none', permission: 'split_rules:view' },
     schema: {
       operationId: 'adminGetSplitRule', tags, security, summary: 'Fetch a split rule',
       description: 'One split rule by id.',
@@ -245,10 +270,10 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
   }, (req) => getSplitRule(store, req.params.id));
 
   scope.patch<{ Params: { id: string }; Body: UpdateSplitRuleRequest }>('/admin/split-rules/:id', {
-    config: { auth: 'none' },
+    config: { auth: 'none', permission: 'split_rules:update', audit: splitRuleAudit.update },
     schema: {
       operationId: 'adminUpdateSplitRule', tags, security, summary: 'Update a split rule',
-      description: 'Changes `priority`, `conditions` (replaced as a whole; `null` removes them), `splits` (replaced as a whole), `active` or `description`. The resulting rule is validated as on create. The account and mode never change.',
+      description: 'Changes `priority`, `conditions` (replaced as a whole; `null` removes them), `splits` (replaced as a whole), `active` or `description`. The resulting rule is validated as on create. The account and mode never change. `active: true` on an inactive rule activates it and needs a `reason`.',
       headers: AdminMutationHeaders,
       params: SplitRuleIdParams,
       body: ref('UpdateSplitRuleRequest'),
@@ -257,13 +282,18 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
   }, (req) => updateSplitRule(req.ctx, req.params.id, req.body));
 
   scope.post<{ Params: { id: string } }>('/admin/split-rules/:id/deactivate', {
-    config: { auth: 'none' },
+    config: { auth: 'none', permission: 'split_rules:deactivate', audit: splitRuleAudit.deactivate },
     schema: {
       operationId: 'adminDeactivateSplitRule', tags, security, summary: 'Deactivate a split rule',
-      description: 'The rule stops applying to new sales (existing receivables are untouched). Deactivating an inactive rule answers it unchanged; `PATCH {active: true}` reactivates.',
+      description: 'The rule stops applying to new sales (existing receivables are untouched). Deactivating an inactive rule answers it unchanged; `POST .../activate` reactivates. Optional body: `{reason}`.',
       headers: AdminMutationHeaders,
       params: SplitRuleIdParams,
-      response: { 200: ref('SplitRule'), ...errorResponses(404, 409, 422) },
+      body: ref('DeactivateSplitRuleRequest'),
+      response: { 200: ref('SplitRule'), ...errorResponses(404, 409, 413, 415, 422) },
+    },
+    // The body is optional: a bare POST deactivates.
+    preValidation: async (req) => {
+      req.body ??= {};
     },
   }, (req) => deactivateSplitRule(req.ctx, req.params.id));
 }

@@ -2,9 +2,11 @@ import { ApiError } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { isUniqueViolation, type Store } from '../../store/index.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
+import { ADMIN_ROLES, isAdminRole, type AdminRole } from './permissions.js';
 
 // Admin users exist only when someone creates them from the command line
-// (`admin:create --email E --password P`): there is no default user and no default password.
+// (`admin:create --email E --password P [--role admin|viewer]`): there is no default user and no
+// default password. The role is `admin` (manages) unless `viewer` (reads only) is asked for.
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MAX_EMAIL_LENGTH = 254;
@@ -32,7 +34,8 @@ export function checkPassword(password: string): void {
   }
 }
 
-export async function createAdminUser(store: Store, email: string, password: string): Promise<{ id: string; email: string }> {
+export async function createAdminUser(store: Store, email: string, password: string, role: AdminRole = 'admin'): Promise<{ id: string; email: string; role: AdminRole }> {
+  if (!isAdminRole(role)) throw new ApiError('VALIDATION_ERROR', `role must be one of ${ADMIN_ROLES.join(', ')}.`, { param: 'role' });
   if (typeof email !== 'string') throw new ApiError('VALIDATION_ERROR', 'email is required.', { param: 'email' });
   if (typeof password !== 'string') throw new ApiError('VALIDATION_ERROR', 'password is required.', { param: 'password' });
   const normalized = checkEmail(email);
@@ -47,6 +50,7 @@ export async function createAdminUser(store: Store, email: string, password: str
       id,
       email: normalized,
       password_hash: passwordHash,
+      role,
       created_at: new Date().toISOString(),
     }).execute());
   } catch (error) {
@@ -54,5 +58,5 @@ export async function createAdminUser(store: Store, email: string, password: str
     if (isUniqueViolation(error)) throw duplicate();
     throw error;
   }
-  return { id, email: normalized };
+  return { id, email: normalized, role };
 }

@@ -49,6 +49,30 @@ export async function activeRules(tx: Tx, owner: Owner): Promise<SplitRule[]> {
   }));
 }
 
+export interface SalePlan {
+  rule: SplitRule | null;
+  // The receivables a sale gets, merchant first: `line` is the line's index in the split (its
+  // share's position), kept even where a zero share makes no receivable.
+  lines: Array<{ line: number; payee: { type: 'merchant' | 'recipient'; id: string }; amountCents: number }>;
+}
+
+// Which rule a sale gets and what each payee receives: the one function both the approval of a
+// sale and the back office's preview (POST /admin/split-rules/preview) run, so the preview is
+// the sale's own arithmetic. Zero shares make no receivable (one that could never be paid out).
+export function planSale(
+  rules: readonly SplitRule[],
+  sale: { accountId: string; amountCents: number; netCents: number; method: PaymentMethod },
+): SalePlan {
+  const rule = selectRule(rules, { amountCents: sale.amountCents, method: sale.method, netCents: sale.netCents });
+  const lines: SalePlan['lines'] = [];
+  computeSplit(sale.netCents, rule).forEach((line, index) => {
+    if (line.amountCents === 0) return;
+    lines.push({ line: index, payee: line.payee.type === 'merchant' ? { type: 'merchant', id: sale.accountId } : { type: 'recipient', id: line.payee.id }, amountCents: line.amountCents });
+  });
+  assert(lines.reduce((s, l) => s + l.amountCents, 0) === sale.netCents, "a sale's receivables sum to its net value");
+  return { rule, lines };
+}
+
 // Runs inside the transaction that approves the payment: the receivables exist if and only if
 // the approval committed, and the (source_id, line) unique key makes a second set impossible.
 // The caller emits their `receivable.created` events together with the approval's.
@@ -61,35 +85,27 @@ export async function createSaleReceivables(
   rules?: SplitRule[],
 ): Promise<Receivable[]> {
   const owner = { accountId: sale.accountId, livemode: sale.livemode };
-  const rule = selectRule(rules ?? (await activeRules(tx, owner)), { amountCents: sale.amountCents, method: sale.method, netCents: sale.netCents });
-  const lines = computeSplit(sale.netCents, rule);
+  const { rule, lines } = planSale(rules ?? (await activeRules(tx, owner)), sale);
   const availableOn = addDays(localDate(nowMs), settings.settlementDelayDays[sale.method]);
   const nowIso = new Date(nowMs).toISOString();
-  const rows: ReceivableRow[] = [];
-  lines.forEach((line, index) => {
-    // A zero share would be a receivable that can never be paid out; its line number stays
-    // reserved so the lines still map 1:1 to the rule's shares.
-    if (line.amountCents === 0) return;
-    rows.push({
-      id: newId('receivable', nowMs),
-      account_id: sale.accountId,
-      livemode: sale.livemode ? 1 : 0,
-      payment_id: sale.paymentId,
-      source_id: sale.paymentId,
-      line: index,
-      payee_type: line.payee.type,
-      payee_id: line.payee.type === 'merchant' ? sale.accountId : line.payee.id,
-      split_rule_id: rule?.id ?? null,
-      amount: line.amountCents,
-      status: 'pending',
-      available_on: availableOn,
-      settlement_id: null,
-      refund_id: null,
-      created_at: nowIso,
-      updated_at: nowIso,
-    });
-  });
-  assert(rows.reduce((s, r) => s + r.amount, 0) === sale.netCents, "a sale's receivables sum to its net value");
+  const rows: ReceivableRow[] = lines.map((line) => ({
+    id: newId('receivable', nowMs),
+    account_id: sale.accountId,
+    livemode: sale.livemode ? 1 : 0,
+    payment_id: sale.paymentId,
+    source_id: sale.paymentId,
+    line: line.line,
+    payee_type: line.payee.type,
+    payee_id: line.payee.id,
+    split_rule_id: rule?.id ?? null,
+    amount: line.amountCents,
+    status: 'pending',
+    available_on: availableOn,
+    settlement_id: null,
+    refund_id: null,
+    created_at: nowIso,
+    updated_at: nowIso,
+  }));
   if (rows.length === 0) return [];
   await insertRows(tx, 'receivables', rows);
   return rows.map(toReceivable);

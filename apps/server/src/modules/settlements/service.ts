@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import type { Store, Tx } from '../../store/index.js';
+import type { Store, Tx, WriteOp } from '../../store/index.js';
 import type { SettlementRunsTable, SettlementsTable } from '../../store/schema.js';
 import { newId } from '../../domain/ids.js';
 import { notFound } from '../../errors.js';
@@ -60,14 +60,25 @@ class NothingToSettle extends Error {}
 // receivable joins a settlement through a guarded UPDATE (status = 'pending'), and the table's
 // check ties `settled` to exactly one settlement_id: a second run, or a second worker at the
 // same time, finds nothing left to take.
-export async function runSettlement(deps: SettlementDeps, options: { date?: string; trigger: 'schedule' | 'admin' }): Promise<SettlementRun> {
+//
+// `begin` writes the run's row (default: a plain store write). The admin route passes its request's
+// write, so the run row, the admin's audit entry and the Idempotency-Key commit together.
+export async function runSettlement(
+  deps: SettlementDeps,
+  options: { date?: string; trigger: 'schedule' | 'admin'; begin?: (op: WriteOp<SettlementRun>) => Promise<SettlementRun> },
+): Promise<SettlementRun> {
   const { store } = deps;
   const runDate = options.date ?? localDate();
   const runId = newId('settlementRun');
   const startedAt = new Date().toISOString();
-  await store.write((tx) => tx.insertInto('settlement_runs').values({
-    id: runId, run_date: runDate, status: 'running', trigger: options.trigger, settlement_count: 0, receivable_count: 0, total_amount: 0, started_at: startedAt, finished_at: null,
-  }).execute());
+  const begin = options.begin ?? ((op: WriteOp<SettlementRun>) => store.write(op));
+  await begin(async (tx) => {
+    const row = {
+      id: runId, run_date: runDate, status: 'running' as const, trigger: options.trigger, settlement_count: 0, receivable_count: 0, total_amount: 0, started_at: startedAt, finished_at: null,
+    };
+    await tx.insertInto('settlement_runs').values(row).execute();
+    return toRun(row);
+  });
 
   // `status = 'pending'` as a literal: SQLite only uses the partial index receivables_due when
   // the query repeats its condition verbatim (a bound parameter does not match it).

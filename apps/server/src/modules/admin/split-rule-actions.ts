@@ -1,0 +1,165 @@
+import type { FastifyInstance } from 'fastify';
+import type { Store, Tx } from '../../store/index.js';
+import type { RequestContext } from '../../plugins/idempotency.js';
+import { ApiError, notFound } from '../../errors.js';
+import { computeFee, type PaymentMethod } from '../../domain/fees.js';
+import { errorResponses, ref } from '../../http/common.js';
+import type { Page } from '../../http/pagination.js';
+import { parseSettings } from '../accounts/settings.js';
+import { activeRules, planSale } from '../receivables/service.js';
+import type { AuditSpec } from './audit-log.js';
+import { splitRuleSnapshot, toSplitRule } from './split-rules.js';
+import {
+  AdminMutationHeaders,
+  IdParams,
+  type ReorderSplitRulesRequest,
+  type SplitPreview,
+  type SplitPreviewRequest,
+  type SplitRule,
+} from './schemas.js';
+
+// What the back office does to split rules beyond create/update/deactivate: activate (with a
+// reason: it changes who gets paid), put the account's rules in a new order, and preview what a
+// sale would produce now.
+
+// Priorities a reorder gives: 10, 20, 30, ... (gaps leave room for a PATCH in between).
+const PRIORITY_STEP = 10;
+
+export async function activateSplitRule(ctx: RequestContext, id: string): Promise<SplitRule> {
+  return ctx.write(async (tx) => {
+    const row = await tx.selectFrom('split_rules').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('split rule', 'id');
+    if (row.active === 1) return toSplitRule(row);
+    const changes = { active: 1, updated_at: new Date().toISOString() };
+    await tx.updateTable('split_rules').set(changes).where('id', '=', id).execute();
+    return toSplitRule({ ...row, ...changes });
+  });
+}
+
+async function accountRules(tx: Tx, accountId: string, livemode: boolean) {
+  return tx.selectFrom('split_rules').selectAll()
+    .where('account_id', '=', accountId).where('livemode', '=', livemode ? 1 : 0)
+    .orderBy('priority', 'asc').orderBy('created_at', 'asc').orderBy('id', 'asc')
+    .execute();
+}
+
+async function checkAccountExists(db: Tx, accountId: string): Promise<string | null> {
+  const account = await db.selectFrom('accounts').select('settings').where('id', '=', accountId).executeTakeFirst();
+  if (!account) throw new ApiError('VALIDATION_ERROR', 'accountId: no such merchant account.', { param: 'accountId' });
+  return account.settings;
+}
+
+export async function reorderSplitRules(ctx: RequestContext, body: ReorderSplitRulesRequest): Promise<Page<SplitRule>> {
+  const livemode = body.livemode ?? false;
+  if (new Set(body.ruleIds).size !== body.ruleIds.length) {
+    throw new ApiError('VALIDATION_ERROR', 'ruleIds must name each rule once.', { param: 'ruleIds' });
+  }
+  return ctx.write(async (tx) => {
+    await checkAccountExists(tx, body.accountId);
+    const rows = await accountRules(tx, body.accountId, livemode);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const unknown = body.ruleIds.findIndex((id) => !byId.has(id));
+    if (unknown >= 0) {
+      throw new ApiError('VALIDATION_ERROR', `ruleIds[${unknown}] is not a split rule of this account in ${livemode ? 'live' : 'sandbox'} mode.`, { param: `ruleIds[${unknown}]` });
+    }
+    if (body.ruleIds.length !== rows.length) {
+      throw new ApiError('VALIDATION_ERROR', `ruleIds must list every split rule of this account in ${livemode ? 'live' : 'sandbox'} mode (${rows.length}), in the new order.`, { param: 'ruleIds' });
+    }
+    const nowIso = new Date().toISOString();
+    const ordered: SplitRule[] = [];
+    for (const [index, id] of body.ruleIds.entries()) {
+      const row = byId.get(id)!;
+      const priority = (index + 1) * PRIORITY_STEP;
+      if (row.priority === priority) {
+        ordered.push(toSplitRule(row));
+        continue;
+      }
+      await tx.updateTable('split_rules').set({ priority, updated_at: nowIso }).where('id', '=', id).execute();
+      ordered.push(toSplitRule({ ...row, priority, updated_at: nowIso }));
+    }
+    return { object: 'list' as const, data: ordered, hasMore: false };
+  });
+}
+
+// The same steps as the approval of a sale (payments/service.ts approve): the account's fee
+// schedule, computeFee, the owner's active rules and planSale. Nothing is written.
+export async function previewSplit(store: Store, body: SplitPreviewRequest): Promise<SplitPreview> {
+  const livemode = body.livemode ?? false;
+  const method = body.method as PaymentMethod;
+  const settings = parseSettings(await checkAccountExists(store.db, body.accountId));
+  const { feeCents, netCents } = computeFee(body.amount, method, settings.fees);
+  const rules = await activeRules(store.db, { accountId: body.accountId, livemode });
+  const plan = planSale(rules, { accountId: body.accountId, amountCents: body.amount, netCents, method });
+  const rule = plan.rule ? await splitRuleSnapshot(store.db, plan.rule.id) : null;
+  return {
+    object: 'split_preview',
+    livemode,
+    accountId: body.accountId,
+    amount: body.amount,
+    method,
+    fee: feeCents,
+    net: netCents,
+    rule,
+    receivables: plan.lines.map((l) => ({ payee: l.payee, amount: l.amountCents })),
+  };
+}
+
+const idParam = (req: { params: unknown }) => (req.params as { id: string }).id;
+
+// A reorder is audited as one change of the account's rule order.
+async function ruleOrderSnapshot(tx: Tx, accountId: string, req: { body: unknown }) {
+  const livemode = (req.body as ReorderSplitRulesRequest).livemode ?? false;
+  const rows = await accountRules(tx, accountId, livemode);
+  return { livemode, splitRules: rows.map((r) => ({ id: r.id, priority: r.priority, active: r.active === 1 })) };
+}
+
+const audits = {
+  activate: {
+    action: 'split_rule.activate', objectType: 'split_rule', snapshot: splitRuleSnapshot, objectId: idParam,
+    reasonRequired: true, reasonHint: 'activating a split rule changes who gets paid',
+  },
+  reorder: {
+    action: 'split_rule.reorder', objectType: 'account', snapshot: ruleOrderSnapshot,
+    objectId: (req) => (req.body as ReorderSplitRulesRequest).accountId,
+  },
+} satisfies Record<string, AuditSpec>;
+
+const tags = ['Admin'];
+const security = [{ adminSession: [] }];
+
+export function splitRuleActionRoutes(scope: FastifyInstance, store: Store): void {
+  scope.post<{ Params: { id: string }; Body: { reason: string } }>('/admin/split-rules/:id/activate', {
+    config: { auth: 'none', permission: 'split_rules:activate', audit: audits.activate },
+    schema: {
+      operationId: 'adminActivateSplitRule', tags, security, summary: 'Activate a split rule',
+      description: 'The rule applies to sales approved from now on, at its priority. Needs a `reason` (it changes who gets paid), kept in the audit log. Activating an active rule answers it unchanged.',
+      headers: AdminMutationHeaders,
+      params: IdParams('Split rule id (`spr_...`).'),
+      body: ref('ActivateSplitRuleRequest'),
+      response: { 200: ref('SplitRule'), ...errorResponses(404, 409, 413, 415, 422) },
+    },
+  }, (req) => activateSplitRule(req.ctx, req.params.id));
+
+  scope.post<{ Body: ReorderSplitRulesRequest }>('/admin/split-rules/reorder', {
+    config: { auth: 'none', permission: 'split_rules:update', audit: audits.reorder },
+    schema: {
+      operationId: 'adminReorderSplitRules', tags, security, summary: 'Reorder an account\'s split rules',
+      description: 'Gives the account\'s rules (in one mode) new priorities in one transaction: `ruleIds` lists every rule, each once, first to run first; they get priorities 10, 20, 30, ... Answers the rules in their new order.',
+      headers: AdminMutationHeaders,
+      body: ref('ReorderSplitRulesRequest'),
+      response: { 200: ref('SplitRuleList'), ...errorResponses(409, 413, 415, 422) },
+    },
+  }, (req) => reorderSplitRules(req.ctx, req.body));
+
+  scope.post<{ Body: SplitPreviewRequest }>('/admin/split-rules/preview', {
+    // Reads only: nothing to store or replay under an Idempotency-Key.
+    config: { auth: 'none', idempotent: false, permission: 'split_rules:preview', audit: { exempt: 'computes a preview; writes nothing' } },
+    schema: {
+      operationId: 'adminPreviewSplit', tags, security, summary: 'Preview the split of a sale',
+      description: 'What a sale of `amount` centavos paid with `method` would produce if approved now: the fee, the net value, the split rule that applies (or none) and each receivable (`payee`, `amount`), merchant first. Computed by the same code that approves a sale; writes nothing.',
+      headers: AdminMutationHeaders,
+      body: ref('SplitPreviewRequest'),
+      response: { 200: ref('SplitPreview'), ...errorResponses(413, 415) },
+    },
+  }, (req) => previewSplit(store, req.body));
+}

@@ -1,0 +1,507 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { createAdminUser } from '../src/modules/admin/index.js';
+import { PERMISSION_NAMES, permissionsOf } from '../src/modules/admin/permissions.js';
+import { SANDBOX_FAILING_ACCOUNT } from '../src/providers/sandbox.js';
+import { localDate } from '../src/modules/accounts/settings.js';
+
+// The back office's server side: roles and permissions, the audit log written with every admin
+// change (checked by walking every mutating admin route), required reasons, the split preview
+// against real sales, rule activation and reordering, and the read views.
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+interface Session { cookie: string; csrf: string }
+
+const PASSWORD = 'a long enough passphrase';
+const USER_AGENT = 'backoffice-test/1.0';
+let seq = 0;
+const fresh = (what: string) => `${what}-${process.pid}-${++seq}@example.com`;
+const bank = (account = '12345-6') => ({ bankCode: '341', agency: '1234', account, accountType: 'checking' });
+
+for (const engine of ENGINES) {
+  describe(`admin back office API (${engine})`, () => {
+    let t: TestApp;
+    let k: Keys;
+    let admin: Session;
+    let viewer: Session;
+    let adminEmail: string;
+    let viewerEmail: string;
+    let seller: string;
+    let platform: string;
+
+    const signIn = async (email: string): Promise<Session> => {
+      const res = await t.app.inject({ method: 'POST', url: '/admin/session', payload: { email, password: PASSWORD }, remoteAddress: `10.9.${seq % 250}.${++seq % 250}` });
+      assert.equal(res.statusCode, 200, res.body);
+      return { cookie: (res.headers['set-cookie'] as string).split(';')[0], csrf: res.json().csrfToken };
+    };
+    const call = async (method: Method, url: string, body?: unknown, session: Session = admin, headers: Record<string, string> = {}) => {
+      const h: Record<string, string> = { cookie: session.cookie, 'user-agent': USER_AGENT };
+      if (method !== 'GET') h['x-csrf-token'] = session.csrf;
+      const res = await t.app.inject({ method, url, headers: { ...h, ...headers }, remoteAddress: '203.0.113.7', ...(body === undefined ? {} : { payload: body as object }) });
+      return { status: res.statusCode, body: res.body ? res.json() : undefined, headers: res.headers };
+    };
+    const api = async (method: 'GET' | 'POST', url: string, payload?: unknown, key = k.secretKey) => {
+      const res = await t.app.inject({ method, url, headers: auth(key), ...(payload === undefined ? {} : { payload: payload as object }) });
+      return { status: res.statusCode, body: res.json() };
+    };
+    const recipient = async (name: string, account?: string, key = k.secretKey) => {
+      const r = await api('POST', '/v1/recipients', { name, document: '11.222.333/0001-81', bankAccount: bank(account) }, key);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.id as string;
+    };
+    const auditRows = async () => Number((await t.store.db.selectFrom('admin_audit_log').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const lastAudit = async () => (await call('GET', '/admin/audit-log?limit=1')).body.data[0];
+    const newRule = async (body: Record<string, unknown>) => {
+      const res = await call('POST', '/admin/split-rules', { accountId: k.accountId, reason: 'test', ...body });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body as { id: string; priority: number; active: boolean };
+    };
+    const cardSale = async (amountInCents: number, key: string) => {
+      const p = await api('POST', '/v1/payments', { amountInCents, method: 'credit_card', cardToken: 'tok_visa' }, key);
+      assert.equal(p.status, 200, JSON.stringify(p.body));
+      return eventually(async () => {
+        const got = await api('GET', `/v1/payments/${p.body.id}`, undefined, key);
+        return got.body.status === 'approved' ? got.body : null;
+      }, 'card approval');
+    };
+    const receivablesOf = async (paymentId: string, key: string) => (await api('GET', `/v1/receivables?paymentId=${paymentId}&limit=100`, undefined, key)).body.data as Array<{ payee: { type: string; id: string }; amount: number; splitRuleId: string | null }>;
+    const asSet = (lines: Array<{ payee: { type: string; id: string }; amount: number }>) => lines.map((l) => `${l.payee.type}:${l.payee.id}:${l.amount}`).sort();
+
+    before(async () => {
+      t = await startApp(engine);
+      k = await signup(t, 'Loja Backoffice');
+      adminEmail = fresh('ops');
+      viewerEmail = fresh('viewer');
+      await createAdminUser(t.store, adminEmail, PASSWORD);
+      await createAdminUser(t.store, viewerEmail, PASSWORD, 'viewer');
+      admin = await signIn(adminEmail);
+      viewer = await signIn(viewerEmail);
+      seller = await recipient('Loja do Zé LTDA');
+      platform = await recipient('Plataforma SA');
+    });
+    after(async () => t.teardown());
+
+    // ------------------------------------------------------------------------------------------
+    // Roles
+
+    test('the session says the role and its permissions; admin holds all, viewer only views', async () => {
+      const a = (await call('GET', '/admin/session')).body;
+      assert.equal(a.admin.role, 'admin');
+      assert.deepEqual(a.permissions, PERMISSION_NAMES);
+      const v = (await call('GET', '/admin/session', undefined, viewer)).body;
+      assert.equal(v.admin.role, 'viewer');
+      assert.deepEqual(v.permissions, permissionsOf('viewer'));
+      assert.ok(v.permissions.every((p: string) => p.endsWith(':view') || p === 'split_rules:preview'), v.permissions.join());
+    });
+
+    test('createAdminUser refuses an unknown role', async () => {
+      await assert.rejects(createAdminUser(t.store, fresh('x'), PASSWORD, 'owner' as 'admin'), { code: 'VALIDATION_ERROR', param: 'role' });
+    });
+
+    test('a role changed in the store applies to the next request of an open session', async () => {
+      const email = fresh('demoted');
+      await createAdminUser(t.store, email, PASSWORD);
+      const s = await signIn(email);
+      assert.equal((await call('POST', '/admin/split-rules/reorder', { accountId: k.accountId, ruleIds: ['spr_x'] }, s)).status, 400);
+      await t.store.write((tx) => tx.updateTable('admin_users').set({ role: 'viewer' }).where('email', '=', email).execute());
+      const denied = await call('POST', '/admin/split-rules/reorder', { accountId: k.accountId, ruleIds: ['spr_x'] }, s);
+      assert.equal(denied.status, 403);
+      assert.equal(denied.body.error.code, 'PERMISSION_DENIED');
+    });
+
+    test('cli admin:create --role viewer', async () => {
+      const { execFile } = await import('node:child_process');
+      const { promisify } = await import('node:util');
+      const email = fresh('cli-viewer');
+      const out = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'admin:create', '--email', email, '--password', PASSWORD, '--role', 'viewer'], { env: { ...process.env, DATABASE_URL: t.db.url }, cwd: new URL('..', import.meta.url).pathname });
+      assert.match(out.stdout, /^viewer .* created/);
+      const row = await t.store.db.selectFrom('admin_users').select('role').where('email', '=', email).executeTakeFirstOrThrow();
+      assert.equal(row.role, 'viewer');
+      await assert.rejects(promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'admin:create', '--email', fresh('cli-owner'), '--password', PASSWORD, '--role', 'owner'], { env: { ...process.env, DATABASE_URL: t.db.url }, cwd: new URL('..', import.meta.url).pathname }), /role must be one of admin, viewer/);
+    });
+
+    // ------------------------------------------------------------------------------------------
+    // Every mutating admin route: the viewer is refused (nothing written), the admin's change
+    // writes exactly one audit entry with who/when/where/before/after/reason.
+
+    test('walking every mutating admin route: viewer 403 with nothing written; admin change with its audit entry', async () => {
+      const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+      const documented: string[] = [];
+      for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+        if (!path.startsWith('/admin')) continue;
+        for (const method of Object.keys(item)) if (method !== 'get') documented.push(`${method.toUpperCase()} ${path}`);
+      }
+
+      const account = (await signup(t, 'Walk merchant')).accountId;
+      const ruleId = (await newRule({ priority: 900, splits: [{ recipientId: seller, percentage: 1 }], active: false })).id;
+      // For each route: a request that succeeds, and the audit entry it must produce (null: exempt).
+      const cases: Record<string, { url: string; body?: unknown; audit: null | { action: string; objectType: string; objectId?: string; reason?: string } }> = {
+        'POST /admin/session': { url: '/admin/session', audit: null },
+        'DELETE /admin/session': { url: '/admin/session', audit: null },
+        'POST /admin/split-rules': { url: '/admin/split-rules', body: { accountId: k.accountId, priority: 901, splits: [{ recipientId: platform, amount: 1 }], active: false }, audit: { action: 'split_rule.create', objectType: 'split_rule' } },
+        'PATCH /admin/split-rules/{id}': { url: `/admin/split-rules/${ruleId}`, body: { description: 'walked', reason: 'naming it' }, audit: { action: 'split_rule.update', objectType: 'split_rule', objectId: ruleId, reason: 'naming it' } },
+        'POST /admin/split-rules/{id}/activate': { url: `/admin/split-rules/${ruleId}/activate`, body: { reason: 'walk: on' }, audit: { action: 'split_rule.activate', objectType: 'split_rule', objectId: ruleId, reason: 'walk: on' } },
+        'POST /admin/split-rules/{id}/deactivate': { url: `/admin/split-rules/${ruleId}/deactivate`, audit: { action: 'split_rule.deactivate', objectType: 'split_rule', objectId: ruleId } },
+        'POST /admin/split-rules/reorder': { url: '/admin/split-rules/reorder', body: { accountId: account, ruleIds: [] }, audit: { action: 'split_rule.reorder', objectType: 'account', objectId: account } },
+        'POST /admin/split-rules/preview': { url: '/admin/split-rules/preview', body: { accountId: k.accountId, amount: 1000, method: 'pix' }, audit: null },
+        'POST /admin/accounts/{id}/activate-live': { url: `/admin/accounts/${account}/activate-live`, body: { reason: 'walk: KYC done' }, audit: { action: 'account.activate_live', objectType: 'account', objectId: account, reason: 'walk: KYC done' } },
+        'PATCH /admin/accounts/{id}/settings': { url: `/admin/accounts/${account}/settings`, body: { settlementDelayDays: { pix: 1 } }, audit: { action: 'account.update_settings', objectType: 'account', objectId: account } },
+        'POST /admin/settlement-runs': { url: '/admin/settlement-runs', body: { reason: 'walk: run' }, audit: { action: 'settlement_run.create', objectType: 'settlement_run', reason: 'walk: run' } },
+      };
+      // A reorder needs the account to have a rule; give the walk account one.
+      const walkRule = await t.store.write(async (tx) => {
+        const id = `spr_walk${engine}${Date.now()}`;
+        const now = new Date().toISOString();
+        await tx.insertInto('split_rules').values({ id, account_id: account, livemode: 0, priority: 5, conditions: null, splits: '[]', active: 0, description: null, created_at: now, updated_at: now }).execute();
+        return id;
+      });
+      (cases['POST /admin/split-rules/reorder'].body as { ruleIds: string[] }).ruleIds = [walkRule];
+
+      assert.deepEqual(documented.sort(), Object.keys(cases).sort(), 'every mutating admin route has a case here (add one for a new route)');
+      const exempt = Object.entries(cases).filter(([, c]) => c.audit === null).map(([name]) => name).sort();
+      assert.deepEqual(exempt, ['DELETE /admin/session', 'POST /admin/session', 'POST /admin/split-rules/preview'], 'only these change nothing an operator manages');
+
+      for (const [name, c] of Object.entries(cases)) {
+        const method = name.split(' ')[0] as Method;
+        if (name.endsWith('/admin/session')) continue;
+        // The viewer: refused before anything runs, nothing written.
+        const rowsBefore = await auditRows();
+        const denied = await call(method, c.url, c.body, viewer);
+        if (c.audit === null) {
+          assert.equal(denied.status, 200, `${name} (viewer may preview): ${JSON.stringify(denied.body)}`);
+        } else {
+          assert.equal(denied.status, 403, `${name} as viewer`);
+          assert.equal(denied.body.error.code, 'PERMISSION_DENIED', name);
+        }
+        assert.equal(await auditRows(), rowsBefore, `${name} as viewer wrote no audit entry`);
+
+        // The admin: the change and exactly one audit entry.
+        const res = await call(method, c.url, c.body);
+        assert.equal(res.status, 200, `${name}: ${JSON.stringify(res.body)}`);
+        if (c.audit === null) {
+          assert.equal(await auditRows(), rowsBefore, `${name} writes no audit entry`);
+          continue;
+        }
+        assert.equal(await auditRows(), rowsBefore + 1, `${name} wrote one audit entry`);
+        const entry = await lastAudit();
+        assert.equal(entry.object, 'audit_entry');
+        assert.equal(entry.action, c.audit.action, name);
+        assert.equal(entry.objectType, c.audit.objectType, name);
+        assert.equal(entry.objectId, c.audit.objectId ?? res.body.id, name);
+        assert.deepEqual(entry.actor, { email: adminEmail, role: 'admin' }, name);
+        assert.equal(entry.ip, '203.0.113.7', name);
+        assert.equal(entry.userAgent, USER_AGENT, name);
+        assert.equal(entry.reason, c.audit.reason ?? null, name);
+        assert.ok(entry.after !== null, `${name}: after`);
+        assert.match(entry.correlationId, /^req_/);
+      }
+
+      // Sign-in and sign-out work for both roles and are not audited.
+      const before = await auditRows();
+      const s = await signIn(viewerEmail);
+      assert.equal((await call('DELETE', '/admin/session', undefined, s)).status, 200);
+      assert.equal(await auditRows(), before);
+    });
+
+    test('audit entries carry before and after: an update shows the old and the new values', async () => {
+      const rule = await newRule({ priority: 300, splits: [{ recipientId: seller, percentage: 10 }], active: false });
+      const res = await call('PATCH', `/admin/split-rules/${rule.id}`, { priority: 301, splits: [{ recipientId: seller, percentage: 12.5 }] });
+      assert.equal(res.status, 200);
+      const entry = (await call('GET', `/admin/audit-log?objectId=${rule.id}&action=split_rule.update`)).body.data[0];
+      assert.equal(entry.before.priority, 300);
+      assert.deepEqual(entry.before.splits, [{ recipientId: seller, percentage: 10 }]);
+      assert.equal(entry.after.priority, 301);
+      assert.deepEqual(entry.after.splits, [{ recipientId: seller, percentage: 12.5 }]);
+      const created = (await call('GET', `/admin/audit-log?objectId=${rule.id}&action=split_rule.create`)).body.data[0];
+      assert.equal(created.before, null);
+      assert.equal(created.after.id, rule.id);
+      assert.equal(created.livemode, false);
+    });
+
+    test('a refused change writes neither the change nor an audit entry', async () => {
+      const rows = await auditRows();
+      const bad = await call('POST', '/admin/split-rules', { accountId: k.accountId, priority: 1, splits: [{ recipientId: 'rcp_nope', percentage: 10 }], reason: 'x' });
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.error.param, 'splits[0].recipientId');
+      const missing = await call('PATCH', '/admin/split-rules/spr_nope', { priority: 1 });
+      assert.equal(missing.status, 404);
+      assert.equal(await auditRows(), rows);
+    });
+
+    test('audit log: filters by action, object, actor; cursors; unknown parameters refused', async () => {
+      const rule = await newRule({ priority: 400, splits: [{ recipientId: seller, amount: 10 }], active: false });
+      await call('POST', `/admin/split-rules/${rule.id}/activate`, { reason: 'on' });
+      await call('POST', `/admin/split-rules/${rule.id}/deactivate`, { reason: 'off' });
+      const all = (await call('GET', `/admin/audit-log?objectId=${rule.id}`)).body;
+      assert.deepEqual(all.data.map((e: { action: string }) => e.action), ['split_rule.deactivate', 'split_rule.activate', 'split_rule.create']);
+      assert.deepEqual(all.data.map((e: { reason: string }) => e.reason), ['off', 'on', 'test']);
+      const page1 = (await call('GET', `/admin/audit-log?objectId=${rule.id}&limit=2`)).body;
+      assert.equal(page1.hasMore, true);
+      const page2 = (await call('GET', `/admin/audit-log?objectId=${rule.id}&limit=2&startingAfter=${page1.data[1].id}`)).body;
+      assert.deepEqual(page2.data.map((e: { action: string }) => e.action), ['split_rule.create']);
+      const byActor = (await call('GET', `/admin/audit-log?actorEmail=${encodeURIComponent(adminEmail.toUpperCase())}&objectType=split_rule&limit=100`)).body;
+      assert.ok(byActor.data.length >= 3 && byActor.data.every((e: { actor: { email: string }; objectType: string }) => e.actor.email === adminEmail && e.objectType === 'split_rule'));
+      assert.deepEqual((await call('GET', '/admin/audit-log?actorEmail=nobody@example.com')).body.data, []);
+      const unknown = await call('GET', '/admin/audit-log?who=me');
+      assert.equal(unknown.status, 400);
+      assert.equal(unknown.body.error.code, 'VALIDATION_ERROR');
+      // Viewers read it too.
+      assert.equal((await call('GET', '/admin/audit-log', undefined, viewer)).status, 200);
+    });
+
+    // ------------------------------------------------------------------------------------------
+    // Reasons on money-moving actions
+
+    test('a settlement run needs a reason: VALIDATION_ERROR (param reason) without one, blank or missing', async () => {
+      const runs = async () => Number((await t.store.db.selectFrom('settlement_runs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const before = await runs();
+      for (const body of [{}, { reason: '' }, { reason: '   ' }, { date: localDate() }]) {
+        const res = await call('POST', '/admin/settlement-runs', body);
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+        assert.equal(res.body.error.param, 'reason', JSON.stringify(res.body));
+      }
+      const none = await call('POST', '/admin/settlement-runs');
+      assert.equal(none.status, 400);
+      assert.equal(none.body.error.code, 'VALIDATION_ERROR');
+      assert.equal(await runs(), before);
+    });
+
+    test('live activation needs a reason', async () => {
+      const m = await signup(t, 'Live needs a reason');
+      for (const body of [undefined, {}, { reason: ' ' }]) {
+        const res = await call('POST', `/admin/accounts/${m.accountId}/activate-live`, body);
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+      }
+      assert.equal((await call('GET', `/admin/accounts/${m.accountId}`)).body.liveEnabled, false);
+      const ok = await call('POST', `/admin/accounts/${m.accountId}/activate-live`, { reason: 'KYC approved' });
+      assert.equal(ok.status, 200);
+      const entry = await lastAudit();
+      assert.equal(entry.before.liveEnabled, false);
+      assert.equal(entry.after.liveEnabled, true);
+      assert.equal(entry.reason, 'KYC approved');
+    });
+
+    test('activating a split rule needs a reason: create active, PATCH active, POST activate; saving inactive does not', async () => {
+      const count = async () => Number((await t.store.db.selectFrom('split_rules').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const before = await count();
+      const noReason = await call('POST', '/admin/split-rules', { accountId: k.accountId, priority: 500, splits: [{ recipientId: seller, percentage: 5 }] });
+      assert.equal(noReason.status, 400);
+      assert.equal(noReason.body.error.param, 'reason');
+      assert.equal(await count(), before);
+      const saved = await call('POST', '/admin/split-rules', { accountId: k.accountId, priority: 500, active: false, splits: [{ recipientId: seller, percentage: 5 }] });
+      assert.equal(saved.status, 200);
+      const id = saved.body.id;
+      const patch = await call('PATCH', `/admin/split-rules/${id}`, { active: true });
+      assert.equal(patch.status, 400);
+      assert.equal(patch.body.error.param, 'reason');
+      const activate = await call('POST', `/admin/split-rules/${id}/activate`, {});
+      assert.equal(activate.status, 400);
+      assert.equal(activate.body.error.param, 'reason');
+      assert.equal((await call('GET', `/admin/split-rules/${id}`)).body.active, false);
+      // Editing an inactive rule, or an active one without changing its state, needs none.
+      assert.equal((await call('PATCH', `/admin/split-rules/${id}`, { priority: 501 })).status, 200);
+      const on = await call('PATCH', `/admin/split-rules/${id}`, { active: true, reason: 'approved by finance' });
+      assert.equal(on.status, 200);
+      assert.equal(on.body.active, true);
+      assert.equal((await call('PATCH', `/admin/split-rules/${id}`, { active: true })).status, 200, 'already active: nothing is activated');
+      await call('POST', `/admin/split-rules/${id}/deactivate`);
+    });
+
+    // ------------------------------------------------------------------------------------------
+    // Split rules: activate, reorder, preview against real sales
+
+    test('preview answers the rule and the receivables a real sale gets afterwards, to the centavo', async () => {
+      const other = await signup(t, 'Preview merchant');
+      const s1 = await recipient('Seller', undefined, other.secretKey);
+      const s2 = await recipient('Platform', undefined, other.secretKey);
+      const preview = async (amount: number, method = 'credit_card') => {
+        const res = await call('POST', '/admin/split-rules/preview', { accountId: other.accountId, amount, method });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        return res.body;
+      };
+      const none = await preview(10_000);
+      assert.equal(none.object, 'split_preview');
+      assert.equal(none.rule, null);
+      assert.equal(none.fee, 438); // 3.99% of R$ 100,00 plus R$ 0,39
+      assert.deepEqual(none.receivables, [{ payee: { type: 'merchant', id: other.accountId }, amount: 9562 }]);
+
+      const percentAndFixed = (await call('POST', '/admin/split-rules', {
+        accountId: other.accountId, priority: 10, reason: 'deal', conditions: { method: 'credit_card', minAmount: 1000 },
+        splits: [{ recipientId: s1, percentage: 33.33 }, { recipientId: s2, amount: 250 }],
+      })).body;
+      const fixedOnly = (await call('POST', '/admin/split-rules', {
+        accountId: other.accountId, priority: 20, reason: 'fallback', splits: [{ recipientId: s2, amount: 100 }],
+      })).body;
+
+      const p = await preview(12_345);
+      assert.equal(p.rule.id, percentAndFixed.id);
+      assert.equal(p.net, 12_345 - p.fee);
+      assert.equal(p.receivables.reduce((s: number, r: { amount: number }) => s + r.amount, 0), p.net);
+      assert.equal(p.receivables[0].payee.type, 'merchant');
+      const sale = await cardSale(12_345, other.secretKey);
+      assert.equal(sale.feeAmount, p.fee);
+      const got = await receivablesOf(sale.id, other.secretKey);
+      assert.deepEqual(asSet(got), asSet(p.receivables), 'preview receivables = the sale\'s');
+      assert.ok(got.every((r) => r.splitRuleId === percentAndFixed.id));
+
+      // Conditions: a Pix sale skips the card-only rule.
+      assert.equal((await preview(12_345, 'pix')).rule.id, fixedOnly.id);
+      // Previewing writes nothing.
+      const counts = async () => Promise.all(['payments', 'receivables', 'admin_audit_log', 'idempotency_keys'].map(async (table) => Number((await t.store.db.selectFrom(table as 'payments').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)));
+      const before = await counts();
+      await preview(5_000);
+      assert.deepEqual(await counts(), before);
+
+      // Reorder: the fixed-only rule first, so it applies to the next card sale.
+      const reordered = await call('POST', '/admin/split-rules/reorder', { accountId: other.accountId, ruleIds: [fixedOnly.id, percentAndFixed.id], reason: 'fallback first' });
+      assert.equal(reordered.status, 200, JSON.stringify(reordered.body));
+      assert.deepEqual(reordered.body.data.map((r: { id: string; priority: number }) => [r.id, r.priority]), [[fixedOnly.id, 10], [percentAndFixed.id, 20]]);
+      const entry = await lastAudit();
+      assert.equal(entry.action, 'split_rule.reorder');
+      assert.deepEqual(entry.before.splitRules.map((r: { id: string }) => r.id), [percentAndFixed.id, fixedOnly.id]);
+      assert.deepEqual(entry.after.splitRules.map((r: { id: string }) => r.id), [fixedOnly.id, percentAndFixed.id]);
+      const p2 = await preview(12_345);
+      assert.equal(p2.rule.id, fixedOnly.id);
+      const sale2 = await cardSale(12_345, other.secretKey);
+      assert.deepEqual(asSet(await receivablesOf(sale2.id, other.secretKey)), asSet(p2.receivables));
+
+      // Deactivate the rule that applies: the other applies again.
+      await call('POST', `/admin/split-rules/${fixedOnly.id}/deactivate`, { reason: 'paused' });
+      assert.equal((await preview(12_345)).rule.id, percentAndFixed.id);
+      // Below the rule's minAmount: no rule.
+      assert.equal((await preview(999)).rule, null);
+    });
+
+    test('reorder refuses a partial, duplicated or foreign list, and changes nothing', async () => {
+      const a = await newRule({ priority: 600, splits: [{ recipientId: seller, amount: 1 }], active: false });
+      const all = (await call('GET', `/admin/split-rules?accountId=${k.accountId}&livemode=false&limit=100`)).body.data.map((r: { id: string }) => r.id);
+      const cases: Array<[unknown, string]> = [
+        [{ accountId: k.accountId, ruleIds: [a.id] }, 'ruleIds'],
+        [{ accountId: k.accountId, ruleIds: [...all, all[0]] }, 'ruleIds'],
+        [{ accountId: k.accountId, ruleIds: [...all.slice(1), 'spr_foreign'] }, `ruleIds[${all.length - 1}]`],
+        [{ accountId: 'acct_nope', ruleIds: all }, 'accountId'],
+      ];
+      const before = (await call('GET', `/admin/split-rules?accountId=${k.accountId}&limit=100`)).body.data;
+      for (const [body, param] of cases) {
+        const res = await call('POST', '/admin/split-rules/reorder', body);
+        assert.equal(res.status, 400, JSON.stringify(res.body));
+        assert.equal(res.body.error.param, param);
+      }
+      assert.deepEqual((await call('GET', `/admin/split-rules?accountId=${k.accountId}&limit=100`)).body.data, before);
+    });
+
+    test('preview refuses an unknown account and bad amounts', async () => {
+      for (const [body, param] of [
+        [{ accountId: 'acct_nope', amount: 100, method: 'pix' }, 'accountId'],
+        [{ accountId: k.accountId, amount: 0, method: 'pix' }, 'amount'],
+        [{ accountId: k.accountId, amount: 10.5, method: 'pix' }, 'amount'],
+        [{ accountId: k.accountId, amount: 100, method: 'boleto' }, 'method'],
+      ] as const) {
+        const res = await call('POST', '/admin/split-rules/preview', body);
+        assert.equal(res.status, 400);
+        assert.equal(res.body.error.param, param);
+      }
+      const noCsrf = await t.app.inject({ method: 'POST', url: '/admin/split-rules/preview', headers: { cookie: admin.cookie }, payload: { accountId: k.accountId, amount: 100, method: 'pix' } });
+      assert.equal(noCsrf.statusCode, 403);
+    });
+
+    // ------------------------------------------------------------------------------------------
+    // Read views
+
+    test('accounts: search by id, name part or email part, case-insensitive; wildcards are literal', async () => {
+      const name = `Padaria Pão_Quente ${engine} ${Date.now()}`;
+      const m = await signup(t, name);
+      const search = async (q: string) => (await call('GET', `/admin/accounts?limit=100&search=${encodeURIComponent(q)}`)).body.data.map((a: { id: string }) => a.id);
+      assert.deepEqual(await search(m.accountId), [m.accountId]);
+      assert.ok((await search('pão_quente')).includes(m.accountId));
+      assert.ok((await search('PADARIA PÃO')).includes(m.accountId));
+      assert.ok(!(await search('pão%quente')).includes(m.accountId), '% is not a wildcard');
+      assert.ok(!(await search('Pão_Qu_nte')).includes(m.accountId), '_ is not a wildcard');
+    });
+
+    test('account API keys: display prefixes only, never the secret', async () => {
+      const res = await call('GET', `/admin/accounts/${k.accountId}/api-keys`);
+      assert.equal(res.status, 200);
+      const text = JSON.stringify(res.body);
+      assert.ok(!text.includes(k.secretKey) && !text.includes(k.publishableKey), 'no key in the answer');
+      assert.deepEqual(res.body.data.map((key: { kind: string }) => key.kind).sort(), ['publishable', 'secret']);
+      for (const key of res.body.data) assert.match(key.display, /^(sk|pk)_test_…[A-Za-z0-9]{4}$/);
+      assert.equal((await call('GET', '/admin/accounts/acct_nope/api-keys')).status, 404);
+    });
+
+    test('account recipients: read-only, documents masked', async () => {
+      const res = await call('GET', `/admin/accounts/${k.accountId}/recipients`, undefined, viewer);
+      assert.equal(res.status, 200);
+      assert.ok(res.body.data.length >= 2);
+      for (const r of res.body.data) {
+        assert.equal(r.document, '11.***.***/****-81');
+        assert.equal(r.object, 'recipient');
+      }
+      assert.ok(!JSON.stringify(res.body).includes('11222333000181'));
+      assert.equal((await call('GET', '/admin/accounts/acct_nope/recipients')).status, 404);
+    });
+
+    test('payments: search by id, account, status, date; detail with receivables, refunds and events', async () => {
+      const m = await signup(t, 'Payments merchant');
+      const pix = await api('POST', '/v1/payments', { amount: 2000, method: 'pix' }, m.secretKey);
+      await api('POST', `/v1/sandbox/payments/${pix.body.id}/pay`, undefined, m.secretKey);
+      const refund = await api('POST', '/v1/refunds', { paymentId: pix.body.id, amount: 500 }, m.secretKey);
+      assert.equal(refund.status, 200, JSON.stringify(refund.body));
+      const pending = await api('POST', '/v1/payments', { amount: 3000, method: 'pix' }, m.secretKey);
+
+      const search = async (q: string) => (await call('GET', `/admin/payments?${q}`, undefined, viewer)).body.data.map((p: { id: string }) => p.id);
+      assert.deepEqual(await search(`accountId=${m.accountId}`), [pending.body.id, pix.body.id]);
+      assert.deepEqual(await search(`id=${pix.body.id}`), [pix.body.id]);
+      assert.deepEqual(await search(`accountId=${m.accountId}&status=pending`), [pending.body.id]);
+      assert.deepEqual(await search(`accountId=${m.accountId}&createdGte=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`), []);
+      assert.equal((await call('GET', '/admin/payments?status=paid')).status, 400);
+
+      const detail = (await call('GET', `/admin/payments/${pix.body.id}`, undefined, viewer)).body;
+      assert.equal(detail.object, 'payment');
+      assert.equal(detail.accountId, m.accountId);
+      assert.ok(detail.receivables.length >= 1);
+      assert.equal(detail.receivables[0].paymentId, pix.body.id);
+      await eventually(async () => (await call('GET', `/admin/payments/${pix.body.id}`)).body.refunds.length === 1, 'refund listed');
+      const types = (await call('GET', `/admin/payments/${pix.body.id}`)).body.events.map((e: { type: string }) => e.type);
+      for (const type of ['payment.created', 'payment.approved', 'receivable.created', 'refund.created']) assert.ok(types.includes(type), `${type} in ${types.join()}`);
+      assert.equal((await call('GET', '/admin/payments/pay_nope')).status, 404);
+    });
+
+    test('settlement runs: the run\'s settlements per payee, failed payouts listed; a repeated key starts no second run', async () => {
+      const m = await signup(t, 'Settlement merchant');
+      const closed = await recipient('Closed account LTDA', SANDBOX_FAILING_ACCOUNT, m.secretKey);
+      const fine = await recipient('Open account LTDA', undefined, m.secretKey);
+      const rule = await call('POST', '/admin/split-rules', { accountId: m.accountId, priority: 1, reason: 'split', splits: [{ recipientId: closed, percentage: 10 }, { recipientId: fine, percentage: 20 }] });
+      assert.equal(rule.status, 200);
+      const pix = await api('POST', '/v1/payments', { amount: 10_000, method: 'pix' }, m.secretKey);
+      await api('POST', `/v1/sandbox/payments/${pix.body.id}/pay`, undefined, m.secretKey);
+
+      const key = { 'idempotency-key': `run-${engine}-${Date.now()}` };
+      const run = await call('POST', '/admin/settlement-runs', { reason: 'end of day' }, admin, key);
+      assert.equal(run.status, 200, JSON.stringify(run.body));
+      const runs = async () => Number((await t.store.db.selectFrom('settlement_runs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const before = await runs();
+      const replay = await call('POST', '/admin/settlement-runs', { reason: 'end of day' }, admin, key);
+      assert.equal(replay.status, 200);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.body.id, run.body.id);
+      assert.equal(await runs(), before, 'the replay started no run');
+
+      const entry = (await call('GET', `/admin/audit-log?objectId=${run.body.id}`)).body.data;
+      assert.equal(entry.length, 1);
+      assert.equal(entry[0].reason, 'end of day');
+
+      const settlements = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?limit=100`, undefined, viewer)).body.data
+        .filter((x: { accountId: string }) => x.accountId === m.accountId);
+      assert.deepEqual(settlements.map((x: { payee: { id: string } }) => x.payee.id).sort(), [closed, fine, m.accountId].sort());
+      await eventually(async () => {
+        const failed = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?status=failed`)).body.data;
+        return failed.some((x: { payee: { id: string }; failureReason: string | null }) => x.payee.id === closed && x.failureReason);
+      }, 'the closed account\'s payout to fail');
+      assert.equal((await call('GET', '/admin/settlement-runs/str_nope/settlements')).status, 404);
+    });
+  });
+}
