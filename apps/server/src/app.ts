@@ -38,6 +38,7 @@ import { webhookRoutes } from './modules/webhooks/routes.js';
 import { webhookSchemas } from './modules/webhooks/schemas.js';
 import { WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { takeDeliveriesCreated } from './modules/events/service.js';
+import { backofficeRoutes } from './modules/backoffice.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -178,8 +179,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
     if (!req.url.startsWith('/v1/docs')) {
       reply.header('x-frame-options', 'DENY');
-      reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
-      reply.header('cache-control', 'no-store');
+      // A route that serves a page (the back office) sets its own policy and caching.
+      if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     }
     return payload;
   });
@@ -206,6 +208,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   balanceRoutes(app, store);
   webhookRoutes(app, store);
   await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, provider })] });
+  backofficeRoutes(app, { dir: config.backofficeDist ?? undefined });
   if (config.benchCeiling) benchCeilingRoutes(app, store);
 
   const worker = createWorker(store, config, deps, app.log, config.workerInProcess ? load : undefined);

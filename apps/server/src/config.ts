@@ -38,6 +38,8 @@ export interface Config {
   webhookPerEndpointMaxInFlight: number;
   webhookLeaseMs: number;
   publicUrl: string | null;
+  // Where the built back office is (default: apps/backoffice/dist of this repository).
+  backofficeDist: string | null;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -104,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     providerBreakerFailures: int(env, 'PROVIDER_BREAKER_FAILURES', 20),
     providerBreakerCooldownMs: int(env, 'PROVIDER_BREAKER_COOLDOWN_MS', 30_000),
     publicUrl: env.PUBLIC_URL || null,
+    backofficeDist: env.BACKOFFICE_DIST || null,
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
     webhookScheduleMs: env.WEBHOOK_SCHEDULE_MS ? env.WEBHOOK_SCHEDULE_MS.split(',').map((v) => Number(v)) : [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
     webhookDisableAfterMs: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120) * 3600_000,
