@@ -5,6 +5,14 @@ import { createAdminUser } from '../src/modules/admin/index.js';
 import { PERMISSION_NAMES, permissionsOf } from '../src/modules/admin/permissions.js';
 import { SANDBOX_FAILING_ACCOUNT } from '../src/providers/sandbox.js';
 import { localDate } from '../src/modules/accounts/settings.js';
+import Fastify from 'fastify';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { registerAdmin } from '../src/modules/admin/index.js';
+import { registerErrorHandling } from '../src/plugins/errors.js';
+import { registerIdempotency } from '../src/plugins/idempotency.js';
+import { backofficeRoutes } from '../src/modules/backoffice.js';
 
 // The back office's server side: roles and permissions, the audit log written with every admin
 // change (checked by walking every mutating admin route), required reasons, the split preview
@@ -119,6 +127,23 @@ for (const engine of ENGINES) {
       const row = await t.store.db.selectFrom('admin_users').select('role').where('email', '=', email).executeTakeFirstOrThrow();
       assert.equal(row.role, 'viewer');
       await assert.rejects(promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'admin:create', '--email', fresh('cli-owner'), '--password', PASSWORD, '--role', 'owner'], { env: { ...process.env, DATABASE_URL: t.db.url }, cwd: new URL('..', import.meta.url).pathname }), /role must be one of admin, viewer/);
+    });
+
+    test('an admin route that does not say its permission, or what it changes, cannot be registered', async () => {
+      const build = async (route: (scope: import('fastify').FastifyInstance) => void) => {
+        const bare = Fastify();
+        registerErrorHandling(bare);
+        registerIdempotency(bare, t.store);
+        try {
+          await registerAdmin(bare, { store: t.store, config: t.config, routes: [route] });
+          await bare.ready();
+        } finally {
+          await bare.close();
+        }
+      };
+      await assert.rejects(build((scope) => scope.get('/admin/things', async () => ({}))), /must declare config.permission/);
+      await assert.rejects(build((scope) => scope.post('/admin/things', { config: { permission: 'accounts:update' } }, async () => ({}))), /must declare config.audit/);
+      await assert.rejects(build((scope) => scope.post('/admin/things', { config: { permission: 'nope' as 'accounts:update', audit: { exempt: 'x' } } }, async () => ({}))), /must declare config.permission/);
     });
 
     // ------------------------------------------------------------------------------------------
@@ -505,3 +530,48 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('back office files', () => {
+  test('served from the build with their types; a missing build is a 503 that says how to build it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'backoffice-dist-'));
+    const serve = async (folder: string) => {
+      const app = Fastify();
+      registerErrorHandling(app);
+      backofficeRoutes(app, { dir: folder });
+      await app.ready();
+      return app;
+    };
+    try {
+      const missing = await serve(join(dir, 'none'));
+      const res = await missing.inject({ method: 'GET', url: '/backoffice/accounts' });
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.json().error.code, 'SERVICE_UNAVAILABLE');
+      assert.match(res.json().error.message, /npm run build -w apps\/backoffice/);
+      await missing.close();
+
+      mkdirSync(join(dir, 'assets'));
+      writeFileSync(join(dir, 'index.html'), '<!doctype html><title>x</title>');
+      writeFileSync(join(dir, 'assets', 'app-1.js'), 'export {}');
+      const app = await serve(dir);
+      const page = await app.inject({ method: 'GET', url: '/backoffice/payments/pay_1?x=1' });
+      assert.equal(page.statusCode, 200);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      assert.match(String(page.headers['content-security-policy']), /script-src 'self';/);
+      assert.equal(page.headers['cache-control'], 'no-cache');
+      const js = await app.inject({ method: 'GET', url: '/backoffice/assets/app-1.js' });
+      assert.match(String(js.headers['content-type']), /^text\/javascript/);
+      assert.match(String(js.headers['cache-control']), /immutable/);
+      const again = await app.inject({ method: 'GET', url: '/backoffice/assets/app-1.js', headers: { 'if-none-match': String(js.headers.etag) } });
+      assert.equal(again.statusCode, 304);
+      assert.equal((await app.inject({ method: 'GET', url: '/backoffice/assets/other.js' })).statusCode, 404);
+      const badUrl = (await app.inject({ method: 'GET', url: '/backoffice/%E0%A4%A.js' })).statusCode;
+      assert.ok(badUrl >= 400 && badUrl < 500, `malformed path: ${badUrl}`);
+      const bare = await app.inject({ method: 'GET', url: '/backoffice' });
+      assert.equal(bare.statusCode, 302);
+      assert.equal(bare.headers.location, '/backoffice/');
+      await app.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
