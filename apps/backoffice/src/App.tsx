@@ -1,0 +1,139 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { call, client, mutationHeaders, setCsrfToken, setSessionExpiredHandler } from './api/client';
+import { AppContext, useApp, type AdminSession, type Permission } from './context';
+import { initialLang, translate, type Lang, type MessageKey } from './i18n';
+import { Link, match, navigate, useLocation } from './router';
+import { SignIn } from './screens/SignIn';
+import { Accounts } from './screens/Accounts';
+import { AccountDetail } from './screens/AccountDetail';
+import { Recipients } from './screens/Recipients';
+import { SplitRules } from './screens/SplitRules';
+import { SplitRuleForm } from './screens/SplitRuleForm';
+import { Payments } from './screens/Payments';
+import { PaymentDetail } from './screens/PaymentDetail';
+import { SettlementRuns } from './screens/SettlementRuns';
+import { SettlementRunDetail } from './screens/SettlementRunDetail';
+import { AuditLog } from './screens/AuditLog';
+
+// Screens and the permission each needs. A route the role lacks is not in the navigation and
+// does not render (it reads as "not found"): the UI shows nothing a role cannot use.
+interface Route {
+  pattern: string;
+  permission: Permission;
+  render: (params: Record<string, string>) => ComponentChildren;
+}
+
+const ROUTES: Route[] = [
+  { pattern: '/accounts', permission: 'accounts:view', render: () => <Accounts /> },
+  { pattern: '/accounts/:id', permission: 'accounts:view', render: (p) => <AccountDetail id={p.id} /> },
+  { pattern: '/accounts/:id/recipients', permission: 'recipients:view', render: (p) => <Recipients accountId={p.id} /> },
+  { pattern: '/accounts/:id/split-rules', permission: 'split_rules:view', render: (p) => <SplitRules accountId={p.id} /> },
+  { pattern: '/accounts/:id/split-rules/new', permission: 'split_rules:create', render: (p) => <SplitRuleForm accountId={p.id} /> },
+  { pattern: '/accounts/:id/split-rules/:ruleId/edit', permission: 'split_rules:update', render: (p) => <SplitRuleForm accountId={p.id} ruleId={p.ruleId} /> },
+  { pattern: '/payments', permission: 'payments:view', render: () => <Payments /> },
+  { pattern: '/payments/:id', permission: 'payments:view', render: (p) => <PaymentDetail id={p.id} /> },
+  { pattern: '/settlement-runs', permission: 'settlement_runs:view', render: () => <SettlementRuns /> },
+  { pattern: '/settlement-runs/:id', permission: 'settlement_runs:view', render: (p) => <SettlementRunDetail id={p.id} /> },
+  { pattern: '/audit-log', permission: 'audit_log:view', render: () => <AuditLog /> },
+];
+
+const NAV: Array<{ href: string; label: MessageKey; permission: Permission }> = [
+  { href: '/accounts', label: 'nav.accounts', permission: 'accounts:view' },
+  { href: '/payments', label: 'nav.payments', permission: 'payments:view' },
+  { href: '/settlement-runs', label: 'nav.settlementRuns', permission: 'settlement_runs:view' },
+  { href: '/audit-log', label: 'nav.auditLog', permission: 'audit_log:view' },
+];
+
+export function App() {
+  const [lang, setLang] = useState<Lang>(initialLang);
+  // undefined: asking the server whether a session exists (a reload keeps the cookie).
+  const [session, setSession] = useState<AdminSession | null | undefined>(undefined);
+  const [notice, setNotice] = useState<'expired' | 'signedOut' | null>(null);
+
+  useEffect(() => {
+    document.documentElement.lang = lang;
+  }, [lang]);
+
+  useEffect(() => {
+    setSessionExpiredHandler(() => {
+      setCsrfToken('');
+      setSession(null);
+      setNotice('expired');
+    });
+    call(client.GET('/admin/session'), { expireOn401: false }).then((s) => {
+      setCsrfToken(s.csrfToken);
+      setSession(s);
+    }, () => setSession(null));
+  }, []);
+
+  const toggleLang = () => setLang((l) => (l === 'pt-BR' ? 'en' : 'pt-BR'));
+
+  if (session === undefined) return <main id="main"><p role="status">{translate(lang, 'common.loading')}</p></main>;
+  if (session === null) {
+    return <SignIn lang={lang} notice={notice} onLang={toggleLang} onSignedIn={(s) => {
+      setCsrfToken(s.csrfToken);
+      setNotice(null);
+      setSession(s);
+    }} />;
+  }
+  const signOut = async () => {
+    try {
+      await call(client.DELETE('/admin/session', { params: { header: mutationHeaders() } }));
+    } finally {
+      setCsrfToken('');
+      setSession(null);
+      setNotice('signedOut');
+    }
+  };
+  return (
+    <AppContext.Provider value={{ session, lang }}>
+      <Shell onSignOut={signOut} onLang={toggleLang} />
+    </AppContext.Provider>
+  );
+}
+
+function Shell({ onSignOut, onLang }: { onSignOut: () => void; onLang: () => void }) {
+  const { t, can, session, lang } = useApp();
+  const location = useLocation();
+  useEffect(() => {
+    if (location.path === '/') navigate('/accounts', { replace: true });
+  }, [location.path]);
+  let content: ComponentChildren = null;
+  for (const route of ROUTES) {
+    const params = match(route.pattern, location.path);
+    if (!params) continue;
+    content = can(route.permission) ? route.render(params) : null;
+    break;
+  }
+  return (
+    <>
+      <a class="skip" href="#main">{t('app.skip')}</a>
+      <header class="top">
+        <span class="brand">{t('app.title')}</span>
+        <nav aria-label={t('nav.label')}>
+          <ul>
+            {NAV.filter((n) => can(n.permission)).map((n) => (
+              <li key={n.href}>
+                <Link href={n.href} aria-current={location.path === n.href || location.path.startsWith(`${n.href}/`) ? 'page' : undefined}>{t(n.label)}</Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <span>{session.admin.email} <span class="muted">({t(`session.role.${session.admin.role}` as MessageKey)})</span></span>
+          <button type="button" class="link" lang={lang === 'pt-BR' ? 'en' : 'pt-BR'} aria-label={t('lang.switchLabel')} onClick={onLang}>{t('lang.switch')}</button>
+          <button type="button" class="secondary" onClick={onSignOut}>{t('session.signOut')}</button>
+        </div>
+      </header>
+      <main id="main" key={location.path}>
+        {content ?? <NotFound />}
+      </main>
+    </>
+  );
+}
+
+function NotFound() {
+  const { t } = useApp();
+  return <><h1>{t('common.notFound')}</h1></>;
+}

@@ -1,0 +1,197 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiFailure, SessionExpired, newIdempotencyKey } from './api/client';
+import { useApp } from './context';
+import type { MessageKey } from './i18n';
+
+// ---------------------------------------------------------------------------------------------
+// Page: one h1 per screen, focused on arrival (so keyboard and screen-reader users start at the
+// new content), and the document title.
+
+export function Page({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
+  const { t } = useApp();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · ${t('app.title')}`;
+    heading.current?.focus();
+  }, [title]);
+  return (
+    <>
+      <div class="page-head">
+        <h1 tabIndex={-1} ref={heading}>{title}</h1>
+        {actions ? <div class="actions">{actions}</div> : null}
+      </div>
+      {children}
+    </>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading data
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  reload: () => void;
+}
+
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true, error: null }));
+    load().then(
+      (data) => live && setState({ data, error: null, loading: false }),
+      (error) => live && setState({ data: undefined, error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((n) => n + 1), []);
+  return { ...state, reload };
+}
+
+export function Loading() {
+  const { t } = useApp();
+  return <p role="status" class="muted">{t('common.loading')}</p>;
+}
+
+export function ErrorMessage({ error }: { error: unknown }) {
+  const { t } = useApp();
+  if (!error || error instanceof SessionExpired) return null;
+  const failure = error instanceof ApiFailure ? error.body : null;
+  return (
+    <div role="alert" class="error">
+      <strong>{t('common.error')}:</strong> {failure ? failure.message : String((error as Error).message ?? error)}
+      {failure?.correlationId ? <span class="muted"> ({failure.correlationId})</span> : null}
+    </div>
+  );
+}
+
+// Shows a load's error, its spinner, or its content.
+export function Loaded<T>({ state, children }: { state: Loaded<T>; children: (data: T) => ComponentChildren }) {
+  if (state.error) return <ErrorMessage error={state.error} />;
+  if (state.data === undefined) return <Loading />;
+  return <>{children(state.data)}</>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small pieces
+
+export function StatusBadge({ status }: { status: string }) {
+  const { t } = useApp();
+  const key = `status.${status}` as MessageKey;
+  let text: string = status;
+  try {
+    text = t(key);
+  } catch { /* unknown status: shown as is */ }
+  return <span class={`badge badge-${status}`}>{text}</span>;
+}
+
+export function Pager({ hasMore, onNext, onPrevious }: { hasMore: boolean; onNext?: () => void; onPrevious?: () => void }) {
+  const { t } = useApp();
+  if (!hasMore && !onPrevious) return null;
+  return (
+    <nav class="pager" aria-label={`${t('common.previous')} / ${t('common.next')}`}>
+      {onPrevious ? <button type="button" class="secondary" onClick={onPrevious}>{t('common.previous')}</button> : null}
+      {hasMore && onNext ? <button type="button" class="secondary" onClick={onNext}>{t('common.next')}</button> : null}
+    </nav>
+  );
+}
+
+// Cursor paging over a list sorted newest first: the cursors seen so far, to go back.
+export function useCursor(resetKey: string) {
+  const [stack, setStack] = useState<string[]>([]);
+  useEffect(() => setStack([]), [resetKey]);
+  const after = stack.length > 0 ? stack[stack.length - 1] : undefined;
+  return {
+    after,
+    next: (lastId: string) => setStack((s) => [...s, lastId]),
+    previous: stack.length > 0 ? () => setStack((s) => s.slice(0, -1)) : undefined,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Confirmation dialog, with a reason when the action asks for one. A native <dialog> opened
+// modally: focus moves into it and stays there, Escape closes it, focus returns to the opener.
+
+export interface ConfirmProps {
+  title: string;
+  message: string;
+  confirmLabel: string;
+  reason: 'required' | 'optional' | 'none';
+  children?: ComponentChildren; // extra fields
+  onConfirm: (reason: string | undefined, idempotencyKey: string) => Promise<void>;
+  onClose: () => void;
+}
+
+export function ConfirmDialog({ title, message, confirmLabel, reason, children, onConfirm, onClose }: ConfirmProps) {
+  const { t } = useApp();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [missing, setMissing] = useState(false);
+  // One key for this dialog: submitting again after a lost answer replays it.
+  const [key] = useState(newIdempotencyKey);
+  useEffect(() => {
+    const d = dialog.current;
+    if (d && !d.open) d.showModal();
+    return () => d?.close();
+  }, []);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const trimmed = text.trim();
+    if (reason === 'required' && trimmed === '') {
+      setMissing(true);
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await onConfirm(trimmed === '' ? undefined : trimmed, key);
+      onClose();
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+  return (
+    <dialog ref={dialog} aria-labelledby="confirm-title" aria-describedby="confirm-message" onClose={onClose} onCancel={onClose}>
+      <form onSubmit={submit} noValidate>
+        <h2 id="confirm-title">{title}</h2>
+        <p id="confirm-message">{message}</p>
+        {children}
+        {reason !== 'none' ? (
+          <div class="field">
+            <label for="confirm-reason">{reason === 'required' ? t('common.reason') : t('common.reasonOptional')}</label>
+            <textarea
+              id="confirm-reason"
+              name="reason"
+              rows={3}
+              maxLength={500}
+              required={reason === 'required'}
+              aria-required={reason === 'required'}
+              aria-invalid={missing}
+              aria-describedby="confirm-reason-help"
+              value={text}
+              onInput={(e) => {
+                setText((e.target as HTMLTextAreaElement).value);
+                setMissing(false);
+              }}
+            />
+            <p id="confirm-reason-help" class={missing ? 'field-error' : 'hint'}>{missing ? t('common.reasonRequired') : t('common.reasonHelp')}</p>
+          </div>
+        ) : null}
+        <ErrorMessage error={error} />
+        <div class="dialog-actions">
+          <button type="button" class="secondary" onClick={onClose}>{t('common.cancel')}</button>
+          <button type="submit" disabled={busy}>{confirmLabel}</button>
+        </div>
+      </form>
+    </dialog>
+  );
+}

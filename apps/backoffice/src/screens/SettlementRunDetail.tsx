@@ -1,0 +1,75 @@
+import { call, client, type Schemas } from '../api/client';
+import { Loaded, Page, StatusBadge, useLoad } from '../components';
+import { useApp } from '../context';
+import { Link } from '../router';
+
+const MAX_PAGES = 10;
+
+async function allSettlements(id: string): Promise<Schemas['AdminSettlement'][]> {
+  const out: Schemas['AdminSettlement'][] = [];
+  let startingAfter: string | undefined;
+  for (let i = 0; i < MAX_PAGES; i++) {
+    const page = await call(client.GET('/admin/settlement-runs/{id}/settlements', { params: { path: { id }, query: { limit: 100, startingAfter } } }));
+    out.push(...page.data);
+    if (!page.hasMore) break;
+    startingAfter = page.data[page.data.length - 1].id;
+  }
+  return out;
+}
+
+export function SettlementRunDetail({ id }: { id: string }) {
+  const { t, money, date } = useApp();
+  const data = useLoad(async () => {
+    const [run, settlements] = await Promise.all([call(client.GET('/admin/settlement-runs/{id}', { params: { path: { id } } })), allSettlements(id)]);
+    return { run, settlements };
+  }, [id]);
+  return (
+    <Page title={t('run.title', { id })}>
+      <Loaded state={data}>{({ run, settlements }) => {
+        const failed = settlements.filter((s) => s.status === 'failed');
+        return (
+          <>
+            <dl class="summary">
+              <div><dt>{t('runs.runDate')}</dt><dd>{date(run.runDate)}</dd></div>
+              <div><dt>{t('runs.trigger')}</dt><dd>{t(run.trigger === 'admin' ? 'runs.trigger.admin' : 'runs.trigger.schedule')}</dd></div>
+              <div><dt>{t('common.status')}</dt><dd><StatusBadge status={run.status} /></dd></div>
+              <div><dt>{t('runs.settlements')}</dt><dd>{run.settlementCount}</dd></div>
+              <div><dt>{t('runs.receivables')}</dt><dd>{run.receivableCount}</dd></div>
+              <div><dt>{t('runs.total')}</dt><dd>{money(run.totalAmount)}</dd></div>
+            </dl>
+            <section aria-labelledby="per-payee">
+              <h2 id="per-payee">{t('run.perPayee')}</h2>
+              <SettlementTable rows={settlements} />
+            </section>
+            <section aria-labelledby="failed">
+              <h2 id="failed">{t('run.failed')}</h2>
+              {failed.length === 0 ? <p>{t('run.noFailed')}</p> : <SettlementTable rows={failed} />}
+            </section>
+          </>
+        );
+      }}</Loaded>
+    </Page>
+  );
+}
+
+function SettlementTable({ rows }: { rows: Schemas['AdminSettlement'][] }) {
+  const { t, money } = useApp();
+  return (
+    <table>
+      <thead><tr><th scope="col">{t('preview.payee')}</th><th scope="col">{t('common.account')}</th><th scope="col">{t('common.amount')}</th><th scope="col">{t('runs.receivables')}</th><th scope="col">{t('common.status')}</th><th scope="col">{t('run.bank')}</th><th scope="col">{t('run.failure')}</th></tr></thead>
+      <tbody>
+        {rows.length === 0 ? <tr><td colSpan={7}>{t('common.empty')}</td></tr> : rows.map((s) => (
+          <tr key={s.id} data-payee={`${s.payee.type}:${s.payee.id}`}>
+            <td>{s.payee.type === 'merchant' ? t('payee.merchant') : t('payee.recipient')}: <code>{s.payee.id}</code></td>
+            <td><Link href={`/accounts/${s.accountId}`}><code>{s.accountId}</code></Link></td>
+            <td class="num">{money(s.amount)}</td>
+            <td class="num">{s.receivableCount}</td>
+            <td><StatusBadge status={s.status} /></td>
+            <td>{s.bankAccount ? `${s.bankAccount.bankCode} / ${s.bankAccount.agency} / ${s.bankAccount.account}` : '—'}</td>
+            <td>{s.failureReason ?? '—'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

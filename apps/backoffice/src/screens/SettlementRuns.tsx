@@ -1,0 +1,58 @@
+import { useState } from 'preact/hooks';
+import { call, client, mutationHeaders } from '../api/client';
+import { ConfirmDialog, Loaded, Page, Pager, StatusBadge, useCursor, useLoad } from '../components';
+import { useApp } from '../context';
+import { Link, navigate } from '../router';
+
+export function SettlementRuns() {
+  const { t, can, money, date, dateTime } = useApp();
+  const cursor = useCursor('runs');
+  const runs = useLoad(() => call(client.GET('/admin/settlement-runs', { params: { query: { limit: 20, startingAfter: cursor.after } } })), [cursor.after]);
+  const [starting, setStarting] = useState(false);
+  const [runDate, setRunDate] = useState('');
+  return (
+    <Page title={t('runs.title')} actions={can('settlement_runs:create') ? <button type="button" class="danger" onClick={() => setStarting(true)}>{t('runs.start')}</button> : null}>
+      {starting ? (
+        <ConfirmDialog
+          title={t('runs.startTitle')}
+          message={t('runs.startConfirm')}
+          confirmLabel={t('runs.start')}
+          reason="required"
+          onClose={() => setStarting(false)}
+          onConfirm={async (reason, key) => {
+            const run = await call(client.POST('/admin/settlement-runs', { params: { header: mutationHeaders(key) }, body: { reason: reason ?? '', ...(runDate ? { date: runDate } : {}) } }));
+            navigate(`/settlement-runs/${run.id}`);
+          }}
+        >
+          <div class="field">
+            <label for="run-date">{t('runs.date')}</label>
+            <input id="run-date" type="date" value={runDate} onInput={(e) => setRunDate((e.target as HTMLInputElement).value)} />
+          </div>
+        </ConfirmDialog>
+      ) : null}
+      <Loaded state={runs}>{(page) => (
+        <>
+          <table>
+            <caption class="sr-only">{t('runs.title')}</caption>
+            <thead><tr><th scope="col">{t('common.id')}</th><th scope="col">{t('runs.runDate')}</th><th scope="col">{t('runs.trigger')}</th><th scope="col">{t('common.status')}</th><th scope="col">{t('runs.settlements')}</th><th scope="col">{t('runs.receivables')}</th><th scope="col">{t('runs.total')}</th><th scope="col">{t('common.createdAt')}</th></tr></thead>
+            <tbody>
+              {page.data.length === 0 ? <tr><td colSpan={8}>{t('common.empty')}</td></tr> : page.data.map((r) => (
+                <tr key={r.id}>
+                  <td><Link href={`/settlement-runs/${r.id}`}><code>{r.id}</code></Link></td>
+                  <td>{date(r.runDate)}</td>
+                  <td>{t(r.trigger === 'admin' ? 'runs.trigger.admin' : 'runs.trigger.schedule')}</td>
+                  <td><StatusBadge status={r.status} /></td>
+                  <td class="num">{r.settlementCount}</td>
+                  <td class="num">{r.receivableCount}</td>
+                  <td class="num">{money(r.totalAmount)}</td>
+                  <td>{dateTime(r.startedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager hasMore={page.hasMore} onNext={() => cursor.next(page.data[page.data.length - 1].id)} onPrevious={cursor.previous} />
+        </>
+      )}</Loaded>
+    </Page>
+  );
+}

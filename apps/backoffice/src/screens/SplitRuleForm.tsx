@@ -1,0 +1,253 @@
+import { useState } from 'preact/hooks';
+import { ApiFailure, call, client, mutationHeaders, newIdempotencyKey, type Schemas } from '../api/client';
+import { ConfirmDialog, ErrorMessage, Loaded, Page, useLoad } from '../components';
+import { useApp } from '../context';
+import { moneyInput, parseMoney, parsePercentage, percentageInput } from '../i18n';
+import { navigate, queryString, useLocation } from '../router';
+import { loadRecipients, loadRules, type Recipient, type SplitRule } from '../rules';
+import { AccountTabs } from './AccountTabs';
+
+// Create or edit a split rule. "Save" keeps the rule without activating it (a new rule is saved
+// inactive); "Save and activate" asks for a reason and activates it in the same request, as
+// hyperswitch keeps saving apart from activating.
+
+interface ShareDraft {
+  key: number;
+  recipientId: string;
+  kind: 'percentage' | 'amount';
+  value: string;
+}
+
+interface Draft {
+  priority: string;
+  description: string;
+  method: '' | 'pix' | 'credit_card';
+  minAmount: string;
+  maxAmount: string;
+  shares: ShareDraft[];
+}
+
+let shareKeys = 0;
+
+export function SplitRuleForm({ accountId, ruleId }: { accountId: string; ruleId?: string }) {
+  const { t } = useApp();
+  const { query } = useLocation();
+  const data = useLoad(async () => {
+    const rule = ruleId ? await call(client.GET('/admin/split-rules/{id}', { params: { path: { id: ruleId } } })) : null;
+    const livemode = rule ? rule.livemode : query.get('livemode') === 'true';
+    const [recipients, rules] = await Promise.all([loadRecipients(accountId, livemode), loadRules(accountId, livemode)]);
+    return { rule, livemode, recipients, rules };
+  }, [accountId, ruleId]);
+  return (
+    <Page title={ruleId ? t('form.editTitle') : t('form.newTitle')}>
+      <AccountTabs accountId={accountId} />
+      <Loaded state={data}>{(d) => <RuleEditor accountId={accountId} {...d} />}</Loaded>
+    </Page>
+  );
+}
+
+function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountId: string; rule: SplitRule | null; livemode: boolean; recipients: Recipient[]; rules: SplitRule[] }) {
+  const { t, lang } = useApp();
+  const [draft, setDraft] = useState<Draft>(() => initialDraft(lang, rule, rules, recipients));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [activating, setActivating] = useState(false);
+  const [saveKey, setSaveKey] = useState(newIdempotencyKey);
+  const back = `/accounts/${accountId}/split-rules${queryString({ livemode: livemode || undefined })}`;
+
+  const update = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
+  const updateShare = (index: number, patch: Partial<ShareDraft>) => setDraft((d) => ({ ...d, shares: d.shares.map((s, i) => (i === index ? { ...s, ...patch } : s)) }));
+
+  // The request body from the draft, or null with field errors.
+  const build = (): { priority: number; description: string | null; conditions: Schemas['SplitRuleConditions']; splits: Schemas['SplitShare'][] } | null => {
+    const errs: Record<string, string> = {};
+    const priority = /^\d{1,7}$/.test(draft.priority.trim()) ? Number(draft.priority.trim()) : NaN;
+    if (!(priority >= 0 && priority <= 1_000_000)) errs.priority = t('form.priorityHelp');
+    const conditions: Schemas['SplitRuleConditions'] = {};
+    if (draft.method) conditions.method = draft.method;
+    for (const field of ['minAmount', 'maxAmount'] as const) {
+      if (draft[field].trim() === '') continue;
+      const cents = parseMoney(lang, draft[field]);
+      if (cents === null) errs[field] = t('form.invalidMoney');
+      else conditions[field] = cents;
+    }
+    const splits: Schemas['SplitShare'][] = draft.shares.map((s, i) => {
+      if (s.kind === 'percentage') {
+        const p = parsePercentage(s.value);
+        if (p === null) errs[`splits[${i}]`] = t('form.invalidPercentage');
+        return { recipientId: s.recipientId, percentage: p ?? 0 };
+      }
+      const cents = parseMoney(lang, s.value);
+      if (cents === null || cents <= 0) errs[`splits[${i}]`] = t('form.invalidMoney');
+      return { recipientId: s.recipientId, amount: cents ?? 0 };
+    });
+    setErrors(errs);
+    if (Object.keys(errs).length > 0) return null;
+    return { priority, description: draft.description.trim() || null, conditions, splits };
+  };
+
+  const save = async (activate: { reason: string; key: string } | null) => {
+    const body = build();
+    if (!body) return false;
+    setBusy(true);
+    setFailure(null);
+    try {
+      const key = activate?.key ?? saveKey;
+      if (rule) {
+        await call(client.PATCH('/admin/split-rules/{id}', {
+          params: { path: { id: rule.id }, header: mutationHeaders(key) },
+          body: { ...body, ...(activate ? { active: true, reason: activate.reason } : {}) },
+        }));
+      } else {
+        await call(client.POST('/admin/split-rules', {
+          params: { header: mutationHeaders(key) },
+          body: { accountId, livemode, ...body, description: body.description ?? undefined, active: activate !== null, ...(activate ? { reason: activate.reason } : {}) },
+        }));
+      }
+      navigate(back);
+      return true;
+    } catch (err) {
+      setBusy(false);
+      setSaveKey(newIdempotencyKey());
+      if (err instanceof ApiFailure && err.body.param) setErrors({ [err.body.param]: err.body.message });
+      throw err;
+    }
+  };
+
+  const fieldError = (name: string) => (errors[name] ? <p id={`${name}-error`} class="field-error">{errors[name]}</p> : null);
+  const invalid = (name: string) => ({ 'aria-invalid': errors[name] ? true : undefined, 'aria-describedby': errors[name] ? `${name}-error` : undefined });
+
+  return (
+    <form class="rule-form" noValidate onSubmit={async (e) => {
+      e.preventDefault();
+      try {
+        await save(null);
+      } catch (err) {
+        setFailure(err);
+      }
+    }}>
+      <p class="hint">{t('common.mode')}: {livemode ? t('common.live') : t('common.sandbox')}</p>
+      <div class="field">
+        <label for="priority">{t('rules.priority')}</label>
+        <input id="priority" inputMode="numeric" value={draft.priority} onInput={(e) => update({ priority: (e.target as HTMLInputElement).value })} aria-describedby={errors.priority ? 'priority-error' : 'priority-help'} aria-invalid={errors.priority ? true : undefined} />
+        {errors.priority ? fieldError('priority') : <p id="priority-help" class="hint">{t('form.priorityHelp')}</p>}
+      </div>
+      <div class="field">
+        <label for="description">{t('rules.description')}</label>
+        <input id="description" maxLength={500} value={draft.description} onInput={(e) => update({ description: (e.target as HTMLInputElement).value })} />
+      </div>
+
+      <fieldset>
+        <legend>{t('form.conditions')}</legend>
+        <div class="field">
+          <label for="cond-method">{t('form.method')}</label>
+          <select id="cond-method" value={draft.method} onChange={(e) => update({ method: (e.target as HTMLSelectElement).value as Draft['method'] })}>
+            <option value="">{t('common.any')}</option>
+            <option value="pix">{t('method.pix')}</option>
+            <option value="credit_card">{t('method.credit_card')}</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="minAmount">{t('form.minAmount')}</label>
+          <input id="minAmount" inputMode="decimal" value={draft.minAmount} onInput={(e) => update({ minAmount: (e.target as HTMLInputElement).value })} {...invalid('minAmount')} />
+          {fieldError('minAmount')}
+        </div>
+        <div class="field">
+          <label for="maxAmount">{t('form.maxAmount')}</label>
+          <input id="maxAmount" inputMode="decimal" value={draft.maxAmount} onInput={(e) => update({ maxAmount: (e.target as HTMLInputElement).value })} {...invalid('maxAmount')} />
+          {fieldError('maxAmount')}
+        </div>
+      </fieldset>
+
+      <fieldset>
+        <legend>{t('form.shares')}</legend>
+        {recipients.length === 0 ? <p>{t('form.noRecipients')}</p> : null}
+        {draft.shares.map((share, i) => (
+          <fieldset class="share" key={share.key}>
+            <legend>{t('form.share', { n: i + 1 })}</legend>
+            <div class="field">
+              <label for={`share-${i}-recipient`}>{t('form.recipient')}</label>
+              <select id={`share-${i}-recipient`} value={share.recipientId} onChange={(e) => updateShare(i, { recipientId: (e.target as HTMLSelectElement).value })} {...invalid(`splits[${i}].recipientId`)}>
+                {recipients.map((r) => <option key={r.id} value={r.id}>{r.name} ({r.id})</option>)}
+              </select>
+              {fieldError(`splits[${i}].recipientId`)}
+            </div>
+            <div class="field">
+              <label for={`share-${i}-kind`}>{t('form.kind')}</label>
+              <select id={`share-${i}-kind`} value={share.kind} onChange={(e) => updateShare(i, { kind: (e.target as HTMLSelectElement).value as ShareDraft['kind'] })}>
+                <option value="percentage">{t('form.kind.percentage')}</option>
+                <option value="amount">{t('form.kind.amount')}</option>
+              </select>
+            </div>
+            <div class="field">
+              <label for={`share-${i}-value`}>{share.kind === 'percentage' ? t('form.value.percentage') : t('form.value.amount')}</label>
+              <input id={`share-${i}-value`} inputMode="decimal" value={share.value} onInput={(e) => updateShare(i, { value: (e.target as HTMLInputElement).value })} {...invalid(`splits[${i}]`)} />
+              {fieldError(`splits[${i}]`)}
+              {fieldError(`splits[${i}].percentage`)}
+              {fieldError(`splits[${i}].amount`)}
+            </div>
+            {draft.shares.length > 1 ? (
+              <button type="button" class="secondary" onClick={() => update({ shares: draft.shares.filter((_, j) => j !== i) })}>{t('form.removeShare', { n: i + 1 })}</button>
+            ) : null}
+          </fieldset>
+        ))}
+        {recipients.length > 0 && draft.shares.length < 20 ? (
+          <button type="button" class="secondary" onClick={() => update({ shares: [...draft.shares, { key: ++shareKeys, recipientId: recipients[0].id, kind: 'percentage', value: '' }] })}>{t('form.addShare')}</button>
+        ) : null}
+        {fieldError('splits')}
+      </fieldset>
+
+      <ErrorMessage error={failure} />
+      <p class="hint" id="save-help">{t('form.saveHelp')}</p>
+      <div class="form-actions">
+        <button type="submit" class="secondary" disabled={busy || draft.shares.length === 0} aria-describedby="save-help">{t('form.save')}</button>
+        {!rule?.active ? (
+          <button type="button" disabled={busy || draft.shares.length === 0} onClick={() => {
+            if (build()) setActivating(true);
+          }}>{t('form.saveActivate')}</button>
+        ) : null}
+      </div>
+      {activating ? (
+        <ConfirmDialog
+          title={t('form.saveActivate')}
+          message={t('rules.activateConfirm')}
+          confirmLabel={t('form.saveActivate')}
+          reason="required"
+          onClose={() => setActivating(false)}
+          onConfirm={async (reason, key) => {
+            await save({ reason: reason ?? '', key });
+          }}
+        />
+      ) : null}
+    </form>
+  );
+}
+
+function initialDraft(lang: 'pt-BR' | 'en', rule: SplitRule | null, rules: SplitRule[], recipients: Recipient[]): Draft {
+  if (rule) {
+    return {
+      priority: String(rule.priority),
+      description: rule.description ?? '',
+      method: rule.conditions.method ?? '',
+      minAmount: rule.conditions.minAmount !== undefined ? moneyInput(lang, rule.conditions.minAmount) : '',
+      maxAmount: rule.conditions.maxAmount !== undefined ? moneyInput(lang, rule.conditions.maxAmount) : '',
+      shares: rule.splits.map((s) => ({
+        key: ++shareKeys,
+        recipientId: s.recipientId,
+        kind: s.percentage !== undefined ? 'percentage' : 'amount',
+        value: s.percentage !== undefined ? percentageInput(lang, s.percentage) : moneyInput(lang, s.amount ?? 0),
+      })),
+    };
+  }
+  // A new rule goes last by default.
+  const last = rules.reduce((max, r) => Math.max(max, r.priority), 0);
+  return {
+    priority: String(rules.length === 0 ? 10 : Math.min(1_000_000, last + 10)),
+    description: '',
+    method: '',
+    minAmount: '',
+    maxAmount: '',
+    shares: recipients.length > 0 ? [{ key: ++shareKeys, recipientId: recipients[0].id, kind: 'percentage', value: '' }] : [],
+  };
+}

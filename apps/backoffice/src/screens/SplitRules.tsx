@@ -1,0 +1,196 @@
+import { useState } from 'preact/hooks';
+import { call, client, mutationHeaders, type Schemas } from '../api/client';
+import { ConfirmDialog, ErrorMessage, Loaded, Page, StatusBadge, useLoad } from '../components';
+import { useApp } from '../context';
+import { parseMoney } from '../i18n';
+import { Link, navigate, queryString, useLocation } from '../router';
+import { loadRecipients, loadRules, type Recipient, type SplitRule } from '../rules';
+import { AccountTabs } from './AccountTabs';
+
+// An account's split rules in the order they apply, with reordering, activation (with a reason),
+// deactivation and a server-side preview of a sale.
+export function SplitRules({ accountId }: { accountId: string }) {
+  const { t, can } = useApp();
+  const { query } = useLocation();
+  const livemode = query.get('livemode') === 'true';
+  const rules = useLoad(() => loadRules(accountId, livemode), [accountId, livemode]);
+  const recipients = useLoad(() => loadRecipients(accountId, livemode), [accountId, livemode]);
+  const account = useLoad(() => call(client.GET('/admin/accounts/{id}', { params: { path: { id: accountId } } })), [accountId]);
+  const [dialog, setDialog] = useState<{ kind: 'activate' | 'deactivate'; rule: SplitRule; position: number } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const move = async (list: SplitRule[], index: number, by: -1 | 1) => {
+    const order = list.map((r) => r.id);
+    [order[index], order[index + by]] = [order[index + by], order[index]];
+    setBusy(true);
+    setError(null);
+    try {
+      await call(client.POST('/admin/split-rules/reorder', { params: { header: mutationHeaders() }, body: { accountId, livemode, ruleIds: order } }));
+      rules.reload();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const names = new Map<string, string>((recipients.data ?? []).map((r) => [r.id, r.name]));
+  return (
+    <Page title={t('rules.title')} actions={can('split_rules:create') ? <Link class="button" href={`/accounts/${accountId}/split-rules/new${queryString({ livemode: livemode || undefined })}`}>{t('rules.new')}</Link> : null}>
+      <AccountTabs accountId={accountId} />
+      <fieldset class="inline">
+        <legend>{t('rules.modeLabel')}</legend>
+        {[false, true].map((mode) => (
+          <label key={String(mode)}>
+            <input type="radio" name="mode" checked={livemode === mode} onChange={() => navigate(`/accounts/${accountId}/split-rules${queryString({ livemode: mode || undefined })}`)} />
+            {mode ? t('common.live') : t('common.sandbox')}
+          </label>
+        ))}
+      </fieldset>
+      <p class="hint">{t('rules.help')}</p>
+      <ErrorMessage error={error} />
+      <Loaded state={rules}>{(list) => list.length === 0 ? <p>{t('rules.empty')}</p> : (
+        <table class="rules">
+          <thead><tr>
+            <th scope="col">{t('rules.order')}</th><th scope="col">{t('rules.priority')}</th><th scope="col">{t('rules.shares')}</th>
+            <th scope="col">{t('rules.conditions')}</th><th scope="col">{t('rules.description')}</th><th scope="col">{t('common.status')}</th>
+            {can('split_rules:update') || can('split_rules:activate') || can('split_rules:deactivate') ? <th scope="col"><span class="sr-only">{t('common.details')}</span></th> : null}
+          </tr></thead>
+          <tbody>
+            {list.map((rule, i) => (
+              <tr key={rule.id} data-rule-id={rule.id}>
+                <td>{i + 1}</td>
+                <td>{rule.priority}</td>
+                <td><Shares rule={rule} names={names} /></td>
+                <td><Conditions rule={rule} /></td>
+                <td>{rule.description ?? '—'}<br /><code class="muted">{rule.id}</code></td>
+                <td><StatusBadge status={rule.active ? 'active' : 'inactive'} /></td>
+                {can('split_rules:update') || can('split_rules:activate') || can('split_rules:deactivate') ? (
+                  <td><div class="row-actions">
+                    {can('split_rules:update') ? (
+                      <>
+                        <button type="button" class="secondary" disabled={busy || i === 0} aria-label={t('rules.moveUpLabel', { n: i + 1 })} onClick={() => move(list, i, -1)}>{t('rules.moveUp')}</button>
+                        <button type="button" class="secondary" disabled={busy || i === list.length - 1} aria-label={t('rules.moveDownLabel', { n: i + 1 })} onClick={() => move(list, i, 1)}>{t('rules.moveDown')}</button>
+                        <Link class="button secondary" href={`/accounts/${accountId}/split-rules/${rule.id}/edit`}>{t('rules.edit')}</Link>
+                      </>
+                    ) : null}
+                    {!rule.active && can('split_rules:activate') ? <button type="button" onClick={() => setDialog({ kind: 'activate', rule, position: i + 1 })}>{t('rules.activate')}</button> : null}
+                    {rule.active && can('split_rules:deactivate') ? <button type="button" class="secondary" onClick={() => setDialog({ kind: 'deactivate', rule, position: i + 1 })}>{t('rules.deactivate')}</button> : null}
+                  </div></td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}</Loaded>
+      {dialog ? (
+        <ConfirmDialog
+          title={t(dialog.kind === 'activate' ? 'rules.activateTitle' : 'rules.deactivateTitle', { n: dialog.position })}
+          message={t(dialog.kind === 'activate' ? 'rules.activateConfirm' : 'rules.deactivateConfirm')}
+          confirmLabel={t(dialog.kind === 'activate' ? 'rules.activate' : 'rules.deactivate')}
+          reason={dialog.kind === 'activate' ? 'required' : 'optional'}
+          onClose={() => setDialog(null)}
+          onConfirm={async (reason, key) => {
+            const params = { path: { id: dialog.rule.id }, header: mutationHeaders(key) };
+            if (dialog.kind === 'activate') await call(client.POST('/admin/split-rules/{id}/activate', { params, body: { reason: reason ?? '' } }));
+            else await call(client.POST('/admin/split-rules/{id}/deactivate', { params, body: reason ? { reason } : {} }));
+            rules.reload();
+          }}
+        />
+      ) : null}
+      {can('split_rules:preview') ? <Preview accountId={accountId} livemode={livemode} names={names} accountName={account.data?.name ?? accountId} rules={rules.data ?? []} /> : null}
+    </Page>
+  );
+}
+
+export function Shares({ rule, names }: { rule: Pick<SplitRule, 'splits'>; names: Map<string, string> }) {
+  const { t, money, percent } = useApp();
+  return (
+    <ul class="plain">
+      {rule.splits.map((s) => (
+        <li key={s.recipientId}>
+          {names.get(s.recipientId) ?? s.recipientId}: {s.percentage !== undefined ? t('rules.share.percentage', { v: percent(s.percentage) }) : t('rules.share.amount', { v: money(s.amount ?? 0) })}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function Conditions({ rule }: { rule: Pick<SplitRule, 'conditions'> }) {
+  const { t, money } = useApp();
+  const c = rule.conditions;
+  const parts: string[] = [];
+  if (c.method) parts.push(t('rules.cond.method', { v: t(`method.${c.method}`) }));
+  if (c.minAmount !== undefined) parts.push(t('rules.cond.min', { v: money(c.minAmount) }));
+  if (c.maxAmount !== undefined) parts.push(t('rules.cond.max', { v: money(c.maxAmount) }));
+  return <>{parts.length > 0 ? parts.join(', ') : t('rules.cond.all')}</>;
+}
+
+function Preview({ accountId, livemode, names, accountName, rules }: { accountId: string; livemode: boolean; names: Map<string, string>; accountName: string; rules: SplitRule[] }) {
+  const { t, lang, money } = useApp();
+  const [amount, setAmount] = useState('');
+  const [method, setMethod] = useState<'pix' | 'credit_card'>('credit_card');
+  const [invalid, setInvalid] = useState(false);
+  const [result, setResult] = useState<Schemas['SplitPreview'] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const cents = parseMoney(lang, amount);
+    setInvalid(cents === null || cents <= 0);
+    if (cents === null || cents <= 0) return;
+    setError(null);
+    try {
+      setResult(await call(client.POST('/admin/split-rules/preview', { params: { header: mutationHeaders() }, body: { accountId, livemode, amount: cents, method } })));
+    } catch (err) {
+      setResult(null);
+      setError(err);
+    }
+  };
+  const position = result?.rule ? rules.findIndex((r) => r.id === result.rule?.id) + 1 : 0;
+  return (
+    <section aria-labelledby="preview-title" class="card">
+      <h2 id="preview-title">{t('preview.title')}</h2>
+      <p class="hint">{t('preview.help')}</p>
+      <form class="filters" onSubmit={submit} noValidate>
+        <div class="field">
+          <label for="preview-amount">{t('preview.amount')}</label>
+          <input id="preview-amount" inputMode="decimal" value={amount} aria-invalid={invalid} aria-describedby={invalid ? 'preview-amount-error' : undefined} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} />
+          {invalid ? <p id="preview-amount-error" class="field-error">{t('form.invalidMoney')}</p> : null}
+        </div>
+        <div class="field">
+          <label for="preview-method">{t('common.method')}</label>
+          <select id="preview-method" value={method} onChange={(e) => setMethod((e.target as HTMLSelectElement).value as 'pix' | 'credit_card')}>
+            <option value="credit_card">{t('method.credit_card')}</option>
+            <option value="pix">{t('method.pix')}</option>
+          </select>
+        </div>
+        <button type="submit">{t('preview.submit')}</button>
+      </form>
+      <ErrorMessage error={error} />
+      {result ? (
+        <div aria-live="polite" class="preview-result">
+          <p>
+            <strong>{t('preview.rule')}:</strong>{' '}
+            {result.rule ? <span data-preview-rule={result.rule.id}>{position > 0 ? `#${position} · ` : ''}{result.rule.description ?? result.rule.id}</span> : <span data-preview-rule="">{t('preview.noRule')}</span>}
+          </p>
+          <p>{t('common.amount')}: {money(result.amount)} · {t('preview.fee')}: {money(result.fee)} · {t('preview.net')}: {money(result.net)}</p>
+          <table class="preview">
+            <caption>{t('preview.receivables')}</caption>
+            <thead><tr><th scope="col">{t('preview.payee')}</th><th scope="col" class="num">{t('common.amount')}</th></tr></thead>
+            <tbody>
+              {result.receivables.map((r) => (
+                <tr key={`${r.payee.type}:${r.payee.id}`} data-payee={`${r.payee.type}:${r.payee.id}`} data-amount={r.amount}>
+                  <td>{r.payee.type === 'merchant' ? `${t('payee.merchant')}: ${accountName}` : `${t('payee.recipient')}: ${names.get(r.payee.id) ?? r.payee.id}`}</td>
+                  <td class="num">{money(r.amount)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+export type { Recipient };

@@ -1,0 +1,491 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from '../../server/test/helpers.js';
+import { createAdminUser } from '../../server/src/modules/admin/index.js';
+import { SANDBOX_FAILING_ACCOUNT } from '../../server/src/providers/sandbox.js';
+
+// The back office in a real headless Chromium against a real server listening on a free port:
+// sign-in (with the keyboard), a split rule with a percentage and a fixed share saved and
+// activated, the server's preview against a real sale, reordering, deactivation, a settlement run
+// with its reason, the audit log with before/after, the viewer's view and the server's 403s, CSRF,
+// session expiry, both languages, axe-core on every screen, the CSP, and screenshots.
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH): back office browser test skipped`;
+if (SKIP) console.warn(SKIP);
+
+// Screenshots go to docs/images/backoffice when UPDATE_SCREENSHOTS=1 (npm run screenshots), to
+// a scratch folder otherwise, so a test run leaves the tree as it was.
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1'
+  ? fileURLToPath(new URL('../../../docs/images/backoffice/', import.meta.url))
+  : fileURLToPath(new URL('../test-output/screenshots/', import.meta.url));
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const PASSWORD = 'a long enough passphrase';
+const WAIT_MS = 30_000;
+
+for (const engine of ENGINES) {
+  describe(`back office in a real browser (${engine})`, { skip: SKIP }, () => {
+    let t: TestApp;
+    let k: Keys;
+    let origin: string;
+    let browser: Browser;
+    let context: BrowserContext;
+    let page: Page;
+    let adminEmail: string;
+    let viewerEmail: string;
+    let seller: string;
+    let platform: string;
+    let firstRule: string;
+    let secondRule: string;
+    const foreignRequests: string[] = [];
+    const pageErrors: string[] = [];
+    const cspViolations: string[] = [];
+    const axeScreens: string[] = [];
+
+    const api = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
+      const res = await t.app.inject({ method, url, headers: auth(k.secretKey), ...(payload === undefined ? {} : { payload: payload as object }) });
+      return { status: res.statusCode, body: res.json() };
+    };
+    const cardSale = async (amountInCents: number) => {
+      const p = await api('POST', '/v1/payments', { amountInCents, method: 'credit_card', cardToken: 'tok_visa' });
+      assert.equal(p.status, 200, JSON.stringify(p.body));
+      await eventually(async () => (await api('GET', `/v1/payments/${p.body.id}`)).body.status === 'approved', 'card approval');
+      return (await api('GET', `/v1/receivables?paymentId=${p.body.id}&limit=100`)).body.data as Array<{ payee: { type: string; id: string }; amount: number; splitRuleId: string | null }>;
+    };
+    const asSet = (lines: Array<{ payee: string; amount: number }>) => lines.map((l) => `${l.payee}:${l.amount}`).sort();
+
+    const newPage = async (ctx: BrowserContext): Promise<Page> => {
+      const p = await ctx.newPage();
+      p.on('pageerror', (e) => pageErrors.push(e.message));
+      p.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+      });
+      p.on('request', (r) => {
+        if (new URL(r.url()).origin !== origin) foreignRequests.push(r.url());
+      });
+      // Content-Security-Policy violations, as the page sees them.
+      await p.addInitScript(() => {
+        const w = window as unknown as { __csp: string[] };
+        w.__csp = [];
+        document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+      });
+      return p;
+    };
+    const newContext = async (locale = 'pt-BR') => {
+      const ctx = await browser.newContext({ locale, viewport: { width: 1280, height: 860 } });
+      ctx.setDefaultTimeout(WAIT_MS);
+      return ctx;
+    };
+    const goto = async (p: Page, path: string) => {
+      await p.goto(`${origin}/backoffice${path}`);
+      await settled(p);
+    };
+    // The screen is drawn: its h1 is there and nothing is still loading.
+    const settled = async (p: Page) => {
+      await p.locator('h1').first().waitFor();
+      await p.waitForFunction(() => !document.querySelector('[role="status"]')?.textContent?.match(/Carregando|Loading/));
+    };
+    const heading = (p: Page) => p.locator('h1').first().textContent();
+
+    // Zero serious or critical axe-core violations on the screen as it is now.
+    const axe = async (p: Page, screen: string) => {
+      await p.evaluate(AXE);
+      const violations = await p.evaluate(async () => {
+        const result = await (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document, { resultTypes: ['violations'] });
+        return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      });
+      assert.deepEqual(violations, [], `axe on ${screen}`);
+      axeScreens.push(screen);
+    };
+    const shot = async (p: Page, name: string) => {
+      mkdirSync(SHOTS, { recursive: true });
+      await p.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+    };
+    const signInWith = async (p: Page, email: string) => {
+      await p.getByLabel(/^(E-mail|Email)$/).fill(email);
+      await p.getByLabel(/^(Senha|Password)$/).fill(PASSWORD);
+      await p.getByRole('button', { name: /^(Entrar|Sign in)$/ }).click();
+      await p.locator('header.top').waitFor();
+      await settled(p);
+    };
+    const previewRows = async (p: Page) => p.locator('table.preview tbody tr').evaluateAll((rows) => rows.map((r) => ({ payee: (r as HTMLElement).dataset.payee as string, amount: Number((r as HTMLElement).dataset.amount) })));
+    const runPreview = async (p: Page, amount: string, method: 'Cartão de crédito' | 'Pix' = 'Cartão de crédito') => {
+      await p.getByLabel('Valor da venda (R$)').fill(amount);
+      await p.getByLabel('Meio', { exact: true }).selectOption({ label: method });
+      const answered = p.waitForResponse((r) => r.url().endsWith('/admin/split-rules/preview'));
+      await p.getByRole('button', { name: 'Simular' }).click();
+      assert.equal((await answered).status(), 200);
+      await p.locator('.preview-result').waitFor();
+      return { rule: await p.locator('[data-preview-rule]').getAttribute('data-preview-rule'), rows: await previewRows(p) };
+    };
+    const ruleRow = (p: Page, id: string) => p.locator(`tr[data-rule-id="${id}"]`);
+
+    before(async () => {
+      t = await startApp(engine);
+      k = await signup(t, `Loja Exemplo ${engine}`);
+      adminEmail = `ops-${engine}@example.com`;
+      viewerEmail = `auditor-${engine}@example.com`;
+      await createAdminUser(t.store, adminEmail, PASSWORD);
+      await createAdminUser(t.store, viewerEmail, PASSWORD, 'viewer');
+      const recipient = async (name: string, document: string, account = '12345-6') => {
+        const r = await api('POST', '/v1/recipients', { name, document, bankAccount: { bankCode: '341', agency: '1234', account, accountType: 'checking' } });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return r.body.id as string;
+      };
+      seller = await recipient('Loja do Zé LTDA', '11.222.333/0001-81');
+      platform = await recipient('Plataforma SA', '12.ABC.345/01DE-35', SANDBOX_FAILING_ACCOUNT);
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+      context = await newContext();
+      page = await newPage(context);
+    });
+
+    after(async () => {
+      await browser?.close();
+      await t?.teardown();
+    });
+
+    test('the page is served with a strict CSP and no inline script', async () => {
+      const res = await fetch(`${origin}/backoffice/accounts`);
+      assert.equal(res.status, 200);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      assert.match(csp, /default-src 'none'/);
+      assert.match(csp, /script-src 'self'(;|$)/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+      const html = await res.text();
+      assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
+      assert.doesNotMatch(html, /<style|style="/, 'no inline style');
+      assert.equal((await fetch(`${origin}/backoffice/assets/missing.js`)).status, 404);
+    });
+
+    test('sign in with the keyboard alone; the page asked for is the page shown', async () => {
+      await page.goto(`${origin}/backoffice/accounts`);
+      await page.getByRole('heading', { name: 'Entrar no backoffice' }).waitFor();
+      await axe(page, 'sign-in');
+      await shot(page, 'sign-in');
+      // The heading has the focus: Tab reaches the email field, then the password, Enter submits.
+      await page.keyboard.press('Tab');
+      await page.keyboard.type(adminEmail);
+      await page.keyboard.press('Tab');
+      await page.keyboard.type(PASSWORD);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Contas de lojistas' }).waitFor();
+      await settled(page);
+      assert.equal(new URL(page.url()).pathname, '/backoffice/accounts');
+      // Nothing is kept in the browser's storage: the session is the HttpOnly cookie.
+      const stored = await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie }));
+      assert.deepEqual(stored, { local: 0, session: 0, cookie: '' });
+      const cookies = await context.cookies();
+      assert.ok(cookies.some((c) => c.name === 'admin_session' && c.httpOnly && c.sameSite === 'Strict'));
+    });
+
+    test('merchant accounts: search, detail with key prefixes and fees, live activation with confirmation and reason', async () => {
+      await page.getByLabel('Buscar por nome, e-mail ou ID').fill(`Exemplo ${engine}`);
+      await page.getByRole('button', { name: 'Buscar' }).click();
+      await page.waitForURL(/search=/);
+      await settled(page);
+      assert.equal(await page.locator('tbody tr').count(), 1);
+      await axe(page, 'accounts');
+      await shot(page, 'accounts');
+      await page.getByRole('link', { name: `Loja Exemplo ${engine}` }).click();
+      await page.getByRole('heading', { name: `Loja Exemplo ${engine}` }).waitFor();
+      await settled(page);
+      const text = await page.locator('main').innerText();
+      assert.ok(!text.includes(k.secretKey) && !text.includes(k.publishableKey), 'no key on the page');
+      assert.match(text, /sk_test_…/);
+      assert.match(text, /3,99\s?%/);
+      assert.match(text, /R\$\s0,39/);
+
+      await page.getByRole('button', { name: 'Ativar modo produção' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      await axe(page, 'live activation dialog');
+      await dialog.getByRole('button', { name: 'Ativar modo produção' }).click();
+      await dialog.getByText('Informe o motivo.').waitFor();
+      await dialog.getByLabel('Motivo').fill('KYC aprovado, contrato 2026-118');
+      await dialog.getByRole('button', { name: 'Ativar modo produção' }).click();
+      await page.getByText('Modo produção ativado.').waitFor();
+      await page.getByText('O modo produção está ativo').waitFor();
+      await axe(page, 'account detail');
+      await shot(page, 'account');
+    });
+
+    test('recipients of an account: read-only, documents masked', async () => {
+      await page.getByRole('link', { name: 'Recebedores' }).click();
+      await page.getByRole('heading', { name: 'Recebedores' }).waitFor();
+      await settled(page);
+      const text = await page.locator('main').innerText();
+      assert.match(text, /11\.\*\*\*\.\*\*\*\/\*\*\*\*-81/);
+      assert.ok(!text.includes('11222333000181') && !text.includes('12ABC34501DE35'), 'no full document');
+      assert.equal(await page.locator('main button').count(), 0, 'nothing to edit');
+      await axe(page, 'recipients');
+      await shot(page, 'recipients');
+    });
+
+    test('create a split rule with a percentage and a fixed share: save and activate, with a reason', async () => {
+      await page.getByRole('link', { name: 'Regras de divisão' }).click();
+      await page.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
+      await settled(page);
+      await page.getByRole('link', { name: 'Nova regra' }).click();
+      await page.getByRole('heading', { name: 'Nova regra de divisão' }).waitFor();
+      await settled(page);
+      await page.getByLabel('Descrição').fill('Marketplace: vendedor e plataforma');
+      await page.getByLabel('Recebedor').first().selectOption(seller);
+      await page.getByLabel('Percentual (%)').fill('12,5');
+      await page.getByRole('button', { name: 'Adicionar parte' }).click();
+      const second = page.locator('fieldset.share').nth(1);
+      await second.getByLabel('Recebedor').selectOption(platform);
+      await second.getByLabel('Tipo').selectOption('amount');
+      await second.getByLabel('Valor (R$)').fill('2,50');
+      await axe(page, 'split rule form');
+      await shot(page, 'split-rule-form');
+      await page.getByRole('button', { name: 'Salvar e ativar' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Motivo').fill('Contrato de marketplace assinado');
+      await dialog.getByRole('button', { name: 'Salvar e ativar' }).click();
+      await page.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
+      await settled(page);
+      const rules = (await t.app.inject({ method: 'GET', url: `/admin/split-rules?accountId=${k.accountId}`, headers: { cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } })).json().data;
+      assert.equal(rules.length, 1);
+      firstRule = rules[0].id;
+      assert.deepEqual(rules[0].splits, [{ recipientId: seller, percentage: 12.5 }, { recipientId: platform, amount: 250 }]);
+      assert.equal(rules[0].active, true);
+      assert.equal(await ruleRow(page, firstRule).locator('.badge').textContent(), 'Ativa');
+    });
+
+    test('the preview\'s receivables equal those of a real sale made afterwards through the API', async () => {
+      const preview = await runPreview(page, '123,45');
+      assert.equal(preview.rule, firstRule);
+      assert.equal(preview.rows.length, 3);
+      assert.equal(preview.rows[0].payee, `merchant:${k.accountId}`);
+      await axe(page, 'split rules with preview');
+      await shot(page, 'split-rules-preview');
+      const sale = await cardSale(12_345);
+      assert.deepEqual(asSet(sale.map((r) => ({ payee: `${r.payee.type}:${r.payee.id}`, amount: r.amount }))), asSet(preview.rows));
+      assert.ok(sale.every((r) => r.splitRuleId === firstRule));
+    });
+
+    test('a second rule saved without activating, activated with a reason; reordering makes it apply', async () => {
+      await page.getByRole('link', { name: 'Nova regra' }).click();
+      await page.getByRole('heading', { name: 'Nova regra de divisão' }).waitFor();
+      await settled(page);
+      await page.getByLabel('Descrição').fill('Só a plataforma');
+      await page.getByLabel('Recebedor').first().selectOption(platform);
+      await page.getByLabel('Tipo').selectOption('amount');
+      await page.getByLabel('Valor (R$)').fill('1,00');
+      await page.getByRole('button', { name: 'Salvar', exact: true }).click();
+      await page.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
+      await settled(page);
+      const rows = page.locator('table.rules tbody tr');
+      assert.equal(await rows.count(), 2);
+      secondRule = (await rows.nth(1).getAttribute('data-rule-id')) as string;
+      assert.equal(await ruleRow(page, secondRule).locator('.badge').textContent(), 'Inativa');
+
+      await ruleRow(page, secondRule).getByRole('button', { name: 'Ativar' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Motivo').fill('Regra de reserva aprovada');
+      await axe(page, 'activate dialog');
+      await dialog.getByRole('button', { name: 'Ativar' }).click();
+      await ruleRow(page, secondRule).locator('.badge', { hasText: /^Ativa$/ }).waitFor();
+      assert.equal((await runPreview(page, '123,45')).rule, firstRule, 'the first rule still applies');
+
+      // Move the second rule up with the keyboard: focus its button and press Enter.
+      await page.getByRole('button', { name: 'Subir a regra 2' }).focus();
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((id) => document.querySelector('table.rules tbody tr')?.getAttribute('data-rule-id') === id, secondRule);
+      const preview = await runPreview(page, '123,45');
+      assert.equal(preview.rule, secondRule, 'after reordering, the other rule applies');
+      const sale = await cardSale(12_345);
+      assert.ok(sale.every((r) => r.splitRuleId === secondRule));
+      assert.deepEqual(asSet(sale.map((r) => ({ payee: `${r.payee.type}:${r.payee.id}`, amount: r.amount }))), asSet(preview.rows));
+    });
+
+    test('deactivate a rule: the other applies again', async () => {
+      await ruleRow(page, secondRule).getByRole('button', { name: 'Desativar' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Motivo (opcional)').fill('Fim da campanha');
+      await dialog.getByRole('button', { name: 'Desativar' }).click();
+      await ruleRow(page, secondRule).locator('.badge', { hasText: /^Inativa$/ }).waitFor();
+      assert.equal((await runPreview(page, '123,45')).rule, firstRule);
+      await shot(page, 'split-rules');
+    });
+
+    test('a settlement run needs a reason and shows its settlements per payee and its failed payouts', async () => {
+      const pix = await api('POST', '/v1/payments', { amount: 10_000, method: 'pix' });
+      await api('POST', `/v1/sandbox/payments/${pix.body.id}/pay`);
+      await page.getByRole('link', { name: 'Liquidações' }).click();
+      await page.getByRole('heading', { name: 'Liquidações' }).waitFor();
+      await settled(page);
+      await axe(page, 'settlement runs');
+      await page.getByRole('button', { name: 'Iniciar liquidação' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('button', { name: 'Iniciar liquidação' }).click();
+      await dialog.getByText('Informe o motivo.').waitFor();
+      await dialog.getByLabel('Motivo').fill('Fechamento do dia');
+      await dialog.getByRole('button', { name: 'Iniciar liquidação' }).click();
+      await page.getByRole('heading', { name: /^Liquidação str_/ }).waitFor();
+      await settled(page);
+      const payees = await page.locator('section[aria-labelledby="per-payee"] tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.payee));
+      for (const payee of [`merchant:${k.accountId}`, `recipient:${seller}`]) assert.ok(payees.includes(payee), `${payee} in ${payees.join()}`);
+      // The platform's bank account is a closed one in the sandbox: its payout fails.
+      await eventually(async () => {
+        await page.reload();
+        await settled(page);
+        return (await page.locator(`section[aria-labelledby="failed"] tr[data-payee="recipient:${platform}"]`).count()) === 1;
+      }, 'the failed payout to show');
+      await axe(page, 'settlement run');
+      await shot(page, 'settlement-run');
+    });
+
+    test('payments: search by account and status, detail with receivables, refunds and events', async () => {
+      await page.getByRole('link', { name: 'Pagamentos' }).click();
+      await page.getByRole('heading', { name: 'Pagamentos' }).waitFor();
+      await page.getByLabel('ID da conta').fill(k.accountId);
+      await page.getByLabel('Situação').selectOption('approved');
+      await page.getByRole('button', { name: 'Buscar' }).click();
+      await page.waitForURL(/status=approved/);
+      await settled(page);
+      const links = page.locator('tbody tr td:first-child a');
+      assert.ok((await links.count()) >= 3);
+      await axe(page, 'payments');
+      await shot(page, 'payments');
+      await links.first().click();
+      await page.getByRole('heading', { name: /^Pagamento pay_/ }).waitFor();
+      await settled(page);
+      assert.ok((await page.locator('section[aria-labelledby="rcv-title"] tbody tr[data-payee]').count()) >= 1);
+      await page.getByText('payment.approved').waitFor();
+      await axe(page, 'payment detail');
+      await shot(page, 'payment');
+    });
+
+    test('the audit log shows each action, who did it, the reason, and before and after', async () => {
+      await page.getByRole('link', { name: 'Auditoria' }).click();
+      await page.getByRole('heading', { name: 'Auditoria' }).waitFor();
+      await settled(page);
+      const actions = await page.locator('tbody tr[data-audit-action]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.auditAction));
+      assert.deepEqual(actions, ['settlement_run.create', 'split_rule.deactivate', 'split_rule.reorder', 'split_rule.activate', 'split_rule.create', 'split_rule.create', 'account.activate_live']);
+      const text = await page.locator('main').innerText();
+      for (const reason of ['KYC aprovado, contrato 2026-118', 'Contrato de marketplace assinado', 'Regra de reserva aprovada', 'Fim da campanha', 'Fechamento do dia']) assert.ok(text.includes(reason), reason);
+      assert.ok(text.includes(adminEmail));
+      // Before and after of the deactivation.
+      const row = page.locator('tr[data-audit-action="split_rule.deactivate"]');
+      await row.locator('summary').click();
+      assert.equal(await row.locator('tr[data-field="active"] [data-before]').textContent(), 'true');
+      assert.equal(await row.locator('tr[data-field="active"] [data-after]').textContent(), 'false');
+      const reorder = page.locator('tr[data-audit-action="split_rule.reorder"]');
+      await reorder.locator('summary').click();
+      assert.match((await reorder.locator('tr[data-field="splitRules"] [data-before]').textContent()) ?? '', new RegExp(`^\\[\\{"id":"${firstRule}"`));
+      assert.match((await reorder.locator('tr[data-field="splitRules"] [data-after]').textContent()) ?? '', new RegExp(`^\\[\\{"id":"${secondRule}"`));
+      const live = page.locator('tr[data-audit-action="account.activate_live"]');
+      await live.locator('summary').click();
+      assert.equal(await live.locator('tr[data-field="liveEnabled"] [data-after]').textContent(), 'true');
+      await axe(page, 'audit log');
+      await shot(page, 'audit-log');
+      // Filtered by object.
+      await page.getByLabel('ID do objeto').fill(secondRule);
+      await page.getByRole('button', { name: 'Buscar' }).click();
+      await page.waitForURL(/objectId=/);
+      await settled(page);
+      assert.deepEqual(await page.locator('tbody tr[data-audit-action]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.auditAction)), ['split_rule.deactivate', 'split_rule.activate', 'split_rule.create']);
+    });
+
+    test('a mutation without the CSRF token, or with a wrong one, gets 403 and changes nothing', async () => {
+      // (No named functions inside evaluate: the test's transpiler would wrap them in a helper the page lacks.)
+      const results = await page.evaluate(async (id) => Promise.all([{}, { 'x-csrf-token': 'not-the-token' }].map(async (headers) => {
+        const r = await fetch(`/admin/split-rules/${id}/activate`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ reason: 'csrf test' }) });
+        return { status: r.status, code: (await r.json()).error?.code };
+      })), secondRule);
+      assert.deepEqual(results, [{ status: 403, code: 'PERMISSION_DENIED' }, { status: 403, code: 'PERMISSION_DENIED' }]);
+      const rule = await t.store.db.selectFrom('split_rules').select('active').where('id', '=', secondRule).executeTakeFirstOrThrow();
+      assert.equal(rule.active, 0);
+    });
+
+    test('a viewer sees no edit control and no screen it cannot use; the same mutation sent directly gets 403', async () => {
+      const viewerContext = await newContext();
+      const v = await newPage(viewerContext);
+      await v.goto(`${origin}/backoffice/accounts/${k.accountId}/split-rules`);
+      await signInWith(v, viewerEmail);
+      await v.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
+      assert.deepEqual(await v.locator('header nav a').allTextContents(), ['Contas', 'Pagamentos', 'Liquidações', 'Auditoria']);
+      assert.equal(await v.getByRole('link', { name: 'Nova regra' }).count(), 0);
+      assert.equal(await v.locator('table.rules tbody tr').count(), 2);
+      assert.equal(await v.locator('table.rules button, table.rules a').count(), 0, 'no move, edit, activate or deactivate control');
+      // Reading and previewing are allowed.
+      assert.equal((await runPreview(v, '50,00')).rule, firstRule);
+      await axe(v, 'split rules (viewer)');
+      await shot(v, 'viewer-split-rules');
+
+      await goto(v, '/settlement-runs');
+      assert.equal(await v.getByRole('button', { name: 'Iniciar liquidação' }).count(), 0);
+      const other = await signup(t, 'Conta sem produção');
+      await goto(v, `/accounts/${other.accountId}`);
+      assert.equal(await v.getByRole('button', { name: 'Ativar modo produção' }).count(), 0);
+      await goto(v, `/accounts/${k.accountId}/split-rules/new`);
+      assert.equal(await heading(v), 'Página não encontrada.');
+
+      // The same mutations, sent from the viewer's page with its valid session and CSRF token.
+      const statuses = await v.evaluate(async ({ rule, account }) => {
+        const { csrfToken } = await (await fetch('/admin/session')).json();
+        return Promise.all([`/admin/split-rules/${rule}/activate`, '/admin/settlement-runs', `/admin/accounts/${account}/activate-live`].map(async (url) => {
+          const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken }, body: JSON.stringify({ reason: 'viewer' }) });
+          return `${r.status} ${(await r.json()).error?.code}`;
+        }));
+      }, { rule: secondRule, account: other.accountId });
+      assert.deepEqual(statuses, ['403 PERMISSION_DENIED', '403 PERMISSION_DENIED', '403 PERMISSION_DENIED']);
+      await viewerContext.close();
+    });
+
+    test('when the session expires, sign-in comes back and then the same page', async () => {
+      await goto(page, `/accounts/${k.accountId}`);
+      await t.store.write((tx) => tx.updateTable('admin_sessions').set({ expires_at_ms: 0 }).execute());
+      await page.getByRole('link', { name: 'Recebedores' }).click();
+      await page.getByText('Sua sessão expirou. Entre de novo para voltar a esta página.').waitFor();
+      assert.equal(new URL(page.url()).pathname, `/backoffice/accounts/${k.accountId}/recipients`);
+      await axe(page, 'sign-in after expiry');
+      await signInWith(page, adminEmail);
+      await page.getByRole('heading', { name: 'Recebedores' }).waitFor();
+      assert.equal(new URL(page.url()).pathname, `/backoffice/accounts/${k.accountId}/recipients`);
+    });
+
+    test('English, with amounts in R$', async () => {
+      await goto(page, `/accounts/${k.accountId}/split-rules`);
+      await page.getByRole('button', { name: 'Switch to English' }).click();
+      await page.getByRole('heading', { name: 'Split rules' }).waitFor();
+      const preview = await (async () => {
+        await page.getByLabel('Sale amount (R$)').fill('1,234.56');
+        await page.getByRole('button', { name: 'Preview' }).click();
+        await page.locator('.preview-result').waitFor();
+        return page.locator('.preview-result').innerText();
+      })();
+      assert.match(preview, /R\$1,234\.56/);
+      assert.match(await page.locator('html').getAttribute('lang') ?? '', /^en/);
+      await axe(page, 'split rules (English)');
+      await shot(page, 'english');
+      await page.getByRole('button', { name: 'Mudar para português' }).click();
+      await page.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
+    });
+
+    test('sign out ends the session', async () => {
+      await page.getByRole('button', { name: 'Sair' }).click();
+      await page.getByText('Você saiu.').waitFor();
+      const status = await page.evaluate(async () => (await fetch('/admin/session')).status);
+      assert.equal(status, 401);
+    });
+
+    test('every screen passed axe; no CSP violation, no script error, no request outside the instance', async () => {
+      assert.ok(axeScreens.length >= 15, axeScreens.join(', '));
+      const csp = await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
+      assert.deepEqual(csp, []);
+      assert.deepEqual(cspViolations, []);
+      assert.deepEqual(pageErrors, []);
+      assert.deepEqual(foreignRequests, []);
+    });
+  });
+}
