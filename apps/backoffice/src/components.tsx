@@ -103,6 +103,7 @@ export function Pager({ hasMore, onNext, onPrevious }: { hasMore: boolean; onNex
 }
 
 // Cursor paging over a list sorted newest first: the cursors seen so far, to go back.
+export type Cursor = ReturnType<typeof useCursor>;
 export function useCursor(resetKey: string) {
   const [stack, setStack] = useState<string[]>([]);
   useEffect(() => setStack([]), [resetKey]);
@@ -112,6 +113,18 @@ export function useCursor(resetKey: string) {
     next: (lastId: string) => setStack((s) => [...s, lastId]),
     previous: stack.length > 0 ? () => setStack((s) => s.slice(0, -1)) : undefined,
   };
+}
+
+// A loaded page of a list, then its pager.
+export function Paged<T extends { id: string }>({ state, cursor, children }: { state: Loaded<{ data: T[]; hasMore: boolean }>; cursor: Cursor; children: (rows: T[]) => ComponentChildren }) {
+  return (
+    <Loaded state={state}>{(page) => (
+      <>
+        {children(page.data)}
+        <Pager hasMore={page.hasMore} onNext={() => cursor.next(page.data[page.data.length - 1].id)} onPrevious={cursor.previous} />
+      </>
+    )}</Loaded>
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

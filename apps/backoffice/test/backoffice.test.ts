@@ -398,7 +398,7 @@ for (const engine of ENGINES) {
 
     test('a mutation without the CSRF token, or with a wrong one, gets 403 and changes nothing', async () => {
       // (No named functions inside evaluate: the test's transpiler would wrap them in a helper the page lacks.)
-      const results = await page.evaluate(async (id) => Promise.all([{}, { 'x-csrf-token': 'not-the-token' }].map(async (headers) => {
+      const results = await page.evaluate(async (id) => Promise.all(([{}, { 'x-csrf-token': 'not-the-token' }] as Array<Record<string, string>>).map(async (headers) => {
         const r = await fetch(`/admin/split-rules/${id}/activate`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ reason: 'csrf test' }) });
         return { status: r.status, code: (await r.json()).error?.code };
       })), secondRule);

@@ -70,3 +70,17 @@ export async function call<T>(request: Promise<FetchResult<T>>, options: { expir
   }
   return data as T;
 }
+
+// Every item of a list, page after page (at most `maxPages` pages): for lists the screen shows
+// whole, such as an account's split rules.
+export async function allPages<T extends { id: string }>(fetchPage: (startingAfter: string | undefined) => Promise<{ data: T[]; hasMore: boolean }>, maxPages = 10): Promise<T[]> {
+  const items: T[] = [];
+  let startingAfter: string | undefined;
+  for (let i = 0; i < maxPages; i++) {
+    const page = await fetchPage(startingAfter);
+    items.push(...page.data);
+    if (!page.hasMore || page.data.length === 0) break;
+    startingAfter = page.data[page.data.length - 1].id;
+  }
+  return items;
+}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call, client } from '../api/client';
-import { Loaded, Page, Pager, useCursor, useLoad } from '../components';
+import { Page, Paged, useCursor, useLoad } from '../components';
 import { useApp } from '../context';
 import { Link, navigate, queryString, useLocation } from '../router';
 
@@ -23,13 +23,13 @@ export function Accounts() {
         </div>
         <button type="submit">{t('common.search')}</button>
       </form>
-      <Loaded state={accounts}>{(page) => (
+      <Paged state={accounts} cursor={cursor}>{(rows) => (
         <>
           <table>
             <caption class="sr-only">{t('accounts.title')}</caption>
             <thead><tr><th scope="col">{t('accounts.name')}</th><th scope="col">{t('common.id')}</th><th scope="col">{t('accounts.email')}</th><th scope="col">{t('accounts.live')}</th><th scope="col">{t('common.createdAt')}</th></tr></thead>
             <tbody>
-              {page.data.length === 0 ? <tr><td colSpan={5}>{t('common.empty')}</td></tr> : page.data.map((a) => (
+              {rows.length === 0 ? <tr><td colSpan={5}>{t('common.empty')}</td></tr> : rows.map((a) => (
                 <tr key={a.id}>
                   <td><Link href={`/accounts/${a.id}`}>{a.name}</Link></td>
                   <td><code>{a.id}</code></td>
@@ -40,9 +40,8 @@ export function Accounts() {
               ))}
             </tbody>
           </table>
-          <Pager hasMore={page.hasMore} onNext={() => cursor.next(page.data[page.data.length - 1].id)} onPrevious={cursor.previous} />
         </>
-      )}</Loaded>
+      )}</Paged>
     </Page>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../api/client';
-import { Loaded, Page, Pager, useCursor, useLoad } from '../components';
+import { Page, Paged, useCursor, useLoad } from '../components';
 import { useApp } from '../context';
 import { navigate, queryString, useLocation } from '../router';
 
@@ -29,13 +29,13 @@ export function AuditLog() {
         <div class="field"><label for="a-actor">{t('audit.actorEmail')}</label><input id="a-actor" type="email" value={form.actorEmail} onInput={set('actorEmail')} /></div>
         <button type="submit">{t('common.search')}</button>
       </form>
-      <Loaded state={entries}>{(page) => (
+      <Paged state={entries} cursor={cursor}>{(rows) => (
         <>
           <table class="audit">
             <caption class="sr-only">{t('audit.title')}</caption>
             <thead><tr><th scope="col">{t('audit.when')}</th><th scope="col">{t('audit.who')}</th><th scope="col">{t('audit.action')}</th><th scope="col">{t('audit.object')}</th><th scope="col">{t('audit.reason')}</th><th scope="col">{t('audit.origin')}</th><th scope="col">{t('audit.changes')}</th></tr></thead>
             <tbody>
-              {page.data.length === 0 ? <tr><td colSpan={7}>{t('common.empty')}</td></tr> : page.data.map((e) => (
+              {rows.length === 0 ? <tr><td colSpan={7}>{t('common.empty')}</td></tr> : rows.map((e) => (
                 <tr key={e.id} data-audit-action={e.action} data-object-id={e.objectId}>
                   <td>{dateTime(e.createdAt)}</td>
                   <td>{e.actor.email}<br /><span class="muted">{e.actor.role === 'admin' || e.actor.role === 'viewer' ? t(`session.role.${e.actor.role}`) : e.actor.role}</span></td>
@@ -48,9 +48,8 @@ export function AuditLog() {
               ))}
             </tbody>
           </table>
-          <Pager hasMore={page.hasMore} onNext={() => cursor.next(page.data[page.data.length - 1].id)} onPrevious={cursor.previous} />
         </>
-      )}</Loaded>
+      )}</Paged>
     </Page>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../api/client';
-import { Loaded, Page, Pager, StatusBadge, useCursor, useLoad } from '../components';
+import { Page, Paged, StatusBadge, useCursor, useLoad } from '../components';
 import { useApp } from '../context';
 import { Link, navigate, queryString, useLocation } from '../router';
 
@@ -50,12 +50,11 @@ export function Payments() {
         <div class="field"><label for="f-to">{t('payments.to')}</label><input id="f-to" type="date" value={form.to} onInput={set('to')} /></div>
         <button type="submit">{t('common.search')}</button>
       </form>
-      <Loaded state={payments}>{(page) => (
+      <Paged state={payments} cursor={cursor}>{(rows) => (
         <>
-          <PaymentTable rows={page.data} money={money} dateTime={dateTime} />
-          <Pager hasMore={page.hasMore} onNext={() => cursor.next(page.data[page.data.length - 1].id)} onPrevious={cursor.previous} />
+          <PaymentTable rows={rows} money={money} dateTime={dateTime} />
         </>
-      )}</Loaded>
+      )}</Paged>
     </Page>
   );
 }

@@ -1,5 +1,5 @@
 import { call, client } from '../api/client';
-import { Loaded, Page, Pager, useCursor, useLoad } from '../components';
+import { Page, Paged, useCursor, useLoad } from '../components';
 import { useApp } from '../context';
 import { AccountTabs } from './AccountTabs';
 
@@ -12,12 +12,12 @@ export function Recipients({ accountId }: { accountId: string }) {
     <Page title={t('recipients.title')}>
       <AccountTabs accountId={accountId} />
       <p class="hint">{t('recipients.readOnly')}</p>
-      <Loaded state={recipients}>{(page) => (
+      <Paged state={recipients} cursor={cursor}>{(rows) => (
         <>
           <table>
             <thead><tr><th scope="col">{t('recipients.name')}</th><th scope="col">{t('common.id')}</th><th scope="col">{t('recipients.document')}</th><th scope="col">{t('recipients.bank')}</th><th scope="col">{t('common.mode')}</th><th scope="col">{t('common.createdAt')}</th></tr></thead>
             <tbody>
-              {page.data.length === 0 ? <tr><td colSpan={6}>{t('common.empty')}</td></tr> : page.data.map((r) => (
+              {rows.length === 0 ? <tr><td colSpan={6}>{t('common.empty')}</td></tr> : rows.map((r) => (
                 <tr key={r.id}>
                   <td>{r.name}</td>
                   <td><code>{r.id}</code></td>
@@ -29,9 +29,8 @@ export function Recipients({ accountId }: { accountId: string }) {
               ))}
             </tbody>
           </table>
-          <Pager hasMore={page.hasMore} onNext={() => cursor.next(page.data[page.data.length - 1].id)} onPrevious={cursor.previous} />
         </>
-      )}</Loaded>
+      )}</Paged>
     </Page>
   );
 }

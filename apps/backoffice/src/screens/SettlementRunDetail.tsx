@@ -1,20 +1,10 @@
-import { call, client, type Schemas } from '../api/client';
+import { allPages, call, client, type Schemas } from '../api/client';
 import { Loaded, Page, StatusBadge, useLoad } from '../components';
 import { useApp } from '../context';
 import { Link } from '../router';
 
-const MAX_PAGES = 10;
-
-async function allSettlements(id: string): Promise<Schemas['AdminSettlement'][]> {
-  const out: Schemas['AdminSettlement'][] = [];
-  let startingAfter: string | undefined;
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const page = await call(client.GET('/admin/settlement-runs/{id}/settlements', { params: { path: { id }, query: { limit: 100, startingAfter } } }));
-    out.push(...page.data);
-    if (!page.hasMore) break;
-    startingAfter = page.data[page.data.length - 1].id;
-  }
-  return out;
+function allSettlements(id: string): Promise<Schemas['AdminSettlement'][]> {
+  return allPages((startingAfter) => call(client.GET('/admin/settlement-runs/{id}/settlements', { params: { path: { id }, query: { limit: 100, startingAfter } } })));
 }
 
 export function SettlementRunDetail({ id }: { id: string }) {

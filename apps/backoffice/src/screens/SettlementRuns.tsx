@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call, client, mutationHeaders } from '../api/client';
-import { ConfirmDialog, Loaded, Page, Pager, StatusBadge, useCursor, useLoad } from '../components';
+import { ConfirmDialog, Page, Paged, StatusBadge, useCursor, useLoad } from '../components';
 import { useApp } from '../context';
 import { Link, navigate } from '../router';
 
@@ -30,13 +30,13 @@ export function SettlementRuns() {
           </div>
         </ConfirmDialog>
       ) : null}
-      <Loaded state={runs}>{(page) => (
+      <Paged state={runs} cursor={cursor}>{(rows) => (
         <>
           <table>
             <caption class="sr-only">{t('runs.title')}</caption>
             <thead><tr><th scope="col">{t('common.id')}</th><th scope="col">{t('runs.runDate')}</th><th scope="col">{t('runs.trigger')}</th><th scope="col">{t('common.status')}</th><th scope="col">{t('runs.settlements')}</th><th scope="col">{t('runs.receivables')}</th><th scope="col">{t('runs.total')}</th><th scope="col">{t('common.createdAt')}</th></tr></thead>
             <tbody>
-              {page.data.length === 0 ? <tr><td colSpan={8}>{t('common.empty')}</td></tr> : page.data.map((r) => (
+              {rows.length === 0 ? <tr><td colSpan={8}>{t('common.empty')}</td></tr> : rows.map((r) => (
                 <tr key={r.id}>
                   <td><Link href={`/settlement-runs/${r.id}`}><code>{r.id}</code></Link></td>
                   <td>{date(r.runDate)}</td>
@@ -50,9 +50,8 @@ export function SettlementRuns() {
               ))}
             </tbody>
           </table>
-          <Pager hasMore={page.hasMore} onNext={() => cursor.next(page.data[page.data.length - 1].id)} onPrevious={cursor.previous} />
         </>
-      )}</Loaded>
+      )}</Paged>
     </Page>
   );
 }

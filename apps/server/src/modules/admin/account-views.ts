@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Selectable } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../../store/index.js';
-import type { ApiKeysTable, RecipientsTable } from '../../store/schema.js';
+import type { ApiKeysTable, Database, RecipientsTable } from '../../store/schema.js';
 import { notFound } from '../../errors.js';
 import { errorResponses, ListQueryBase, listOf, ref } from '../../http/common.js';
 import { paginate } from '../../http/pagination.js';
@@ -89,8 +89,20 @@ const tags = ['Admin'];
 const security = [{ adminSession: [] }];
 const AccountIdParams = IdParams('Merchant account id (`acct_...`).');
 
+// One of an account's lists: 404 for an unknown account, then its rows (optionally one mode),
+// newest first, with cursors.
+function accountList<T extends 'api_keys' | 'recipients', R>(store: Store, table: T, toResource: (row: Selectable<Database[T]>) => R) {
+  return async (req: FastifyRequest<{ Params: { id: string }; Querystring: ListQuery }>) => {
+    await requireAccount(store, req.params.id);
+    let qb = store.db.selectFrom(table as 'recipients').selectAll().where('account_id', '=', req.params.id);
+    if (req.query.livemode !== undefined) qb = qb.where('livemode', '=', req.query.livemode ? 1 : 0);
+    // (The builder over a table chosen at run time loses its row type: the mapper is the table's own.)
+    return paginate(qb, req.query, toResource as unknown as (row: Selectable<RecipientsTable>) => R);
+  };
+}
+
 export function accountViewRoutes(scope: FastifyInstance, store: Store): void {
-  scope.get<{ Params: { id: string }; Querystring: Omit<ListQuery, 'createdGte' | 'createdLte'> }>('/admin/accounts/:id/api-keys', {
+  scope.get<{ Params: { id: string }; Querystring: ListQuery }>('/admin/accounts/:id/api-keys', {
     config: { auth: 'none', permission: 'accounts:view' },
     schema: {
       operationId: 'adminListAccountApiKeys', tags, security, summary: 'List an account\'s API keys',
@@ -99,12 +111,7 @@ export function accountViewRoutes(scope: FastifyInstance, store: Store): void {
       querystring: ListKeysQuery,
       response: { 200: ref('AdminApiKeyList'), ...errorResponses(404) },
     },
-  }, async (req) => {
-    await requireAccount(store, req.params.id);
-    let qb = store.db.selectFrom('api_keys').selectAll().where('account_id', '=', req.params.id);
-    if (req.query.livemode !== undefined) qb = qb.where('livemode', '=', req.query.livemode ? 1 : 0);
-    return paginate(qb, req.query, toAdminApiKey);
-  });
+  }, accountList(store, 'api_keys', toAdminApiKey));
 
   scope.get<{ Params: { id: string }; Querystring: ListQuery }>('/admin/accounts/:id/recipients', {
     config: { auth: 'none', permission: 'recipients:view' },
@@ -115,10 +122,5 @@ export function accountViewRoutes(scope: FastifyInstance, store: Store): void {
       querystring: ListAccountRecipientsQuery,
       response: { 200: ref('AdminRecipientList'), ...errorResponses(404) },
     },
-  }, async (req) => {
-    await requireAccount(store, req.params.id);
-    let qb = store.db.selectFrom('recipients').selectAll().where('account_id', '=', req.params.id);
-    if (req.query.livemode !== undefined) qb = qb.where('livemode', '=', req.query.livemode ? 1 : 0);
-    return paginate(qb, req.query, toAdminRecipient);
-  });
+  }, accountList(store, 'recipients', toAdminRecipient));
 }

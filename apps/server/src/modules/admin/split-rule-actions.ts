@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Store, Tx } from '../../store/index.js';
 import type { RequestContext } from '../../plugins/idempotency.js';
-import { ApiError, notFound } from '../../errors.js';
+import { ApiError } from '../../errors.js';
 import { computeFee, type PaymentMethod } from '../../domain/fees.js';
 import { errorResponses, ref } from '../../http/common.js';
 import type { Page } from '../../http/pagination.js';
@@ -11,30 +11,17 @@ import type { AuditSpec } from './audit-log.js';
 import { splitRuleSnapshot, toSplitRule } from './split-rules.js';
 import {
   AdminMutationHeaders,
-  IdParams,
   type ReorderSplitRulesRequest,
   type SplitPreview,
   type SplitPreviewRequest,
   type SplitRule,
 } from './schemas.js';
 
-// What the back office does to split rules beyond create/update/deactivate: activate (with a
-// reason: it changes who gets paid), put the account's rules in a new order, and preview what a
-// sale would produce now.
+// What the back office does to split rules beyond create/update/(de)activate: put an account's
+// rules in a new order, and preview what a sale would produce now.
 
 // Priorities a reorder gives: 10, 20, 30, ... (gaps leave room for a PATCH in between).
 const PRIORITY_STEP = 10;
-
-export async function activateSplitRule(ctx: RequestContext, id: string): Promise<SplitRule> {
-  return ctx.write(async (tx) => {
-    const row = await tx.selectFrom('split_rules').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!row) throw notFound('split rule', 'id');
-    if (row.active === 1) return toSplitRule(row);
-    const changes = { active: 1, updated_at: new Date().toISOString() };
-    await tx.updateTable('split_rules').set(changes).where('id', '=', id).execute();
-    return toSplitRule({ ...row, ...changes });
-  });
-}
 
 async function accountRules(tx: Tx, accountId: string, livemode: boolean) {
   return tx.selectFrom('split_rules').selectAll()
@@ -104,8 +91,6 @@ export async function previewSplit(store: Store, body: SplitPreviewRequest): Pro
   };
 }
 
-const idParam = (req: { params: unknown }) => (req.params as { id: string }).id;
-
 // A reorder is audited as one change of the account's rule order.
 async function ruleOrderSnapshot(tx: Tx, accountId: string, req: { body: unknown }) {
   const livemode = (req.body as ReorderSplitRulesRequest).livemode ?? false;
@@ -114,10 +99,6 @@ async function ruleOrderSnapshot(tx: Tx, accountId: string, req: { body: unknown
 }
 
 const audits = {
-  activate: {
-    action: 'split_rule.activate', objectType: 'split_rule', snapshot: splitRuleSnapshot, objectId: idParam,
-    reasonRequired: true, reasonHint: 'activating a split rule changes who gets paid',
-  },
   reorder: {
     action: 'split_rule.reorder', objectType: 'account', snapshot: ruleOrderSnapshot,
     objectId: (req) => (req.body as ReorderSplitRulesRequest).accountId,
@@ -128,18 +109,6 @@ const tags = ['Admin'];
 const security = [{ adminSession: [] }];
 
 export function splitRuleActionRoutes(scope: FastifyInstance, store: Store): void {
-  scope.post<{ Params: { id: string }; Body: { reason: string } }>('/admin/split-rules/:id/activate', {
-    config: { auth: 'none', permission: 'split_rules:activate', audit: audits.activate },
-    schema: {
-      operationId: 'adminActivateSplitRule', tags, security, summary: 'Activate a split rule',
-      description: 'The rule applies to sales approved from now on, at its priority. Needs a `reason` (it changes who gets paid), kept in the audit log. Activating an active rule answers it unchanged.',
-      headers: AdminMutationHeaders,
-      params: IdParams('Split rule id (`spr_...`).'),
-      body: ref('ActivateSplitRuleRequest'),
-      response: { 200: ref('SplitRule'), ...errorResponses(404, 409, 413, 415, 422) },
-    },
-  }, (req) => activateSplitRule(req.ctx, req.params.id));
-
   scope.post<{ Body: ReorderSplitRulesRequest }>('/admin/split-rules/reorder', {
     config: { auth: 'none', permission: 'split_rules:update', audit: audits.reorder },
     schema: {

@@ -186,12 +186,12 @@ export async function updateSplitRule(ctx: RequestContext, id: string, body: Upd
   });
 }
 
-// Deactivating an inactive rule changes nothing and answers the rule as it is.
-export async function deactivateSplitRule(ctx: RequestContext, id: string): Promise<SplitRule> {
+// Activates or deactivates a rule; a rule already in that state is answered as it is.
+export async function setSplitRuleActive(ctx: RequestContext, id: string, active: boolean): Promise<SplitRule> {
   return ctx.write(async (tx) => {
     const row = await loadRule(tx, id);
-    if (row.active === 0) return toSplitRule(row);
-    const changes = { active: 0, updated_at: new Date().toISOString() };
+    if ((row.active === 1) === active) return toSplitRule(row);
+    const changes = { active: active ? 1 : 0, updated_at: new Date().toISOString() };
     await tx.updateTable('split_rules').set(changes).where('id', '=', id).execute();
     return toSplitRule({ ...row, ...changes });
   });
@@ -217,6 +217,10 @@ export const splitRuleAudit = {
     action: 'split_rule.update', objectType: 'split_rule', snapshot: splitRuleSnapshot, objectId: idParam,
     reasonRequired: (req, before) => (req.body as UpdateSplitRuleRequest).active === true && (before as SplitRule | null)?.active === false,
     reasonHint: 'this update activates the rule',
+  },
+  activate: {
+    action: 'split_rule.activate', objectType: 'split_rule', snapshot: splitRuleSnapshot, objectId: idParam,
+    reasonRequired: true, reasonHint: 'activating a split rule changes who gets paid',
   },
   deactivate: { action: 'split_rule.deactivate', objectType: 'split_rule', snapshot: splitRuleSnapshot, objectId: idParam },
 } satisfies Record<string, AuditSpec>;
@@ -295,5 +299,17 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
     preValidation: async (req) => {
       req.body ??= {};
     },
-  }, (req) => deactivateSplitRule(req.ctx, req.params.id));
+  }, (req) => setSplitRuleActive(req.ctx, req.params.id, false));
+
+  scope.post<{ Params: { id: string }; Body: { reason: string } }>('/admin/split-rules/:id/activate', {
+    config: { auth: 'none', permission: 'split_rules:activate', audit: splitRuleAudit.activate },
+    schema: {
+      operationId: 'adminActivateSplitRule', tags, security, summary: 'Activate a split rule',
+      description: 'The rule applies to sales approved from now on, at its priority. Needs a `reason` (it changes who gets paid), kept in the audit log. Activating an active rule answers it unchanged.',
+      headers: AdminMutationHeaders,
+      params: SplitRuleIdParams,
+      body: ref('ActivateSplitRuleRequest'),
+      response: { 200: ref('SplitRule'), ...errorResponses(404, 409, 413, 415, 422) },
+    },
+  }, (req) => setSplitRuleActive(req.ctx, req.params.id, true));
 }
