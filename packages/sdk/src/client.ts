@@ -1,0 +1,110 @@
+import { APIPromise, send, type Fetch, type RequestOptions, type RequestSpec, type Requester, type Transport } from './core.js';
+import { AuthenticationError } from './errors.js';
+import { PagePromise, type ListParams } from './pagination.js';
+import { Balance } from './resources/balance.js';
+import { CheckoutSessions } from './resources/checkout-sessions.js';
+import { Events } from './resources/events.js';
+import { Payments } from './resources/payments.js';
+import { Receivables } from './resources/receivables.js';
+import { Recipients } from './resources/recipients.js';
+import { Refunds } from './resources/refunds.js';
+import { Sandbox } from './resources/sandbox.js';
+import { Settlements } from './resources/settlements.js';
+import { Tokens } from './resources/tokens.js';
+import { WebhookEndpoints } from './resources/webhook-endpoints.js';
+import { Webhooks } from './webhooks.js';
+import type { SandboxAccountCreateParams } from './types.js';
+
+export interface ClientOptions {
+  /** Your instance's URL. Default http://localhost:3000 (what `npm start` runs); required with a live key. */
+  baseUrl?: string;
+  /** Per attempt, in ms. Default 80 000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt (connection errors, timeouts, 409 IDEMPOTENCY_KEY_IN_USE, 429, 500/502/503/504). Default 2. */
+  maxRetries?: number;
+  /** The fetch to use. Default: the runtime's global fetch. */
+  fetch?: Fetch;
+}
+
+export const DEFAULT_BASE_URL = 'http://localhost:3000';
+export const DEFAULT_TIMEOUT_MS = 80_000;
+export const DEFAULT_MAX_RETRIES = 2;
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+
+function transport(apiKey: string | null, options: ClientOptions): Transport {
+  const fetchFn = options.fetch ?? (globalThis.fetch ? globalThis.fetch.bind(globalThis) : undefined);
+  if (!fetchFn) throw new TypeError('No fetch in this runtime: pass options.fetch.');
+  const baseUrl = new URL(options.baseUrl ?? DEFAULT_BASE_URL).href.replace(/\/+$/, '');
+  for (const [name, value] of [['timeoutMs', options.timeoutMs], ['maxRetries', options.maxRetries]] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new TypeError(`${name} must be a non-negative integer.`);
+  }
+  return { apiKey, baseUrl, fetch: fetchFn, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES };
+}
+
+/**
+ * The Pagamentos API client: `new Pagamentos('sk_test_...', { baseUrl })`. Resources are its
+ * properties (`payments`, `refunds`, ...); every call returns a promise of the object, with
+ * `.withResponse()` for the status, headers and correlation id.
+ */
+export class Pagamentos implements Requester {
+  /** `test` with an `sk_test_` key (sandbox), `live` with `sk_live_`. */
+  readonly mode: 'test' | 'live';
+  readonly livemode: boolean;
+  readonly baseUrl: string;
+  readonly #transport: Transport;
+
+  readonly payments: Payments = new Payments(this);
+  readonly refunds: Refunds = new Refunds(this);
+  readonly recipients: Recipients = new Recipients(this);
+  readonly receivables: Receivables = new Receivables(this);
+  readonly settlements: Settlements = new Settlements(this);
+  readonly balance: Balance = new Balance(this);
+  readonly checkoutSessions: CheckoutSessions = new CheckoutSessions(this);
+  readonly webhookEndpoints: WebhookEndpoints = new WebhookEndpoints(this);
+  readonly events: Events = new Events(this);
+  /** Card tokens (normally made in the browser: see the resource's note). */
+  readonly tokens: Tokens = new Tokens(this);
+  /** Sandbox-only helpers: pay a Pix, create a sandbox account. */
+  readonly sandbox: Sandbox = new Sandbox(this);
+  /** Webhook verification and signing (also exported as verifyWebhook / signWebhook). */
+  readonly webhooks: Webhooks = new Webhooks();
+
+  constructor(apiKey: string, options: ClientOptions = {}) {
+    const mode = typeof apiKey === 'string' ? /^sk_(test|live)_./.exec(apiKey)?.[1] : undefined;
+    if (!mode) {
+      throw new AuthenticationError({
+        code: 'API_KEY_REQUIRED',
+        message: typeof apiKey === 'string' && /^pk_/.test(apiKey)
+          ? 'This is a publishable key (pk_): the SDK needs your secret key (sk_test_... or sk_live_...), on the server only.'
+          : 'Pagamentos needs a secret key: new Pagamentos("sk_test_..." or "sk_live_...").',
+      });
+    }
+    const t = transport(apiKey, options);
+    if (mode === 'live') {
+      const host = new URL(t.baseUrl).hostname;
+      if (options.baseUrl === undefined) throw new TypeError('A live key needs an explicit baseUrl (your production instance).');
+      if (new URL(t.baseUrl).protocol !== 'https:' && !LOOPBACK.test(host)) throw new TypeError('A live key is only sent over https.');
+    }
+    this.mode = mode as 'test' | 'live';
+    this.livemode = mode === 'live';
+    this.baseUrl = t.baseUrl;
+    this.#transport = t;
+  }
+
+  /** @internal What resources call. */
+  request<T>(spec: RequestSpec, options?: RequestOptions): APIPromise<T> {
+    return new APIPromise(send<T>(this.#transport, spec, options));
+  }
+
+  /** @internal What resources' list methods call. */
+  list<T extends { id: string }, P extends ListParams>(path: string, params: P, options?: RequestOptions): PagePromise<T, P> {
+    return new PagePromise<T, P>((query, opts) => send(this.#transport, { method: 'GET', path, query }, opts), params, options);
+  }
+}
+
+/** A new sandbox merchant account and its keys, without a key of your own. */
+export function createSandboxAccount(params: SandboxAccountCreateParams = {}, options: Omit<ClientOptions, 'maxRetries'> & RequestOptions = {}) {
+  const t = transport(null, options);
+  return new Sandbox({ request: <T>(spec: RequestSpec, o?: RequestOptions) => new APIPromise<T>(send<T>(t, spec, o)) } as Requester).createAccount(params, options);
+}

@@ -1,0 +1,18 @@
+import { APIResource, segment, type APIPromise, type RequestOptions } from '../core.js';
+import type { PagePromise } from '../pagination.js';
+import type { Receivable, Settlement, SettlementListParams, SettlementReceivableListParams } from '../types.js';
+
+export class Settlements extends APIResource {
+  retrieve(id: string, options?: RequestOptions): APIPromise<Settlement> {
+    return this.client.request({ method: 'GET', path: `/v1/settlements/${segment(id)}` }, options);
+  }
+
+  list(params: SettlementListParams = {}, options?: RequestOptions): PagePromise<Settlement, SettlementListParams> {
+    return this.client.list('/v1/settlements', params, options);
+  }
+
+  /** The receivables a settlement paid out. */
+  listReceivables(id: string, params: SettlementReceivableListParams = {}, options?: RequestOptions): PagePromise<Receivable, SettlementReceivableListParams> {
+    return this.client.list(`/v1/settlements/${segment(id)}/receivables`, params, options);
+  }
+}

@@ -1,0 +1,132 @@
+// The SDK's public types, taken from the types openapi-typescript generated from the server's
+// /v1/openapi.json (src/generated/openapi.ts) by operation, so a change of the API that breaks
+// a client breaks this package's typecheck.
+import type { operations } from './generated/openapi.js';
+
+type Ops = operations;
+type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+
+/** The 200 answer of an operation. */
+export type ResponseOf<K extends keyof Ops> = Ops[K] extends { responses: { 200: infer R } } ? Json<R> : never;
+/** The JSON body of an operation. */
+export type BodyOf<K extends keyof Ops> = Ops[K] extends { requestBody?: infer R } ? Json<NonNullable<R>> : never;
+/** The query parameters of an operation. */
+export type QueryOf<K extends keyof Ops> = Ops[K] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+export type Payment = ResponseOf<'getPayment'>;
+export type PaymentStatus = Payment['status'];
+export type PaymentListParams = QueryOf<'listPayments'>;
+
+type CreatePaymentBody = BodyOf<'createPayment'>;
+type PaymentOptionals = Pick<CreatePaymentBody, 'description' | 'metadata' | 'customer'>;
+/** Shape B, card: `{ amountInCents, method: 'credit_card', cardToken }`. */
+export type CardPaymentCreateParams = PaymentOptionals & {
+  amountInCents: number;
+  method: 'credit_card';
+  cardToken: string;
+  installments?: number;
+  currency?: 'BRL';
+};
+/** Shape B, Pix: `{ amountInCents, method: 'pix' }`. */
+export type PixPaymentCreateParams = PaymentOptionals & {
+  amountInCents: number;
+  method: 'pix';
+  pixExpiresInSeconds?: number;
+  currency?: 'BRL';
+};
+/** Shape A, Pix: `{ amount, currency, method: 'pix' }` (amount in centavos too). */
+export type PixShapeAPaymentCreateParams = PaymentOptionals & {
+  amount: number;
+  currency?: 'BRL';
+  method: 'pix';
+  pixExpiresInSeconds?: number;
+};
+/** What `payments.create` takes: shape B (card or Pix), or shape A for Pix. */
+export type PaymentCreateParams = CardPaymentCreateParams | PixPaymentCreateParams | PixShapeAPaymentCreateParams;
+
+export type Refund = ResponseOf<'getRefund'>;
+export type RefundCreateParams = BodyOf<'createRefund'>;
+export type RefundListParams = QueryOf<'listRefunds'>;
+
+export type Recipient = ResponseOf<'getRecipient'>;
+export type RecipientCreateParams = BodyOf<'createRecipient'>;
+export type RecipientUpdateParams = BodyOf<'updateRecipient'>;
+export type RecipientListParams = QueryOf<'listRecipients'>;
+
+export type Receivable = ResponseOf<'getReceivable'>;
+export type ReceivableListParams = QueryOf<'listReceivables'>;
+
+export type Settlement = ResponseOf<'getSettlement'>;
+export type SettlementListParams = QueryOf<'listSettlements'>;
+export type SettlementReceivableListParams = QueryOf<'listSettlementReceivables'>;
+
+export type Balance = ResponseOf<'getBalance'>;
+
+export type WebhookEndpoint = ResponseOf<'getWebhookEndpoint'>;
+/** Create and rotate-secret answers carry the `whsec_` secret (shown there only). */
+export type WebhookEndpointWithSecret = ResponseOf<'createWebhookEndpoint'> & { secret: string };
+export type WebhookEndpointCreateParams = BodyOf<'createWebhookEndpoint'>;
+export type WebhookEndpointUpdateParams = BodyOf<'updateWebhookEndpoint'>;
+export type WebhookEndpointListParams = QueryOf<'listWebhookEndpoints'>;
+export type DeletedWebhookEndpoint = ResponseOf<'deleteWebhookEndpoint'>;
+export type WebhookDelivery = ResponseOf<'testWebhookEndpoint'>;
+export type WebhookDeliveryListParams = QueryOf<'listWebhookDeliveries'>;
+
+export type Event = ResponseOf<'getEvent'>;
+export type EventListParams = QueryOf<'listEvents'>;
+export type EventRedeliverParams = BodyOf<'redeliverEvent'>;
+export type EventRedeliverResult = ResponseOf<'redeliverEvent'>;
+
+export type CardToken = ResponseOf<'createCardToken'>;
+export type CardTokenCreateParams = BodyOf<'createCardToken'>;
+
+export type SandboxAccount = ResponseOf<'createSandboxAccount'>;
+export type SandboxAccountCreateParams = BodyOf<'createSandboxAccount'>;
+
+/** The API's error envelope (every non-2xx answer). */
+export type ErrorEnvelope = Json<Ops['getPayment']['responses'][404]>;
+export type ErrorCode = ErrorEnvelope['error']['code'];
+
+// Checkout sessions, as docs/product-decisions describe them (POST /v1/checkout/sessions,
+// retrieve, list, expire; `cs_` ids). Written by hand until the server's document has them;
+// then these become ResponseOf<...>/BodyOf<...> like the others.
+export type CheckoutSessionStatus = 'open' | 'complete' | 'expired';
+export type CheckoutMethod = 'credit_card' | 'pix';
+export interface CheckoutSession {
+  id: string;
+  object: 'checkout_session';
+  status: CheckoutSessionStatus;
+  /** The hosted page: redirect to it, or open it with the checkout library. */
+  url: string;
+  amount: number;
+  currency: 'BRL';
+  methods: CheckoutMethod[];
+  description: string | null;
+  metadata: Record<string, string>;
+  /** The approved payment, once complete. */
+  paymentId: string | null;
+  expiresAt: string;
+  livemode: boolean;
+  createdAt: string;
+  [field: string]: unknown;
+}
+export interface CheckoutSessionCreateParams {
+  /** Centavos. */
+  amount: number;
+  currency?: 'BRL';
+  methods?: CheckoutMethod[];
+  description?: string;
+  metadata?: Record<string, string>;
+  customer?: { name?: string; email?: string; document?: string };
+  /** Most installments the buyer may choose (card). */
+  installments?: number;
+  successUrl?: string;
+  cancelUrl?: string;
+  expiresInSeconds?: number;
+}
+export interface CheckoutSessionListParams {
+  limit?: number;
+  startingAfter?: string;
+  endingBefore?: string;
+  status?: CheckoutSessionStatus;
+}
