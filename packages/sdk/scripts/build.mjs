@@ -46,12 +46,21 @@ cpSync(join(dist, 'esm'), join(cjs, 'types'), { recursive: true, filter: (src) =
 const program = ts.createProgram([join(dist, 'esm', 'index.d.ts')], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext });
 const checker = program.getTypeChecker();
 const entry = checker.getSymbolAtLocation(program.getSourceFile(join(dist, 'esm', 'index.d.ts')));
-const names = checker.getExportsOfModule(entry).map((s) => s.getName()).filter((n) => n !== 'default').sort();
+// Values (classes, functions, constants) are import aliases; types are type aliases, since an
+// import alias cannot name a type-only export. A generic type-only export would need its
+// parameters written out: refuse it here rather than ship broken CommonJS types.
+const lines = checker.getExportsOfModule(entry).filter((s) => s.getName() !== 'default').sort((a, b) => a.getName().localeCompare(b.getName())).map((s) => {
+  const name = s.getName();
+  const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+  if (target.flags & ts.SymbolFlags.Value) return `  export import ${name} = sdk.${name};`;
+  if (target.declarations?.some((d) => d.typeParameters?.length)) throw new Error(`${name}: a generic type-only export cannot be re-exported in the CommonJS types`);
+  return `  export type ${name} = sdk.${name};`;
+});
 writeFileSync(join(cjs, 'index.d.ts'), `// CommonJS view of the package: require('pagamentos') is the client class with every export on it.
 import * as sdk from './types/index.js';
 declare class Pagamentos extends sdk.Pagamentos {}
 declare namespace Pagamentos {
-${names.map((n) => `  export import ${n} = sdk.${n};`).join('\n')}
+${lines.join('\n')}
 }
 export = Pagamentos;
 `);

@@ -6,12 +6,14 @@ import type { operations } from './generated/openapi.js';
 type Ops = operations;
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
+// Internal helpers (not re-exported: generic type-only exports cannot be carried into the
+// CommonJS types; `operations` is exported for those who want them).
 /** The 200 answer of an operation. */
-export type ResponseOf<K extends keyof Ops> = Ops[K] extends { responses: { 200: infer R } } ? Json<R> : never;
+type ResponseOf<K extends keyof Ops> = Ops[K] extends { responses: { 200: infer R } } ? Json<R> : never;
 /** The JSON body of an operation. */
-export type BodyOf<K extends keyof Ops> = Ops[K] extends { requestBody?: infer R } ? Json<NonNullable<R>> : never;
+type BodyOf<K extends keyof Ops> = Ops[K] extends { requestBody?: infer R } ? Json<NonNullable<R>> : never;
 /** The query parameters of an operation. */
-export type QueryOf<K extends keyof Ops> = Ops[K] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+type QueryOf<K extends keyof Ops> = Ops[K] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 
 export type Payment = ResponseOf<'getPayment'>;
 export type PaymentStatus = Payment['status'];

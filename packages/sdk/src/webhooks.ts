@@ -155,11 +155,12 @@ export async function verifyWebhook(payload: WebhookPayload, ...rest: unknown[])
   }
 }
 
-export interface SignedWebhookHeaders {
+// A type, not an interface: usable wherever a header record (or HeadersInit) is expected.
+export type SignedWebhookHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 /**
  * Signs a payload as the API does, for your own tests: returns the three headers to send with

@@ -37,6 +37,7 @@ export interface Call {
   headers: Record<string, string>;
   body: string | undefined;
   status?: number;
+  responseHeaders?: Record<string, string>;
   startedAtMs: number;
 }
 
@@ -54,6 +55,7 @@ export function recordingFetch(): { fetch: typeof fetch; calls: Call[] } {
     calls.push(call);
     const res = await fetch(input, init);
     call.status = res.status;
+    call.responseHeaders = Object.fromEntries(res.headers.entries());
     return res;
   };
   return { fetch: recorded, calls };
@@ -73,10 +75,15 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(targetPort: number): Promise<Proxy> {
+// `pages`: documents the proxy serves itself at those paths (a browser page on the API's origin).
+export async function startProxy(targetPort: number, pages: Record<string, string> = {}): Promise<Proxy> {
   const queue: ProxyAction[] = [];
   const seen: Proxy['seen'] = [];
   const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && pages[req.url!] !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pages[req.url!]);
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

@@ -1,0 +1,240 @@
+// Never twice: retries reuse one Idempotency-Key; what is retried and what is not; timeouts
+// and aborts. A proxy between the SDK and a running server cuts, holds or answers requests.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  APIError, ConnectionError, IdempotencyError, Pagamentos, RateLimitError, RequestAbortedError, TimeoutError, ValidationError,
+} from '../src/index.js';
+import { backoffMs, retryDelayMs } from '../src/core.js';
+import { ENGINES, eventually, merchant, recordingFetch, startProxy, startServer, type Proxy, type Running } from './harness.js';
+
+const envelope = (code: string, message = code) => JSON.stringify({ error: { code, message, correlationId: 'req_from_proxy' } });
+
+test('backoff: 0.5 s doubling to 8 s, jitter below the step, never under 0.5 s', () => {
+  for (let retry = 0; retry < 8; retry++) {
+    const step = Math.min(8000, 500 * 2 ** retry);
+    for (let i = 0; i < 200; i++) {
+      const ms = backoffMs(retry);
+      assert.ok(ms >= Math.max(500, step * 0.75) && ms <= step, `${retry}: ${ms}`);
+    }
+  }
+});
+
+test('what is retried: 409 IDEMPOTENCY_KEY_IN_USE, 429, 500, 502, 503, 504; Retry-After honoured up to 60 s', () => {
+  const none = new Headers();
+  for (const status of [429, 500, 502, 503, 504]) assert.ok(retryDelayMs(status, 'X', none, 0) !== undefined, String(status));
+  assert.ok(retryDelayMs(409, 'IDEMPOTENCY_KEY_IN_USE', none, 0) !== undefined);
+  for (const [status, code] of [[400, 'VALIDATION_ERROR'], [401, 'INVALID_API_KEY'], [403, 'PERMISSION_DENIED'], [404, 'NOT_FOUND'], [405, 'METHOD_NOT_ALLOWED'], [409, 'INVALID_STATE'], [413, 'PAYLOAD_TOO_LARGE'], [415, 'UNSUPPORTED_MEDIA_TYPE'], [422, 'IDEMPOTENCY_KEY_REUSED'], [422, 'UNPROCESSABLE'], [501, 'X']] as const) {
+    assert.equal(retryDelayMs(status, code, none, 0), undefined, `${status} ${code}`);
+  }
+  assert.equal(retryDelayMs(429, 'RATE_LIMITED', new Headers({ 'retry-after': '7' }), 0), 7000);
+  assert.equal(retryDelayMs(503, 'SERVICE_UNAVAILABLE', new Headers({ 'retry-after': '60' }), 0), 60_000);
+  assert.equal(retryDelayMs(503, 'SERVICE_UNAVAILABLE', new Headers({ 'retry-after': '61' }), 0), undefined);
+  const date = retryDelayMs(429, 'RATE_LIMITED', new Headers({ 'retry-after': new Date(Date.now() + 30_000).toUTCString() }), 0)!;
+  assert.ok(date > 25_000 && date <= 30_000, String(date));
+});
+
+for (const engine of ENGINES) {
+  describe(`retries (${engine})`, () => {
+    let server: Running;
+    let proxy: Proxy;
+    let client: Pagamentos;
+    let secretKey: string;
+
+    before(async () => {
+      server = await startServer(engine);
+      proxy = await startProxy(server.port);
+      ({ client, secretKey } = await merchant(server.baseUrl));
+    });
+    after(async () => {
+      await proxy.close();
+      await server.close();
+    });
+
+    const viaProxy = (options: ConstructorParameters<typeof Pagamentos>[1] = {}) => {
+      const recorded = recordingFetch();
+      return { sdk: new Pagamentos(secretKey, { baseUrl: proxy.baseUrl, fetch: recorded.fetch, ...options }), calls: recorded.calls };
+    };
+    // The proxy's list of requests from now on.
+    const mark = () => {
+      const from = proxy.seen.length;
+      return () => proxy.seen.slice(from);
+    };
+
+    test('a create whose connection is cut after the server answered is retried with the same key: one payment, and the SDK returns it', async () => {
+      const { sdk } = viaProxy();
+      const seen = mark();
+      proxy.plan({ kind: 'drop-after-answer' });
+      const { data, response } = await sdk.payments.create({ amountInCents: 4321, method: 'credit_card', cardToken: 'tok_visa' }).withResponse();
+      const requests = seen();
+      assert.equal(requests.length, 2);
+      assert.deepEqual(requests.map((r) => r.action), ['drop-after-answer', 'forward']);
+      assert.ok(requests[0].headers['idempotency-key']);
+      assert.equal(requests[1].headers['idempotency-key'], requests[0].headers['idempotency-key']);
+      assert.equal(response.attempts, 2);
+      assert.equal(response.idempotentReplayed, true, 'the second attempt got the stored answer of the first');
+      assert.equal(response.idempotencyKey, requests[0].headers['idempotency-key']);
+      const all = await client.payments.list({ limit: 100 });
+      assert.deepEqual(all.data.filter((p) => p.amount === 4321).map((p) => p.id), [data.id], 'exactly one payment was made');
+    });
+
+    test('with no retries left the cut connection is a ConnectionError carrying the key to retry with', async () => {
+      const { sdk } = viaProxy({ maxRetries: 0 });
+      proxy.plan({ kind: 'drop-after-answer' });
+      const err = await sdk.payments.create({ amountInCents: 4444, method: 'pix' }).catch((e: unknown) => e);
+      assert.ok(err instanceof ConnectionError && !(err instanceof TimeoutError));
+      assert.equal(err.code, 'CONNECTION_ERROR');
+      assert.equal(err.status, undefined);
+      // Retrying by hand with that key returns the payment the first attempt made.
+      const again = await client.payments.create({ amountInCents: 4444, method: 'pix' }, { idempotencyKey: err.idempotencyKey }).withResponse();
+      assert.equal(again.response.idempotentReplayed, true);
+    });
+
+    test('a 400 is not retried', async () => {
+      const { sdk, calls } = viaProxy();
+      const err = await sdk.payments.create({ amountInCents: 0, method: 'pix' }).catch((e: unknown) => e);
+      assert.ok(err instanceof ValidationError);
+      assert.equal(err.status, 400);
+      assert.equal(calls.length, 1);
+      assert.deepEqual(calls.map((c) => c.status), [400]);
+    });
+
+    test('a 422 IDEMPOTENCY_KEY_REUSED is an IdempotencyError, not retried', async () => {
+      const { sdk, calls } = viaProxy();
+      await sdk.payments.create({ amountInCents: 100, method: 'pix' }, { idempotencyKey: 'reused-key' });
+      const err = await sdk.payments.create({ amountInCents: 200, method: 'pix' }, { idempotencyKey: 'reused-key' }).catch((e: unknown) => e);
+      assert.ok(err instanceof IdempotencyError);
+      assert.equal(err.code, 'IDEMPOTENCY_KEY_REUSED');
+      assert.equal(err.idempotencyKey, 'reused-key');
+      assert.equal(calls.length, 2);
+    });
+
+    test('503 with Retry-After, 502 without an envelope, 409 IDEMPOTENCY_KEY_IN_USE: retried with the same key until the answer', async () => {
+      const { sdk, calls } = viaProxy();
+      const seen = mark();
+      proxy.plan(
+        { kind: 'answer', status: 503, headers: { 'retry-after': '1' }, body: envelope('SERVICE_UNAVAILABLE') },
+        { kind: 'answer', status: 409, headers: { 'retry-after': '1' }, body: envelope('IDEMPOTENCY_KEY_IN_USE') },
+      );
+      const { data, response } = await sdk.payments.create({ amountInCents: 2222, method: 'pix' }, { maxRetries: 2 }).withResponse();
+      assert.equal(data.amount, 2222);
+      assert.equal(response.attempts, 3);
+      assert.equal(new Set(seen().map((r) => r.headers['idempotency-key'])).size, 1);
+      assert.ok(calls[1].startedAtMs - calls[0].startedAtMs >= 1000, 'waited out Retry-After: 1');
+      assert.ok(calls[2].startedAtMs - calls[1].startedAtMs >= 1000, 'waited out Retry-After: 1');
+
+      proxy.plan({ kind: 'answer', status: 502, headers: { 'content-type': 'text/html' }, body: '<h1>Bad gateway</h1>' }, { kind: 'answer', status: 500, body: envelope('INTERNAL_ERROR') });
+      const retrieved = await sdk.payments.retrieve(data.id).withResponse();
+      assert.equal(retrieved.response.attempts, 3);
+    });
+
+    test('5xx after the retries: an APIError; Retry-After over 60 s is not waited', async () => {
+      const { sdk, calls } = viaProxy({ maxRetries: 1 });
+      proxy.plan({ kind: 'answer', status: 504, body: envelope('INTERNAL_ERROR') }, { kind: 'answer', status: 502, headers: { 'content-type': 'text/html' }, body: 'nope' });
+      const err = await sdk.balance.retrieve().catch((e: unknown) => e);
+      assert.ok(err instanceof APIError);
+      assert.equal(err.status, 502);
+      assert.equal(err.code, 'HTTP_502');
+      assert.equal(calls.length, 2);
+
+      const before = calls.length;
+      proxy.plan({ kind: 'answer', status: 503, headers: { 'retry-after': '3600' }, body: envelope('PROVIDER_UNAVAILABLE', 'down') });
+      const long = await sdk.payments.create({ amountInCents: 100, method: 'pix' }).catch((e: unknown) => e);
+      assert.ok(long instanceof APIError);
+      assert.equal(long.code, 'PROVIDER_UNAVAILABLE');
+      assert.equal(long.headers!.get('retry-after'), '3600');
+      assert.equal(calls.length - before, 1);
+    });
+
+    test('a timeout: TimeoutError without retries, the answer with one', async () => {
+      const { sdk } = viaProxy({ timeoutMs: 300 });
+      proxy.plan({ kind: 'hold' });
+      const err = await sdk.balance.retrieve({ maxRetries: 0 }).catch((e: unknown) => e);
+      assert.ok(err instanceof TimeoutError && err instanceof ConnectionError);
+      assert.equal(err.code, 'TIMEOUT');
+
+      const seen = mark();
+      proxy.plan({ kind: 'hold' });
+      const { data, response } = await sdk.payments.create({ amountInCents: 3131, method: 'pix' }, { maxRetries: 1 }).withResponse();
+      assert.equal(response.attempts, 2);
+      assert.equal(data.amount, 3131);
+      const [held, forwarded] = seen();
+      assert.equal(held.headers['idempotency-key'], forwarded.headers['idempotency-key']);
+      // The held attempt never reached the server: one payment.
+      const all = await client.payments.list({ limit: 100 });
+      assert.equal(all.data.filter((p) => p.amount === 3131).length, 1);
+    });
+
+    test('an abort: RequestAbortedError at once, never retried; an aborted signal sends nothing', async () => {
+      const { sdk, calls } = viaProxy();
+      const seen = mark();
+      proxy.plan({ kind: 'hold' });
+      const controller = new AbortController();
+      const pending = sdk.payments.create({ amountInCents: 5151, method: 'pix' }, { signal: controller.signal }).catch((e: unknown) => e);
+      await eventually(async () => seen().length === 1, 'the proxy holds the request');
+      controller.abort(new Error('user left'));
+      const err = await pending;
+      assert.ok(err instanceof RequestAbortedError);
+      assert.equal(err.code, 'ABORTED');
+      assert.equal(calls.length, 1);
+
+      const before = calls.length;
+      await assert.rejects(sdk.balance.retrieve({ signal: AbortSignal.abort() }), RequestAbortedError);
+      assert.equal(calls.length, before);
+    });
+
+    test('an abort during the wait between retries stops it', async () => {
+      const { sdk, calls } = viaProxy();
+      proxy.plan({ kind: 'answer', status: 503, headers: { 'retry-after': '30' }, body: envelope('SERVICE_UNAVAILABLE') });
+      const controller = new AbortController();
+      const pending = sdk.balance.retrieve({ signal: controller.signal }).catch((e: unknown) => e);
+      await eventually(async () => calls[0]?.status === 503, 'the first answer');
+      controller.abort();
+      assert.ok((await pending) instanceof RequestAbortedError);
+      assert.equal(calls.length, 1);
+    });
+  });
+
+  describe(`rate limit (${engine})`, () => {
+    let server: Running;
+    before(async () => {
+      // 20 requests per minute per key: the 21st in a burst waits ~3 s for a token.
+      server = await startServer(engine, { rateLimitPerMinute: 20 });
+    });
+    after(() => server.close());
+
+    test('a 429 with Retry-After is waited out, then the call succeeds', async () => {
+      const { secretKey } = await merchant(server.baseUrl);
+      const drain = () => eventually(async () => (await fetch(`${server.baseUrl}/v1/balance`, { headers: { authorization: `Bearer ${secretKey}` } })).status === 429, 'the rate limit', 60_000);
+      // Spend the bucket with plain calls until the API says 429, then call through the SDK. A
+      // token may come back in between (one every 3 s): then spend it again and call again.
+      let recorded = recordingFetch();
+      for (let round = 0; round < 5 && !recorded.calls.some((c) => c.status === 429); round++) {
+        recorded = recordingFetch();
+        await drain();
+        const sdk = new Pagamentos(secretKey, { baseUrl: server.baseUrl, fetch: recorded.fetch, maxRetries: 3 });
+        const { data, response } = await sdk.payments.create({ amountInCents: 1999, method: 'pix' }).withResponse();
+        assert.equal(data.amount, 1999);
+        assert.equal(response.attempts, recorded.calls.length);
+      }
+      const calls = recorded.calls;
+      const i = calls.findIndex((c) => c.status === 429);
+      assert.ok(i >= 0, 'the SDK met a 429');
+      assert.equal(calls[calls.length - 1].status, 200);
+      const retryAfter = Number(calls[i].responseHeaders!['retry-after']);
+      assert.ok(retryAfter >= 1 && retryAfter <= 3, String(retryAfter));
+      assert.ok(calls[i + 1].startedAtMs - calls[i].startedAtMs >= retryAfter * 1000, 'the retry waited out Retry-After');
+      assert.equal(new Set(calls.map((c) => c.headers['idempotency-key'])).size, 1, 'one key for every attempt');
+    });
+
+    test('with no retries the 429 is a RateLimitError with Retry-After', async () => {
+      const { secretKey } = await merchant(server.baseUrl);
+      const sdk = new Pagamentos(secretKey, { baseUrl: server.baseUrl, maxRetries: 0 });
+      const err = await eventually(async () => sdk.balance.retrieve().then(() => undefined, (e: unknown) => e), 'a 429', 60_000);
+      assert.ok(err instanceof RateLimitError);
+      assert.equal(err.status, 429);
+      assert.equal(err.code, 'RATE_LIMITED');
+      assert.match(err.headers!.get('retry-after')!, /^\d+$/);
+    });
+  });
+}
