@@ -228,7 +228,10 @@ export async function send<T>(t: Transport, spec: RequestSpec, options: RequestO
     if ('failure' in result) {
       if (signal?.aborted) throw aborted(signal, idempotencyKey);
       const Family = result.failure === 'timeout' ? TimeoutError : ConnectionError;
-      const message = result.failure === 'timeout' ? `No answer within ${timeoutMs} ms.` : `Could not reach ${t.baseUrl}: ${(result.cause as Error)?.message ?? result.cause}.`;
+      const cause = result.cause as { message?: string; cause?: { message?: string } } | undefined;
+      const message = result.failure === 'timeout'
+        ? `No answer within ${timeoutMs} ms.`
+        : `No answer from ${t.baseUrl}: ${[cause?.message, cause?.cause?.message].filter(Boolean).join(': ') || String(cause)}.`;
       error = new Family({ message, code: result.failure === 'timeout' ? 'TIMEOUT' : 'CONNECTION_ERROR', cause: result.cause, idempotencyKey });
       waitMs = backoffMs(retry);
     } else {

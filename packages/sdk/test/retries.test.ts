@@ -85,6 +85,7 @@ for (const engine of ENGINES) {
       assert.ok(err instanceof ConnectionError && !(err instanceof TimeoutError));
       assert.equal(err.code, 'CONNECTION_ERROR');
       assert.equal(err.status, undefined);
+      assert.match(err.message, /^No answer from http:\/\/127\.0\.0\.1:\d+: fetch failed/);
       // Retrying by hand with that key returns the payment the first attempt made.
       const again = await client.payments.create({ amountInCents: 4444, method: 'pix' }, { idempotencyKey: err.idempotencyKey }).withResponse();
       assert.equal(again.response.idempotentReplayed, true);
@@ -146,7 +147,7 @@ for (const engine of ENGINES) {
       assert.equal(calls.length - before, 1);
     });
 
-    test('a timeout: TimeoutError without retries, the answer with one', async () => {
+    test('a timeout: TimeoutError without retries, the answer with one', { timeout: 60_000 }, async () => {
       const { sdk } = viaProxy({ timeoutMs: 300 });
       proxy.plan({ kind: 'hold' });
       const err = await sdk.balance.retrieve({ maxRetries: 0 }).catch((e: unknown) => e);
@@ -165,7 +166,7 @@ for (const engine of ENGINES) {
       assert.equal(all.data.filter((p) => p.amount === 3131).length, 1);
     });
 
-    test('an abort: RequestAbortedError at once, never retried; an aborted signal sends nothing', async () => {
+    test('an abort: RequestAbortedError at once, never retried; an aborted signal sends nothing', { timeout: 60_000 }, async () => {
       const { sdk, calls } = viaProxy();
       const seen = mark();
       proxy.plan({ kind: 'hold' });
@@ -183,7 +184,7 @@ for (const engine of ENGINES) {
       assert.equal(calls.length, before);
     });
 
-    test('an abort during the wait between retries stops it', async () => {
+    test('an abort during the wait between retries stops it', { timeout: 60_000 }, async () => {
       const { sdk, calls } = viaProxy();
       proxy.plan({ kind: 'answer', status: 503, headers: { 'retry-after': '30' }, body: envelope('SERVICE_UNAVAILABLE') });
       const controller = new AbortController();
