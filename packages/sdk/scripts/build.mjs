@@ -1,4 +1,5 @@
-// Builds dist/: ESM (tsc, one module per file, with .d.ts), CommonJS (one esbuild bundle whose
+// Builds dist/ from src/ as committed (src/generated/openapi.ts included: `npm run generate`
+// refreshes it from the server): ESM (tsc, one module per file, with .d.ts), CommonJS (one esbuild bundle whose
 // require() is the client class itself, with every named export on it, and .d.ts that say so),
 // and measures the full bundle minified and gzipped (dist/size.json).
 import { execFileSync } from 'node:child_process';

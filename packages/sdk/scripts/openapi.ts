@@ -1,6 +1,7 @@
 // The server's current OpenAPI document, and the SDK's types generated from it with
-// openapi-typescript. Used by `npm run generate` (writes src/generated/openapi.ts) and by the
-// test that fails when the committed types differ from what the document produces now.
+// openapi-typescript. Used by `npm run generate` (writes src/generated/openapi.ts, which the
+// build compiles as committed) and by the test that fails when the committed types differ
+// from what the document produces now.
 // Build tooling only: the SDK itself never imports server code.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
