@@ -206,7 +206,11 @@ async function attempt(t: Transport, target: string, init: RequestInit, timeoutM
 
 export async function send<T>(t: Transport, spec: RequestSpec, options: RequestOptions = {}): Promise<{ data: T; response: ResponseMeta }> {
   const { signal } = options;
-  const idempotencyKey = spec.method !== 'GET' && !spec.anonymous ? options.idempotencyKey ?? randomKey() : undefined;
+  // Extra headers by lower-case name, so they replace ours rather than join them (an
+  // Idempotency-Key given as a header is the call's key).
+  const extra: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.headers ?? {})) extra[name.toLowerCase()] = value;
+  const idempotencyKey = spec.method !== 'GET' && !spec.anonymous ? options.idempotencyKey ?? extra['idempotency-key'] ?? randomKey() : undefined;
   const maxRetries = options.maxRetries ?? (spec.anonymous ? 0 : t.maxRetries);
   const timeoutMs = options.timeoutMs ?? t.timeoutMs;
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -215,7 +219,7 @@ export async function send<T>(t: Transport, spec: RequestSpec, options: RequestO
   if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
   const init: RequestInit = {
     method: spec.method,
-    headers: { ...headers, ...options.headers },
+    headers: { ...headers, ...extra, ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
     body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
   };
   const target = url(t.baseUrl, spec.path, spec.query);

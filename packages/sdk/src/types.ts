@@ -45,6 +45,10 @@ export type PixShapeAPaymentCreateParams = PaymentOptionals & {
 };
 /** What `payments.create` takes: shape B (card or Pix), or shape A for Pix. */
 export type PaymentCreateParams = CardPaymentCreateParams | PixPaymentCreateParams | PixShapeAPaymentCreateParams;
+// Checked when this package compiles: every shape the SDK offers is a body the API's document
+// accepts (the build breaks if the API stops taking one).
+type Fits<T extends true> = T;
+type PaymentCreateParamsFitTheApi = Fits<PaymentCreateParams extends CreatePaymentBody ? true : false>;
 
 export type Refund = ResponseOf<'getRefund'>;
 export type RefundCreateParams = BodyOf<'createRefund'>;

@@ -115,6 +115,11 @@ for (const engine of ENGINES) {
       // Extra headers of a call reach the server (a caller-chosen correlation id is kept).
       const tagged = await client.balance.retrieve({ headers: { 'x-correlation-id': 'my-trace-123' } }).withResponse();
       assert.equal(tagged.response.correlationId, 'my-trace-123');
+      // An Idempotency-Key given as an extra header, in any case, is the call's one key.
+      const byHeader = await client.payments.create({ amountInCents: 700, method: 'pix' }, { headers: { 'IDEMPOTENCY-KEY': 'order-700' } }).withResponse();
+      assert.equal(byHeader.response.idempotencyKey, 'order-700');
+      assert.equal(byHeader.response.idempotentReplayed, true);
+      assert.equal(calls[calls.length - 1].headers['idempotency-key'], 'order-700');
     });
 
     test('tokens and sandbox: a card token pays; a Pix is paid in the sandbox', async () => {
