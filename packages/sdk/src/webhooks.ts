@@ -167,7 +167,7 @@ export type SignedWebhookHeaders = {
  * it. Several secrets give several signatures (as during a rotation).
  */
 export async function signWebhook(payload: string | Uint8Array, secret: string | string[], options: { id?: string; timestampSeconds?: number } = {}): Promise<SignedWebhookHeaders> {
-  const id = options.id ?? `msg_${crypto.randomUUID().replace(/-/g, '')}`;
+  const id = options.id ?? 'msg_' + Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
   const timestamp = String(options.timestampSeconds ?? Math.floor(Date.now() / 1000));
   const body = typeof payload === 'string' ? encoder.encode(payload) : payload;
   const keys = await Promise.all((Array.isArray(secret) ? secret : [secret]).map(secretKey));

@@ -27,6 +27,8 @@ const rejects = (promise: Promise<unknown>, code: string, message?: RegExp) =>
 describe('verifyWebhook', () => {
   test('accepts the raw body as string, Buffer, Uint8Array, ArrayBuffer or a Web Request', async () => {
     const headers = await signWebhook(body, SECRET);
+    assert.match(headers['webhook-id'], /^msg_[0-9a-f]{32}$/);
+    assert.ok(Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000) < 60);
     const bytes = new TextEncoder().encode(body);
     for (const payload of [body, Buffer.from(body), bytes, bytes.slice().buffer]) {
       const event = await verifyWebhook(payload, headers, SECRET);
