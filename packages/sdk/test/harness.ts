@@ -164,7 +164,7 @@ export async function runSettlement(r: Running, date?: string): Promise<void> {
   const run = await fetch(`${r.baseUrl}/admin/settlement-runs`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrfToken },
-    body: JSON.stringify(date ? { date } : {}),
+    body: JSON.stringify({ ...(date ? { date } : {}), reason: 'SDK test run' }),
   });
   if (run.status !== 200) throw new Error(`settlement run: ${run.status} ${await run.text()}`);
 }
