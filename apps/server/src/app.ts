@@ -12,6 +12,7 @@ import { RateLimiter, registerRateLimit } from './plugins/rate-limit.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { Metrics, registerMetrics } from './plugins/metrics.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { contractViolations as contractViolationsOf } from './http/contract.js';
 import { healthRoutes } from './modules/health.js';
 import { accountRoutes, accountSchemas } from './modules/accounts/routes.js';
 import { tokenRoutes, tokenSchemas } from './modules/tokens/index.js';
@@ -63,6 +64,9 @@ export interface AppOptions {
   store: Store;
   provider?: PaymentProvider;
   logger?: pino.Logger | false;
+  // Record every response whose status or headers its route does not declare in the OpenAPI
+  // document (http/contract.ts) in `contractViolations`. Tests turn it on.
+  checkContract?: boolean;
 }
 
 export interface App {
@@ -72,6 +76,8 @@ export interface App {
   keyCache: KeyCache;
   // This process's requests in flight and event-loop load (the in-process worker yields to them).
   load: LoadGauge;
+  // Responses that broke their route's documented contract (only with `checkContract`).
+  contractViolations: string[];
   // Starts background work in this process (unless WORKER_IN_PROCESS=false).
   startWorker(): Promise<void>;
   // Stops taking requests, lets in-flight ones finish, stops jobs, closes the store.
@@ -186,6 +192,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return payload;
   });
 
+  const contractViolations: string[] = [];
+  if (options.checkContract) {
+    app.addHook('onResponse', async (req, reply) => {
+      contractViolations.push(...contractViolationsOf(req, reply));
+    });
+  }
+
   app.addHook('onResponse', async (req, reply) => {
     req.log.info({ method: req.method, url: req.routeOptions.url ?? req.url.split('?')[0], statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100, accountId: req.auth?.accountId }, 'request completed');
   });
@@ -220,6 +233,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   return {
     app,
     load,
+    contractViolations,
     worker,
     dispatcher,
     keyCache,

@@ -68,7 +68,7 @@ export async function startApp(engine: EngineName, overrides: Partial<Config> = 
   const config = loadConfig({}, { ...TEST_CONFIG, databaseUrl: db.url, ...overrides });
   const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax });
   await store.migrate();
-  const built = await buildApp({ config, store, logger: false, provider: options.provider });
+  const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true });
   if (options.worker !== false) await built.startWorker();
   let closed = false;
   return {
@@ -82,6 +82,10 @@ export async function startApp(engine: EngineName, overrides: Partial<Config> = 
         await built.close();
       }
       if (!options.db) await db.drop();
+      // Every response of the suite kept its route's documented contract (statuses, headers).
+      if (built.contractViolations.length > 0) {
+        throw new Error(`responses the OpenAPI document does not declare:\n  ${[...new Set(built.contractViolations)].join('\n  ')}`);
+      }
     },
   };
 }

@@ -16,8 +16,8 @@ type Json = Record<string, any>;
 type Op = { path: string; method: string; op: Json };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-const ERROR_REF = '#/components/schemas/Error';
-const NAMED = ['Payment', 'Error', 'CreatePaymentRequest', 'PaymentList', 'CardToken', 'CreateTokenRequest', 'SandboxAccount', 'SandboxAccountRequest', 'Metadata'];
+const ERROR_REF = '#/components/schemas/ErrorResponse';
+const NAMED = ['Payment', 'ErrorResponse', 'CreatePaymentRequest', 'PaymentList', 'CardToken', 'CreateTokenRequest', 'SandboxAccount', 'SandboxAccountRequest', 'Metadata'];
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const require = createRequire(import.meta.url);
@@ -170,7 +170,7 @@ describe('OpenAPI document', () => {
       for (const s of errors) {
         const r = op.responses[s];
         assert.ok(r.description, `${what} ${s}: description`);
-        assert.equal(r.content?.['application/json']?.schema?.$ref, ERROR_REF, `${what} ${s}: must be the Error envelope`);
+        assert.equal(r.content?.['application/json']?.schema?.$ref, ERROR_REF, `${what} ${s}: must be the ErrorResponse envelope`);
       }
       if (needsKey(securityOf(doc, op))) assert.ok(op.responses['401'], `${what}: needs credentials, so documents 401`);
     }
@@ -184,7 +184,7 @@ describe('OpenAPI document', () => {
   });
 
   test('the Error envelope and the bearer security schemes', () => {
-    const error = doc.components.schemas.Error;
+    const error = doc.components.schemas.ErrorResponse;
     assert.deepEqual(error.required, ['error']);
     for (const f of ['code', 'message', 'correlationId']) assert.ok(error.properties.error.required.includes(f), `error.${f} required`);
     assert.ok(error.properties.error.properties.code.enum.includes('VALIDATION_ERROR'));

@@ -550,7 +550,7 @@ for (const engine of ENGINES) {
       assert.equal(r.events()[0].data.object.id, p2.id);
 
       const deleted = await h.ok('DELETE', `/v1/webhook-endpoints/${ep.id}`, k.secretKey);
-      assert.deepEqual(deleted, { id: ep.id, object: 'webhook_endpoint', deleted: true });
+      assert.deepEqual(deleted, { id: ep.id, object: 'webhook_endpoint', deleted: true, livemode: false });
       for (const [method, url] of [['GET', `/v1/webhook-endpoints/${ep.id}`], ['DELETE', `/v1/webhook-endpoints/${ep.id}`], ['GET', `/v1/webhook-endpoints/${ep.id}/deliveries`], ['POST', `/v1/webhook-endpoints/${ep.id}/test`]] as const) {
         const res = await h.api(method, url, k.secretKey);
         assert.equal(res.statusCode, 404, `${method} ${url}`);

@@ -1,5 +1,15 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type TEnum, type TLiteral, type TSchema, type TSchemaOptions } from 'typebox';
 import { ERROR_CODES } from '../errors.js';
+
+// Every schema carries its `type`, and a single value is a `const` of that type: code
+// generators turn an `enum` of one value into a named enum (and one named `object` does not
+// compile in TypeScript), and drop a schema with no type to "any" or abort.
+export function stringEnum<const Values extends string[]>(values: readonly [...Values], options: TSchemaOptions = {}): TEnum<Values> {
+  return Type.Enum(values, { type: 'string', ...options });
+}
+export function constant<const Value extends string | boolean>(value: Value, options: TSchemaOptions = {}): TLiteral<Value> {
+  return Type.Literal(value, options);
+}
 
 // Shared, named schemas: registered once with the app so they become named components in the
 // OpenAPI document and are referenced by `$ref` from routes.
@@ -7,17 +17,24 @@ export const ErrorEnvelope = Type.Object(
   {
     error: Type.Object(
       {
-        code: Type.Enum(ERROR_CODES as unknown as string[], { description: 'Machine-readable code, UPPER_SNAKE.' }),
+        code: stringEnum(ERROR_CODES, { description: 'Machine-readable code, UPPER_SNAKE.' }),
         message: Type.String({ description: 'Human-readable explanation. Never contains secrets or card data.' }),
         correlationId: Type.String({ description: 'Quote it to support; also in the X-Correlation-Id header and in our logs.' }),
         param: Type.Optional(Type.String({ description: 'The request field at fault, dotted (e.g. `customer.email`).' })),
-        details: Type.Optional(Type.Unknown()),
+        details: Type.Optional(Type.Array(
+          Type.Object({
+            param: Type.String({ description: 'The field, dotted (as `param`).' }),
+            issue: Type.String({ description: 'What is wrong with it: a JSON Schema keyword (`required`, `type`, ...) or a sentence.' }),
+          }),
+          { description: 'Every problem found, when there are several; the first is in `message` and `param`.' },
+        )),
       },
       { additionalProperties: false },
     ),
   },
   {
-    $id: 'Error',
+    // Not `Error`: a component named after a language built-in shadows it in generated clients.
+    $id: 'ErrorResponse',
     additionalProperties: false,
     description: 'The envelope of every non-2xx response.',
     examples: [{ error: { code: 'VALIDATION_ERROR', message: 'amount must be a positive integer', correlationId: 'req_01jc6v8x2a9m3yq0d7b4e5f6g8', param: 'amount' } }],
@@ -28,7 +45,7 @@ export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String(
   $id: 'Metadata',
   maxProperties: 50,
   // TypeBox turns the key schema into a catch-all pattern; the key length needs saying here.
-  propertyNames: { maxLength: 40 },
+  propertyNames: { type: 'string', maxLength: 40 },
   description: 'Your own key-value pairs: at most 50 keys, keys up to 40 characters, values up to 500.',
   examples: [{ orderId: '1234' }],
 });
@@ -59,32 +76,10 @@ export const ListQueryBase = {
 export function listOf(itemRef: string, id: string, description = `A page of ${itemRef} objects, newest first.`) {
   return Type.Object(
     {
-      object: Type.Literal('list'),
+      object: constant('list'),
       data: Type.Array(ref(itemRef)),
       hasMore: Type.Boolean({ description: 'Whether another page follows in this direction.' }),
     },
     { $id: id, additionalProperties: false, description },
   );
 }
-
-// The error responses every operation can produce; routes add their own specific ones.
-export function errorResponses(...statuses: number[]) {
-  const base = [400, 401, 403, 429, 500, ...statuses];
-  const out: Record<number, unknown> = {};
-  for (const s of new Set(base)) out[s] = ref('Error', { description: ERROR_DESCRIPTIONS[s] ?? 'Error' });
-  return out;
-}
-
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it).',
-  401: 'AUTHENTICATION_REQUIRED or INVALID_API_KEY.',
-  403: 'PERMISSION_DENIED: wrong kind of key, or live mode not activated.',
-  404: 'NOT_FOUND: no such object for this account and mode.',
-  409: 'IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE.',
-  413: 'PAYLOAD_TOO_LARGE.',
-  415: 'UNSUPPORTED_MEDIA_TYPE: send `application/json`.',
-  422: 'IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE.',
-  429: 'RATE_LIMITED: retry after `Retry-After` seconds.',
-  500: 'INTERNAL_ERROR: quote the correlation id to support.',
-  503: 'SERVICE_UNAVAILABLE or PROVIDER_UNAVAILABLE.',
-};

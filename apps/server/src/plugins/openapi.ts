@@ -1,7 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import { SESSION_COOKIE } from '../modules/admin/sessions.js';
+import type { ErrorCode } from '../errors.js';
+import { registerContracts, type ResponseHeader, type RouteContract } from '../http/contract.js';
 
 export const API_DESCRIPTION = `Payments for Brazilian merchants: Pix and card, every mutating request idempotent.
 
@@ -46,9 +48,85 @@ function originOf(url: string | null): string | null {
 
 const OPTIONAL_BODY_OPERATIONS = new Set(['redeliverEvent', 'adminDeactivateSplitRule']);
 
+const ERROR_REF = '#/components/schemas/ErrorResponse';
+
+// What each error code means, for the description of the statuses that can carry it.
+const CODE_MEANING: Record<ErrorCode, string> = {
+  VALIDATION_ERROR: 'the request is malformed or a field is invalid (`param` names it)',
+  AUTHENTICATION_REQUIRED: 'no credentials, or malformed ones',
+  INVALID_API_KEY: 'unknown or revoked API key',
+  PERMISSION_DENIED: 'these credentials may not do this',
+  NOT_FOUND: 'no such object for this account and mode',
+  METHOD_NOT_ALLOWED: 'wrong method for this path',
+  IDEMPOTENCY_KEY_IN_USE: 'a request with this Idempotency-Key is still running: retry after `Retry-After`',
+  INVALID_STATE: 'the object\'s state forbids it',
+  PAYLOAD_TOO_LARGE: 'the body is over the limit',
+  UNSUPPORTED_MEDIA_TYPE: 'send `application/json`',
+  IDEMPOTENCY_KEY_REUSED: 'this Idempotency-Key was used with a different request',
+  UNPROCESSABLE: 'well-formed but refused by a business rule',
+  RATE_LIMITED: 'too many requests: retry after `Retry-After` seconds',
+  INTERNAL_ERROR: 'our fault: quote the correlation id to support',
+  PROVIDER_UNAVAILABLE: 'the payment provider is not answering; nothing was charged: retry after `Retry-After` with the same Idempotency-Key',
+  SERVICE_UNAVAILABLE: 'the service cannot answer now',
+};
+
+// Response headers, declared once and referenced by every response that carries them.
+const HEADERS: Record<ResponseHeader, { description: string; schema: Record<string, unknown> }> = {
+  'X-Correlation-Id': { description: 'Identifies this request in our logs and in the error envelope (`correlationId`); quote it to support. Sent on every response; a valid `X-Correlation-Id` you send is kept.', schema: { type: 'string', examples: ['req_01jc6v8x2a9m3yq0d7b4e5f6g8'] } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  'RateLimit-Limit': { description: 'Requests allowed per window (per API key, or per client address for sandbox sign-up).', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window is full again.', schema: { type: 'integer' } },
+  'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key (nothing was done again).', schema: { type: 'string', const: 'true' } },
+  'Set-Cookie': { description: `The admin session cookie \`${SESSION_COOKIE}\` (HttpOnly, SameSite=Strict, Path=/admin; Secure over HTTPS), set at sign-in and cleared at sign-out.`, schema: { type: 'string' } },
+};
+const headerName = (h: ResponseHeader) => h.replace(/-/g, '');
+
+type Json = Record<string, any>;
+
+// The statuses and headers of each operation come from its contract (http/contract.ts): the
+// error statuses are replaced whole, the route's own success responses get their headers.
+function applyContracts(doc: Json, contracts: Map<string, RouteContract>): void {
+  doc.components ??= {};
+  doc.components.headers = Object.fromEntries(Object.entries(HEADERS).map(([name, h]) => [headerName(name as ResponseHeader), h]));
+  for (const methods of Object.values<Json>(doc.paths ?? {})) {
+    for (const op of Object.values<Json>(methods)) {
+      const contract = op && typeof op === 'object' ? contracts.get(op.operationId) : undefined;
+      if (!contract) continue;
+      const responses: Json = {};
+      for (const [status, { codes, headers }] of contract.responses) {
+        const headerRefs = Object.fromEntries(headers.map((h) => [h, { $ref: `#/components/headers/${headerName(h)}` }]));
+        if (codes.length === 0) {
+          responses[status] = { ...op.responses[status], headers: headerRefs };
+          continue;
+        }
+        responses[status] = {
+          description: codes.map((c) => `${c}: ${CODE_MEANING[c]}.`).join(' '),
+          headers: headerRefs,
+          content: { 'application/json': { schema: { $ref: ERROR_REF } } },
+        };
+      }
+      op.responses = responses;
+    }
+  }
+}
+
+// The absolute URL clients should call: PUBLIC_URL, else what this request was sent to. The
+// Host header is the client's, so only a plain host[:port] is believed.
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+function requestOrigin(req: FastifyRequest): string {
+  const host = req.host;
+  const protocol = req.protocol === 'https' ? 'https' : 'http';
+  if (host && HOST.test(host)) return `${protocol}://${host}`;
+  const address = req.server.server.address();
+  const port = address && typeof address === 'object' ? address.port : 80;
+  return `${protocol}://localhost:${port}`;
+}
+
 export async function registerOpenApi(app: FastifyInstance, options: { publicUrl: string | null }): Promise<void> {
   // Paths already start with `/v1/...`: a trailing slash here would make `https://host//v1/...`.
-  const serverUrl = options.publicUrl ? options.publicUrl.replace(/\/+$/, '') || '/' : '/';
+  const publicUrl = options.publicUrl ? options.publicUrl.replace(/\/+$/, '') : null;
+  const contracts = registerContracts(app);
 
   await app.register(swagger, {
     openapi: {
@@ -60,7 +138,8 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         contact: { name: 'Support', email: 'support@example.com' },
       },
-      servers: [{ url: serverUrl, description: 'This instance' }],
+      // Replaced per request with the instance's absolute URL (see /v1/openapi.json below).
+      servers: [{ url: publicUrl ?? 'http://localhost', description: 'This instance' }],
       // Sidebar order. Every tag an operation uses must be declared here, with a description
       // (test/openapi.test.ts checks it).
       tags: [
@@ -93,6 +172,9 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
     // Shared schemas become components named by their $id (Payment, Error, ...), which is what
     // code generators turn into class names.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `Schema${i}` },
+    // OpenAPI 3.1 is JSON Schema 2020-12: a single value stays `const` (with its type). An
+    // `enum` of one becomes an enum type in generators, and one named `object` does not compile.
+    convertConstToEnum: false,
     // @fastify/swagger marks every request body required; these operations also take none.
     transformObject: (documentObject) => {
       const doc = (documentObject as { openapiObject?: { paths?: Record<string, Record<string, { operationId?: string; requestBody?: { required?: boolean } }>> } }).openapiObject;
@@ -101,11 +183,24 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
           if (op?.operationId && OPTIONAL_BODY_OPERATIONS.has(op.operationId) && op.requestBody) op.requestBody.required = false;
         }
       }
+      applyContracts(doc as Json, contracts);
       return doc as never;
     },
   });
 
-  app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  // One serialized document per server URL (PUBLIC_URL, or each host the instance is reached by).
+  const documents = new Map<string, string>();
+  app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async (req, reply) => {
+    const server = publicUrl ?? requestOrigin(req);
+    let text = documents.get(server);
+    if (text === undefined) {
+      const doc = app.swagger() as unknown as Json;
+      text = JSON.stringify({ ...doc, servers: [{ url: server, description: 'This instance' }] });
+      if (documents.size >= 16) documents.clear();
+      documents.set(server, text);
+    }
+    return reply.type('application/json; charset=utf-8').send(text);
+  });
 
   const csp = docsContentSecurityPolicy(originOf(options.publicUrl));
   await app.register(scalar, {

@@ -68,7 +68,7 @@ export async function insertKey(tx: Tx, accountId: string, kind: KeyKind, livemo
 }
 
 export interface CreatedAccount {
-  account: { id: string; object: 'account'; name: string; email: string | null; liveEnabled: boolean; createdAt: string };
+  account: { id: string; object: 'account'; name: string; email: string | null; liveEnabled: boolean; livemode: false; createdAt: string };
   keys: { secretKey: CreatedKey; publishableKey: CreatedKey };
 }
 
@@ -80,7 +80,7 @@ export async function createAccount(store: Store, input: { name: string; email?:
     const secretKey = await insertKey(tx, id, 'secret', false);
     const publishableKey = await insertKey(tx, id, 'publishable', false);
     return {
-      account: { id, object: 'account' as const, name: input.name, email: input.email ?? null, liveEnabled: false, createdAt },
+      account: { id, object: 'account' as const, name: input.name, email: input.email ?? null, liveEnabled: false, livemode: false as const, createdAt },
       keys: { secretKey, publishableKey },
     };
   });

@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import type { Store } from '../../store/index.js';
 import type { ApiKeysTable, Database, RecipientsTable } from '../../store/schema.js';
 import { notFound } from '../../errors.js';
-import { errorResponses, ListQueryBase, listOf, ref } from '../../http/common.js';
+import { ListQueryBase, listOf, ref } from '../../http/common.js';
 import { paginate } from '../../http/pagination.js';
 import { BankAccountSchema } from '../recipients/schemas.js';
 import { IdParams } from './schemas.js';
@@ -109,7 +109,7 @@ export function accountViewRoutes(scope: FastifyInstance, store: Store): void {
       description: 'The account\'s keys, newest first, revoked ones included, as display prefixes (`sk_test_…a1b2`): the secrets themselves are stored hashed and never shown.',
       params: AccountIdParams,
       querystring: ListKeysQuery,
-      response: { 200: ref('AdminApiKeyList'), ...errorResponses(404) },
+      response: { 200: ref('AdminApiKeyList') },
     },
   }, accountList(store, 'api_keys', toAdminApiKey));
 
@@ -120,7 +120,7 @@ export function accountViewRoutes(scope: FastifyInstance, store: Store): void {
       description: 'The account\'s recipients (both modes unless `livemode` is given), newest first, read-only, with their documents masked.',
       params: AccountIdParams,
       querystring: ListAccountRecipientsQuery,
-      response: { 200: ref('AdminRecipientList'), ...errorResponses(404) },
+      response: { 200: ref('AdminRecipientList') },
     },
   }, accountList(store, 'recipients', toAdminRecipient));
 }

@@ -5,7 +5,7 @@ import type { AccountsTable } from '../../store/schema.js';
 import type { RequestContext } from '../../plugins/idempotency.js';
 import type { KeyCache } from '../../plugins/auth.js';
 import { notFound } from '../../errors.js';
-import { errorResponses, ref } from '../../http/common.js';
+import { ref } from '../../http/common.js';
 import { paginate, type Page } from '../../http/pagination.js';
 import { parseSettings } from '../accounts/settings.js';
 import { AdminMutationHeaders, IdParams, ListAccountsQuery, type AdminAccount, type UpdateAccountSettingsRequest } from './schemas.js';
@@ -26,6 +26,7 @@ export function toAdminAccount(row: Row): AdminAccount {
     name: row.name,
     email: row.email,
     liveEnabled: row.live_enabled === 1,
+    livemode: false,
     settings: {
       fees: {
         pix: { percentBps: settings.fees.pix.percentBps, fixedCents: settings.fees.pix.fixedCents },
@@ -128,7 +129,7 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
       operationId: 'adminListAccounts', tags, security, summary: 'List merchant accounts',
       description: 'Every merchant account, newest first, with cursors. Filter by `liveEnabled`; `search` finds an account by id, or by a part of its name or email.',
       querystring: ListAccountsQuery,
-      response: { 200: ref('AdminAccountList'), ...errorResponses() },
+      response: { 200: ref('AdminAccountList') },
     },
   }, (req) => listAccounts(store, req.query));
 
@@ -138,7 +139,7 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
       operationId: 'adminGetAccount', tags, security, summary: 'Fetch a merchant account',
       description: 'The account with its effective settings: processing fee per method (`percentBps`, `fixedCents`) and `settlementDelayDays` per method, defaults filled in.',
       params: AccountIdParams,
-      response: { 200: ref('AdminAccount'), ...errorResponses(404) },
+      response: { 200: ref('AdminAccount') },
     },
   }, (req) => getAccount(store, req.params.id));
 
@@ -150,7 +151,7 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
       headers: AdminMutationHeaders,
       params: AccountIdParams,
       body: ref('ActivateLiveModeRequest'),
-      response: { 200: ref('AdminAccount'), ...errorResponses(404, 409, 413, 415, 422) },
+      response: { 200: ref('AdminAccount') },
     },
   }, (req) => activateLiveMode(req.ctx, req.params.id, keyCache));
 
@@ -162,7 +163,7 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
       headers: AdminMutationHeaders,
       params: AccountIdParams,
       body: ref('UpdateAccountSettingsRequest'),
-      response: { 200: ref('AdminAccount'), ...errorResponses(404, 409, 413, 415, 422) },
+      response: { 200: ref('AdminAccount') },
     },
   }, (req) => updateAccountSettings(req.ctx, req.params.id, req.body));
 }

@@ -5,7 +5,7 @@ import type { Store } from '../../store/index.js';
 import type { PaymentsTable } from '../../store/schema.js';
 import { notFound } from '../../errors.js';
 import { idFloor } from '../../domain/ids.js';
-import { errorResponses, ListQueryBase, listOf, ref } from '../../http/common.js';
+import { ListQueryBase, listOf, ref } from '../../http/common.js';
 import { paginate } from '../../http/pagination.js';
 import { PAYMENT_STATUSES } from '../../domain/states.js';
 import { toPayment } from '../payments/repository.js';
@@ -109,7 +109,7 @@ export function adminPaymentRoutes(scope: FastifyInstance, store: Store): void {
       operationId: 'adminListPayments', tags, security, summary: 'Search payments',
       description: 'Payments of every merchant account, newest first, with cursors. Filter by `id`, `accountId`, `livemode`, `status`, `method` and creation date (`createdGte`, `createdLte`).',
       querystring: ListAdminPaymentsQuery,
-      response: { 200: ref('AdminPaymentSummaryList'), ...errorResponses() },
+      response: { 200: ref('AdminPaymentSummaryList') },
     },
   }, (req) => {
     const q = req.query;
@@ -128,7 +128,7 @@ export function adminPaymentRoutes(scope: FastifyInstance, store: Store): void {
       operationId: 'adminGetPayment', tags, security, summary: 'Fetch a payment with its receivables, refunds and events',
       description: 'Any merchant\'s payment, with the receivables it produced (and refund adjustments), its refunds and the events about it.',
       params: Type.Object({ id: Type.String({ maxLength: 64, description: 'Payment id (`pay_...`).' }) }, { additionalProperties: false }),
-      response: { 200: ref('AdminPaymentDetail'), ...errorResponses(404) },
+      response: { 200: ref('AdminPaymentDetail') },
     },
   }, (req) => getAdminPayment(store, req.params.id));
 }

@@ -1,10 +1,14 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { IdempotencyHeaders, ListQueryBase, listOf, ref } from '../../http/common.js';
+import { IdempotencyHeaders, ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
 import { MAX_PRIORITY, MAX_SPLITS_PER_RULE } from '../../domain/split.js';
 import { MAX_SETTLEMENT_DELAY_DAYS } from '../accounts/settings.js';
 import { MAX_AMOUNT_CENTS } from '../payments/schemas.js';
 import { ADMIN_ROLES, PERMISSION_NAMES } from './permissions.js';
 import { MAX_REASON_LENGTH } from './audit-log.js';
+
+// Objects of the admin API that belong to no mode (accounts, sessions, settlement runs) still
+// carry `livemode`, as every object does: false.
+export const ADMIN_LIVEMODE = constant(false, { description: 'Admin objects are not in one mode (the admin API works across both): always false.' });
 
 // ---------------------------------------------------------------------------------------------
 // Session
@@ -20,19 +24,25 @@ export type AdminLoginRequest = Static<typeof AdminLoginRequest>;
 
 export const AdminSession = Type.Object(
   {
-    object: Type.Literal('admin_session'),
+    object: constant('admin_session'),
     admin: Type.Object({
       id: Type.String({ description: 'Prefix `adm_`.' }),
       email: Type.String(),
-      role: Type.Enum([...ADMIN_ROLES], { description: '`admin` manages; `viewer` only reads.' }),
+      role: stringEnum([...ADMIN_ROLES], { description: '`admin` manages; `viewer` only reads.' }),
     }, { additionalProperties: false }),
-    permissions: Type.Array(Type.Enum([...PERMISSION_NAMES]), { description: 'What this role may do, as `resource:verb` (e.g. `split_rules:update`). The server enforces them (PERMISSION_DENIED); the back office shows only what they allow.' }),
+    permissions: Type.Array(stringEnum([...PERMISSION_NAMES]), { description: 'What this role may do, as `resource:verb` (e.g. `split_rules:update`). The server enforces them (PERMISSION_DENIED); the back office shows only what they allow.' }),
     csrfToken: Type.String({ description: 'Send it as `X-CSRF-Token` on every POST, PATCH, PUT and DELETE under /admin.' }),
     expiresAt: Type.String({ format: 'date-time', description: 'When the session ends (absolute; 8 hours after sign-in by default).' }),
+    livemode: ADMIN_LIVEMODE,
   },
   { $id: 'AdminSession', additionalProperties: false, description: 'An admin session. The session id itself only travels in the HttpOnly `admin_session` cookie.' },
 );
 export type AdminSession = Static<typeof AdminSession>;
+
+export const AdminSessionEnded = Type.Object(
+  { object: constant('admin_session'), deleted: constant(true), livemode: ADMIN_LIVEMODE },
+  { $id: 'AdminSessionEnded', additionalProperties: false, description: 'The session was ended.' },
+);
 
 // Headers of every mutating admin route: the session's CSRF token, and the usual optional
 // Idempotency-Key (scoped to the admin user).
@@ -54,7 +64,7 @@ const centavos = (description: string) => Type.Integer({ minimum: 0, maximum: MA
 
 export const SplitRuleConditions = Type.Object(
   {
-    method: Type.Optional(Type.Enum(['pix', 'credit_card'], { description: 'Only sales paid with this method.' })),
+    method: Type.Optional(stringEnum(['pix', 'credit_card'], { description: 'Only sales paid with this method.' })),
     minAmount: Type.Optional(centavos('Only sales of at least this gross amount (centavos, inclusive).')),
     maxAmount: Type.Optional(centavos('Only sales of at most this gross amount (centavos, inclusive).')),
   },
@@ -102,14 +112,19 @@ export const UpdateSplitRuleRequest = Type.Object(
     description: Type.Optional(Type.Union([descriptionSchema, Type.Null()])),
     reason: Type.Optional(reasonText('Why, for the audit log. Required when the update activates the rule.')),
   },
-  { $id: 'UpdateSplitRuleRequest', additionalProperties: false, description: 'Fields to change; the resulting rule is validated as a whole. The account and mode of a rule never change.' },
+  {
+    $id: 'UpdateSplitRuleRequest',
+    additionalProperties: false,
+    description: 'Fields to change; the resulting rule is validated as a whole. The account and mode of a rule never change.',
+    examples: [{ priority: 5 }, { active: false }],
+  },
 );
 export type UpdateSplitRuleRequest = Static<typeof UpdateSplitRuleRequest>;
 
 export const SplitRule = Type.Object(
   {
     id: Type.String({ description: 'Prefix `spr_`.' }),
-    object: Type.Literal('split_rule'),
+    object: constant('split_rule'),
     accountId: Type.String(),
     livemode: Type.Boolean(),
     priority: Type.Integer(),
@@ -215,10 +230,11 @@ export const AdminAccountSettings = Type.Object(
 export const AdminAccount = Type.Object(
   {
     id: Type.String({ description: 'Prefix `acct_`.' }),
-    object: Type.Literal('account'),
+    object: constant('account'),
     name: Type.String(),
     email: Type.Union([Type.String(), Type.Null()]),
     liveEnabled: Type.Boolean({ description: 'Whether the account\'s `sk_live_` keys work.' }),
+    livemode: ADMIN_LIVEMODE,
     settings: ref('AdminAccountSettings'),
     createdAt: Type.String({ format: 'date-time' }),
   },
@@ -269,6 +285,7 @@ export type UpdateAccountSettingsRequest = Static<typeof UpdateAccountSettingsRe
 export const adminSchemas: TSchema[] = [
   AdminLoginRequest,
   AdminSession,
+  AdminSessionEnded,
   SplitRuleConditions,
   SplitShare,
   CreateSplitRuleRequest,

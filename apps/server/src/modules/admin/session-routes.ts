@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { ApiError } from '../../errors.js';
 import type { Store } from '../../store/index.js';
-import { errorResponses, ref } from '../../http/common.js';
+import { ref } from '../../http/common.js';
 import { dummyPasswordHash, verifyPassword } from './passwords.js';
 import { normalizeEmail } from './users.js';
 import {
@@ -63,25 +62,25 @@ function sessionView(session: { adminId: string; email: string; role: AdminRole;
     permissions: permissionsOf(session.role),
     csrfToken: session.csrfToken,
     expiresAt: new Date(session.expiresAtMs).toISOString(),
+    livemode: false,
   };
 }
 
 const tags = ['Admin'];
 const security = [{ adminSession: [] }];
-const LoggedOut = Type.Object({ object: Type.Literal('admin_session'), deleted: Type.Literal(true) }, { additionalProperties: false, description: 'The session was ended.' });
 
 export function sessionRoutes(scope: FastifyInstance, options: SessionOptions): void {
   const { store, ttlMs, secureCookie, throttle } = options;
   const maxAgeSeconds = Math.max(1, Math.floor(ttlMs / 1000));
 
   scope.post<{ Body: AdminLoginRequest }>('/admin/session', {
-    config: { auth: 'none', idempotent: false, permission: 'public', audit: { exempt: 'signs in: creates a session, changes no data an operator manages (sign-ins are in the request log)' } },
+    config: { auth: 'none', idempotent: false, permission: 'public', audit: { exempt: 'signs in: creates a session, changes no data an operator manages (sign-ins are in the request log)' }, throws: ['AUTHENTICATION_REQUIRED', 'RATE_LIMITED'], sets: { 200: ['Set-Cookie'] } },
     schema: {
       operationId: 'adminCreateSession', tags, summary: 'Sign in as an admin',
       description: `Checks the email and password of an admin user (created on the command line with \`admin:create\`). On success sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Strict, Path=/admin; Secure over HTTPS) and returns the CSRF token for mutating calls. Sessions last 8 hours. Failed sign-ins are throttled per email and per client address (5 and 20 failures in 15 minutes), then RATE_LIMITED with Retry-After. The error never says whether the email exists.`,
       security: [],
       body: ref('AdminLoginRequest'),
-      response: { 200: ref('AdminSession'), ...errorResponses(413, 415) },
+      response: { 200: ref('AdminSession') },
     },
   }, async (req, reply) => {
     const email = normalizeEmail(req.body.email);
@@ -112,23 +111,23 @@ export function sessionRoutes(scope: FastifyInstance, options: SessionOptions): 
     schema: {
       operationId: 'adminGetSession', tags, security, summary: 'The current admin session',
       description: 'Who is signed in (with their role and its permissions), until when, and the session\'s CSRF token (for a back office page that was reloaded).',
-      response: { 200: ref('AdminSession'), ...errorResponses() },
+      response: { 200: ref('AdminSession') },
     },
   }, async (req) => sessionView(sessions.get(req) as SessionRecord));
 
   scope.delete('/admin/session', {
-    config: { auth: 'none', permission: 'signed_in', audit: { exempt: 'signs out: ends the session, changes no data an operator manages' } },
+    config: { auth: 'none', permission: 'signed_in', audit: { exempt: 'signs out: ends the session, changes no data an operator manages' }, sets: { 200: ['Set-Cookie'] } },
     schema: {
       operationId: 'adminDeleteSession', tags, security, summary: 'Sign out',
       description: 'Ends the session (its cookie stops working at once) and clears the cookie.',
       headers: AdminMutationHeaders,
-      response: { 200: LoggedOut, ...errorResponses(409, 422) },
+      response: { 200: ref('AdminSessionEnded') },
     },
   }, async (req: FastifyRequest, reply: FastifyReply) => {
     const session = sessions.get(req) as SessionRecord;
     const result = await req.ctx.write(async (tx) => {
       await tx.deleteFrom('admin_sessions').where('id_hash', '=', session.idHash).execute();
-      return { object: 'admin_session' as const, deleted: true as const };
+      return { object: 'admin_session' as const, deleted: true as const, livemode: false as const };
     });
     reply.header('set-cookie', clearedSessionCookie({ secure: secureCookie }));
     req.log.info({ adminId: session.adminId }, 'admin signed out');

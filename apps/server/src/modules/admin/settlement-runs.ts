@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Tx } from '../../store/index.js';
-import { errorResponses, ListQueryBase, listOf, ref } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, stringEnum } from '../../http/common.js';
 import { notFound } from '../../errors.js';
 import { paginate } from '../../http/pagination.js';
 import { AdminMutationHeaders, requiredReason } from './schemas.js';
@@ -34,7 +34,7 @@ export const ListRunSettlementsQuery = Type.Object(
     limit: ListQueryBase.limit,
     startingAfter: ListQueryBase.startingAfter,
     endingBefore: ListQueryBase.endingBefore,
-    status: Type.Optional(Type.Enum(['pending', 'paid', 'failed'], { description: '`failed`: the payouts the bank refused (their receivables went back to pending).' })),
+    status: Type.Optional(stringEnum(['pending', 'paid', 'failed'], { description: '`failed`: the payouts the bank refused (their receivables went back to pending).' })),
   },
   { additionalProperties: false },
 );
@@ -64,7 +64,7 @@ export function settlementRunRoutes(app: FastifyInstance, deps: SettlementDeps):
       description: 'Runs synchronously and answers with the finished run. Settles every pending receivable available on or before `date` (default: today in São Paulo): one settlement per payee. Needs a `reason` (VALIDATION_ERROR without one), kept in the audit log with the run. Safe to repeat: nothing is settled twice.',
       headers: AdminMutationHeaders,
       body: ref('SettlementRunRequest'),
-      response: { 200: ref('SettlementRun'), ...errorResponses(409, 413, 415) },
+      response: { 200: ref('SettlementRun') },
     },
   }, (req) => runSettlement(deps, { date: req.body.date, trigger: 'admin', begin: (op) => req.ctx.write(op) }));
 
@@ -73,7 +73,7 @@ export function settlementRunRoutes(app: FastifyInstance, deps: SettlementDeps):
     schema: {
       operationId: 'adminListSettlementRuns', tags, security, summary: 'List settlement runs', description: 'Every run, scheduled or triggered, newest first, with what it settled.',
       querystring: Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore }, { additionalProperties: false }),
-      response: { 200: ref('SettlementRunList'), ...errorResponses() },
+      response: { 200: ref('SettlementRunList') },
     },
   }, (req) => listRuns(deps.store, req.query));
 
@@ -82,7 +82,7 @@ export function settlementRunRoutes(app: FastifyInstance, deps: SettlementDeps):
     schema: {
       operationId: 'adminGetSettlementRun', tags, security, summary: 'Fetch a settlement run', description: 'One run: its date, trigger and totals.',
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false }),
-      response: { 200: ref('SettlementRun'), ...errorResponses(404) },
+      response: { 200: ref('SettlementRun') },
     },
   }, (req) => getRun(deps.store, req.params.id));
 
@@ -93,7 +93,7 @@ export function settlementRunRoutes(app: FastifyInstance, deps: SettlementDeps):
       description: 'The settlements a run made, one per payee, across every account, newest first: amount, receivable count, status, the bank account snapshot and, for a failed payout, why. `status=failed` lists the failed payouts.',
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false }),
       querystring: ListRunSettlementsQuery,
-      response: { 200: ref('AdminSettlementList'), ...errorResponses(404) },
+      response: { 200: ref('AdminSettlementList') },
     },
   }, async (req) => {
     const run = await deps.store.db.selectFrom('settlement_runs').select('id').where('id', '=', req.params.id).executeTakeFirst();

@@ -3,7 +3,7 @@ import type { Store, Tx } from '../../store/index.js';
 import type { RequestContext } from '../../plugins/idempotency.js';
 import { ApiError } from '../../errors.js';
 import { computeFee, type PaymentMethod } from '../../domain/fees.js';
-import { errorResponses, ref } from '../../http/common.js';
+import { ref } from '../../http/common.js';
 import type { Page } from '../../http/pagination.js';
 import { parseSettings } from '../accounts/settings.js';
 import { activeRules, planSale } from '../receivables/service.js';
@@ -116,7 +116,7 @@ export function splitRuleActionRoutes(scope: FastifyInstance, store: Store): voi
       description: 'Gives the account\'s rules (in one mode) new priorities in one transaction: `ruleIds` lists every rule, each once, first to run first; they get priorities 10, 20, 30, ... Answers the rules in their new order.',
       headers: AdminMutationHeaders,
       body: ref('ReorderSplitRulesRequest'),
-      response: { 200: ref('SplitRuleList'), ...errorResponses(409, 413, 415, 422) },
+      response: { 200: ref('SplitRuleList') },
     },
   }, (req) => reorderSplitRules(req.ctx, req.body));
 
@@ -128,7 +128,7 @@ export function splitRuleActionRoutes(scope: FastifyInstance, store: Store): voi
       description: 'What a sale of `amount` centavos paid with `method` would produce if approved now: the fee, the net value, the split rule that applies (or none) and each receivable (`payee`, `amount`), merchant first. Computed by the same code that approves a sale; writes nothing.',
       headers: AdminMutationHeaders,
       body: ref('SplitPreviewRequest'),
-      response: { 200: ref('SplitPreview'), ...errorResponses(413, 415) },
+      response: { 200: ref('SplitPreview') },
     },
   }, (req) => previewSplit(store, req.body));
 }

@@ -6,7 +6,7 @@ import type { RequestContext } from '../../plugins/idempotency.js';
 import { ApiError, notFound } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { validateSplitRuleShape } from '../../domain/split.js';
-import { errorResponses, ref } from '../../http/common.js';
+import { ref } from '../../http/common.js';
 import { paginate, type Page } from '../../http/pagination.js';
 import type { AuditSpec } from './audit-log.js';
 import {
@@ -249,7 +249,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
       description: 'Creates a split rule for a merchant account and mode. The rule is validated as a whole: shares (`percentage` with at most two decimals, 0 < p <= 100, summing to at most 100; or a positive integer `amount` in centavos), one share per recipient, recipients of the same account and mode, `minAmount <= maxAmount`. Applies to sales approved from now on. A rule created active (the default) needs a `reason`; `active: false` saves it without activating it.',
       headers: AdminMutationHeaders,
       body: ref('CreateSplitRuleRequest'),
-      response: { 200: ref('SplitRule'), ...errorResponses(409, 413, 415, 422) },
+      response: { 200: ref('SplitRule') },
     },
   }, (req) => createSplitRule(req.ctx, req.body));
 
@@ -259,7 +259,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
       operationId: 'adminListSplitRules', tags, security, summary: 'List split rules',
       description: 'Every merchant\'s split rules, newest first, with cursors. Filter by `accountId`, `livemode`, `active`.',
       querystring: ListSplitRulesQuery,
-      response: { 200: ref('SplitRuleList'), ...errorResponses() },
+      response: { 200: ref('SplitRuleList') },
     },
   }, (req) => listSplitRules(store, req.query));
 
@@ -269,7 +269,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
       operationId: 'adminGetSplitRule', tags, security, summary: 'Fetch a split rule',
       description: 'One split rule by id.',
       params: SplitRuleIdParams,
-      response: { 200: ref('SplitRule'), ...errorResponses(404) },
+      response: { 200: ref('SplitRule') },
     },
   }, (req) => getSplitRule(store, req.params.id));
 
@@ -281,7 +281,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
       headers: AdminMutationHeaders,
       params: SplitRuleIdParams,
       body: ref('UpdateSplitRuleRequest'),
-      response: { 200: ref('SplitRule'), ...errorResponses(404, 409, 413, 415, 422) },
+      response: { 200: ref('SplitRule') },
     },
   }, (req) => updateSplitRule(req.ctx, req.params.id, req.body));
 
@@ -293,7 +293,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
       headers: AdminMutationHeaders,
       params: SplitRuleIdParams,
       body: ref('DeactivateSplitRuleRequest'),
-      response: { 200: ref('SplitRule'), ...errorResponses(404, 409, 413, 415, 422) },
+      response: { 200: ref('SplitRule') },
     },
     // The body is optional: a bare POST deactivates.
     preValidation: async (req) => {
@@ -309,7 +309,7 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
       headers: AdminMutationHeaders,
       params: SplitRuleIdParams,
       body: ref('ActivateSplitRuleRequest'),
-      response: { 200: ref('SplitRule'), ...errorResponses(404, 409, 413, 415, 422) },
+      response: { 200: ref('SplitRule') },
     },
   }, (req) => setSplitRuleActive(req.ctx, req.params.id, true));
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { sql } from 'kysely';
 import type { Store } from '../../store/index.js';
-import { errorResponses, ref } from '../../http/common.js';
+import { constant, ref } from '../../http/common.js';
 import { localDate } from '../accounts/settings.js';
 import type { Owner } from '../events/service.js';
 
@@ -14,7 +14,7 @@ const Amounts = {
 
 export const Balance = Type.Object(
   {
-    object: Type.Literal('balance'),
+    object: constant('balance'),
     livemode: Type.Boolean(),
     asOf: Type.String({ format: 'date', description: 'The São Paulo date the pending/available line is drawn at.' }),
     merchant: Type.Object(Amounts, { additionalProperties: false }),
@@ -55,7 +55,7 @@ export function balanceRoutes(app: FastifyInstance, store: Store): void {
     schema: {
       operationId: 'getBalance', tags: ['Balance'], summary: 'Fetch the balance',
       description: 'Pending, available and settled totals of the receivables, for the merchant and per recipient.',
-      response: { 200: ref('Balance'), ...errorResponses() },
+      response: { 200: ref('Balance') },
     },
   }, (req) => getBalance(store, req.ctx));
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { errorResponses, IdempotencyHeaders, ref } from '../../http/common.js';
+import { IdempotencyHeaders, ref } from '../../http/common.js';
 import { CreatePaymentBody, ListPaymentsQuery, PaymentIdParams, type ListPaymentsQuery as ListQuery, type CreatePaymentBody as CreateBody } from './schemas.js';
 import { cancelPayment, createPayment, getPayment, listPayments, sandboxPayPix, type PaymentDeps } from './service.js';
 
@@ -7,12 +7,13 @@ const tags = ['Payments'];
 
 export function paymentRoutes(app: FastifyInstance, deps: PaymentDeps): void {
   app.post<{ Body: CreateBody }>('/v1/payments', {
+    config: { throws: ['UNPROCESSABLE', 'PROVIDER_UNAVAILABLE'] },
     schema: {
       operationId: 'createPayment', tags, summary: 'Create a payment',
       description: 'Creates a Pix or card payment. Answers 200 with `status: "pending"`; the provider confirms asynchronously (card: `approved`/`declined` a moment later; Pix: when paid, or `expired`).',
       headers: IdempotencyHeaders,
       body: ref('CreatePaymentRequest'),
-      response: { 200: ref('Payment'), ...errorResponses(409, 413, 415, 422) },
+      response: { 200: ref('Payment') },
     },
   }, (req) => createPayment(deps, req.ctx, req.body));
 
@@ -21,7 +22,7 @@ export function paymentRoutes(app: FastifyInstance, deps: PaymentDeps): void {
       operationId: 'listPayments', tags, summary: 'List payments',
       description: 'Newest first, with cursors (`startingAfter`, `endingBefore`) and filters.',
       querystring: ListPaymentsQuery,
-      response: { 200: ref('PaymentList'), ...errorResponses() },
+      response: { 200: ref('PaymentList') },
     },
   }, (req) => listPayments(deps, req.ctx, req.query));
 
@@ -29,27 +30,29 @@ export function paymentRoutes(app: FastifyInstance, deps: PaymentDeps): void {
     schema: {
       operationId: 'getPayment', tags, summary: 'Fetch a payment',
       params: PaymentIdParams,
-      response: { 200: ref('Payment'), ...errorResponses(404) },
+      response: { 200: ref('Payment') },
     },
   }, (req) => getPayment(deps, req.ctx, req.params.id));
 
   app.post<{ Params: { id: string } }>('/v1/payments/:id/cancel', {
+    config: { throws: ['INVALID_STATE'] },
     schema: {
       operationId: 'cancelPayment', tags, summary: 'Cancel a pending payment',
       description: 'Only a `pending` payment can be canceled (INVALID_STATE otherwise).',
       headers: IdempotencyHeaders,
       params: PaymentIdParams,
-      response: { 200: ref('Payment'), ...errorResponses(404, 409, 422) },
+      response: { 200: ref('Payment') },
     },
   }, (req) => cancelPayment(deps, req.ctx, req.params.id));
 
   app.post<{ Params: { id: string } }>('/v1/sandbox/payments/:id/pay', {
+    config: { throws: ['INVALID_STATE'] },
     schema: {
       operationId: 'sandboxPayPixPayment', tags: ['Sandbox'], summary: 'Simulate the payer paying a Pix (sandbox only)',
       description: 'Moves a pending Pix payment to `approved`, as the payer\'s bank would. Sandbox keys only.',
       headers: IdempotencyHeaders,
       params: PaymentIdParams,
-      response: { 200: ref('Payment'), ...errorResponses(404, 409, 422) },
+      response: { 200: ref('Payment') },
     },
   }, (req) => sandboxPayPix(deps, req.ctx, req.params.id));
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
 import { PAYMENT_STATUSES } from '../../domain/states.js';
 
 export const MAX_AMOUNT_CENTS = 1_000_000_000; // R$ 10.000.000,00 per payment
@@ -10,8 +10,8 @@ export const CreatePaymentBody = Type.Object(
   {
     amount: Type.Optional(amountField('Shape A: amount in centavos (1050 = R$ 10,50). Send exactly one of `amount` / `amountInCents`.')),
     amountInCents: Type.Optional(amountField('Shape B (what the SDKs send): amount in centavos.')),
-    currency: Type.Optional(Type.Enum(['BRL'], { description: 'Only BRL. Defaults to BRL.' })),
-    method: Type.Enum(['pix', 'credit_card'], { description: 'Payment method.' }),
+    currency: Type.Optional(constant('BRL', { description: 'Only BRL. Defaults to BRL.' })),
+    method: stringEnum(['pix', 'credit_card'], { description: 'Payment method.' }),
     cardToken: Type.Optional(Type.String({ pattern: '^tok_[A-Za-z0-9_]{1,64}$', description: 'Required for `credit_card`, refused for `pix`: a `tok_` from POST /v1/tokens (or a sandbox test token such as `tok_visa`).' })),
     installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'Card only, 1-12 (default 1).' })),
     description: Type.Optional(Type.String({ maxLength: 500 })),
@@ -38,11 +38,11 @@ export type CreatePaymentBody = Static<typeof CreatePaymentBody>;
 export const Payment = Type.Object(
   {
     id: Type.String({ description: 'Prefix `pay_`.', examples: ['pay_01jc6v8x2a9m3yq0d7b4e5f6g8'] }),
-    object: Type.Literal('payment'),
-    status: Type.Enum([...PAYMENT_STATUSES], { description: '`pending` at creation; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.' }),
+    object: constant('payment'),
+    status: stringEnum([...PAYMENT_STATUSES], { description: '`pending` at creation; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.' }),
     amount: Type.Integer({ description: 'Centavos.' }),
-    currency: Type.Literal('BRL'),
-    method: Type.Enum(['pix', 'credit_card']),
+    currency: constant('BRL'),
+    method: stringEnum(['pix', 'credit_card']),
     description: Type.Union([Type.String(), Type.Null()]),
     metadata: ref('Metadata'),
     customer: Type.Union([Type.Object({
@@ -74,8 +74,8 @@ export const PaymentList = listOf('Payment', 'PaymentList');
 export const ListPaymentsQuery = Type.Object(
   {
     ...ListQueryBase,
-    status: Type.Optional(Type.Enum([...PAYMENT_STATUSES])),
-    method: Type.Optional(Type.Enum(['pix', 'credit_card'])),
+    status: Type.Optional(stringEnum([...PAYMENT_STATUSES])),
+    method: Type.Optional(stringEnum(['pix', 'credit_card'])),
   },
   { additionalProperties: false },
 );

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Store } from '../../store/index.js';
-import { errorResponses, ref } from '../../http/common.js';
+import { ref } from '../../http/common.js';
 import { ListReceivablesQuery, Payee, Receivable, ReceivableList, type ListReceivablesQuery as ListQuery } from './schemas.js';
 import { getReceivable, listReceivables } from './service.js';
 
@@ -14,7 +14,7 @@ export function receivableRoutes(app: FastifyInstance, store: Store): void {
       operationId: 'listReceivables', tags, summary: 'List receivables',
       description: 'What each payee is owed from each approved sale: one for the merchant and one per recipient of the applied split rule. Newest first; filters by payment, recipient, payee type, status, settlement and availability date.',
       querystring: ListReceivablesQuery,
-      response: { 200: ref('ReceivableList'), ...errorResponses() },
+      response: { 200: ref('ReceivableList') },
     },
   }, (req) => listReceivables(store, req.ctx, req.query));
 
@@ -22,7 +22,7 @@ export function receivableRoutes(app: FastifyInstance, store: Store): void {
     schema: {
       operationId: 'getReceivable', tags, summary: 'Fetch a receivable',
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false }),
-      response: { 200: ref('Receivable'), ...errorResponses(404) },
+      response: { 200: ref('Receivable') },
     },
   }, (req) => getReceivable(store, req.ctx, req.params.id));
 }

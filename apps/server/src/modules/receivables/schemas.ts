@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf } from '../../http/common.js';
+import { ListQueryBase, listOf, stringEnum, constant } from '../../http/common.js';
 
 export const Payee = Type.Object(
   {
-    type: Type.Enum(['merchant', 'recipient']),
+    type: stringEnum(['merchant', 'recipient']),
     id: Type.String({ description: 'The merchant account id (`acct_`) or the recipient id (`rcp_`).' }),
   },
   { $id: 'Payee', additionalProperties: false, description: 'Who a receivable or settlement is owed to.' },
@@ -12,12 +12,12 @@ export const Payee = Type.Object(
 export const Receivable = Type.Object(
   {
     id: Type.String({ description: 'Prefix `rcv_`.' }),
-    object: Type.Literal('receivable'),
+    object: constant('receivable'),
     paymentId: Type.String(),
     payee: Type.Unsafe<{ type: 'merchant' | 'recipient'; id: string }>({ $ref: 'Payee' }),
     splitRuleId: Type.Union([Type.String(), Type.Null()], { description: 'The split rule applied to the sale, if any.' }),
     amount: Type.Integer({ description: 'Centavos. Negative for a refund of an already settled share: deducted from the payee\'s next settlement.' }),
-    status: Type.Enum(['pending', 'settled', 'canceled']),
+    status: stringEnum(['pending', 'settled', 'canceled']),
     availableOn: Type.String({ format: 'date', description: 'Date (São Paulo) from which it can be settled: Pix D+0, card D+30 by default.' }),
     settlementId: Type.Union([Type.String(), Type.Null()]),
     refundId: Type.Union([Type.String(), Type.Null()], { description: 'For a refund adjustment: the refund that made it.' }),
@@ -35,8 +35,8 @@ export const ListReceivablesQuery = Type.Object(
     ...ListQueryBase,
     paymentId: Type.Optional(Type.String({ maxLength: 64 })),
     recipientId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this recipient\'s receivables.' })),
-    payeeType: Type.Optional(Type.Enum(['merchant', 'recipient'])),
-    status: Type.Optional(Type.Enum(['pending', 'settled', 'canceled'])),
+    payeeType: Type.Optional(stringEnum(['merchant', 'recipient'])),
+    status: Type.Optional(stringEnum(['pending', 'settled', 'canceled'])),
     settlementId: Type.Optional(Type.String({ maxLength: 64 })),
     availableOnGte: Type.Optional(Type.String({ format: 'date' })),
     availableOnLte: Type.Optional(Type.String({ format: 'date' })),

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Store } from '../../store/index.js';
-import { errorResponses, IdempotencyHeaders, ref } from '../../http/common.js';
+import { IdempotencyHeaders, ref } from '../../http/common.js';
 import {
   CreateRecipientBody, ListRecipientsQuery, Recipient, RecipientIdParams, RecipientList, UpdateRecipientBody,
   type CreateRecipientBody as CreateBody, type ListRecipientsQuery as ListQuery, type UpdateRecipientBody as UpdateBody,
@@ -20,7 +20,7 @@ export function recipientRoutes(app: FastifyInstance, store: Store): void {
       description: 'Registers a payee (CNPJ and bank account) of this merchant account, to be referenced by split rules. The CNPJ may be numeric or alphanumeric; its check digits are verified and it is stored canonical. Each invalid field is a VALIDATION_ERROR naming it in `param`.',
       headers: IdempotencyHeaders,
       body: ref('CreateRecipientRequest'),
-      response: { 200: ref('Recipient'), ...errorResponses(409, 413, 415, 422) },
+      response: { 200: ref('Recipient') },
     },
   }, (req) => createRecipient(req.ctx, req.body));
 
@@ -29,7 +29,7 @@ export function recipientRoutes(app: FastifyInstance, store: Store): void {
       operationId: 'listRecipients', tags, summary: 'List recipients',
       description: 'Newest first, with cursors (`startingAfter`, `endingBefore`), a creation range and filters: `document` (exact CNPJ, punctuation ignored) and `name` (exact, case-sensitive).',
       querystring: ListRecipientsQuery,
-      response: { 200: ref('RecipientList'), ...errorResponses() },
+      response: { 200: ref('RecipientList') },
     },
   }, (req) => listRecipients(store, req.ctx, req.query));
 
@@ -37,7 +37,7 @@ export function recipientRoutes(app: FastifyInstance, store: Store): void {
     schema: {
       operationId: 'getRecipient', tags, summary: 'Fetch a recipient',
       params: RecipientIdParams,
-      response: { 200: ref('Recipient'), ...errorResponses(404) },
+      response: { 200: ref('Recipient') },
     },
   }, (req) => getRecipient(store, req.ctx, req.params.id));
 
@@ -48,7 +48,7 @@ export function recipientRoutes(app: FastifyInstance, store: Store): void {
       headers: IdempotencyHeaders,
       params: RecipientIdParams,
       body: ref('UpdateRecipientRequest'),
-      response: { 200: ref('Recipient'), ...errorResponses(404, 409, 413, 415, 422) },
+      response: { 200: ref('Recipient') },
     },
   }, (req) => updateRecipient(req.ctx, req.params.id, req.body));
 }

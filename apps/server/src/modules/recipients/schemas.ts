@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
 import { BANK_ACCOUNT_TYPES } from '../../domain/bank-account.js';
 
 // The shape and lengths live here; the rules a schema cannot say well (CNPJ check digits, the
@@ -24,7 +24,7 @@ export const BankAccountSchema = Type.Object(
     bankCode: Type.String({ minLength: 3, maxLength: 3, description: 'Bank code (COMPE), exactly 3 digits.', examples: ['341'] }),
     agency: Type.String({ minLength: 1, maxLength: 7, description: 'Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).', examples: ['0001'] }),
     account: Type.String({ minLength: 3, maxLength: 22, description: 'Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).', examples: ['12345-6'] }),
-    accountType: Type.Enum([...BANK_ACCOUNT_TYPES], { description: '`checking`, `savings` or `payment` (payment institution account).' }),
+    accountType: stringEnum([...BANK_ACCOUNT_TYPES], { description: '`checking`, `savings` or `payment` (payment institution account).' }),
   },
   { additionalProperties: false, description: 'Where the payee is paid out.' },
 );
@@ -65,7 +65,7 @@ export type UpdateRecipientBody = Static<typeof UpdateRecipientBody>;
 export const Recipient = Type.Object(
   {
     id: Type.String({ description: 'Prefix `rcp_`.', examples: ['rcp_01jc6v8x2a9m3yq0d7b4e5f6g8'] }),
-    object: Type.Literal('recipient'),
+    object: constant('recipient'),
     name: Type.String(),
     document: Type.String({ description: 'CNPJ, canonical: 14 characters, uppercase, no punctuation.', examples: ['11222333000181'] }),
     bankAccount: BankAccountSchema,

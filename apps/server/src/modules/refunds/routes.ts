@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Store } from '../../store/index.js';
-import { errorResponses, IdempotencyHeaders, ref } from '../../http/common.js';
+import { IdempotencyHeaders, ref } from '../../http/common.js';
 import { CreateRefundBody, ListRefundsQuery, Refund, RefundList, type CreateRefundBody as CreateBody, type ListRefundsQuery as ListQuery } from './schemas.js';
 import { createRefund, getRefund, listRefunds } from './service.js';
 
@@ -10,12 +10,13 @@ const tags = ['Refunds'];
 
 export function refundRoutes(app: FastifyInstance, store: Store, kickWorker: () => void): void {
   app.post<{ Body: CreateBody }>('/v1/refunds', {
+    config: { throws: ['NOT_FOUND', 'INVALID_STATE', 'UNPROCESSABLE'] },
     schema: {
       operationId: 'createRefund', tags, summary: 'Refund a payment',
       description: 'Full by default, partial with `amount`; the total never exceeds the approved amount (422 UNPROCESSABLE). Only `approved` or `partially_refunded` payments (409 INVALID_STATE otherwise). The payment becomes `partially_refunded` or `refunded`, and the payees\' receivables are reduced in proportion.',
       headers: IdempotencyHeaders,
       body: ref('CreateRefundRequest'),
-      response: { 200: ref('Refund'), ...errorResponses(404, 409, 413, 415, 422) },
+      response: { 200: ref('Refund') },
     },
   }, (req) => createRefund(req.ctx, req.body, kickWorker));
 
@@ -23,7 +24,7 @@ export function refundRoutes(app: FastifyInstance, store: Store, kickWorker: () 
     schema: {
       operationId: 'listRefunds', tags, summary: 'List refunds',
       querystring: ListRefundsQuery,
-      response: { 200: ref('RefundList'), ...errorResponses() },
+      response: { 200: ref('RefundList') },
     },
   }, (req) => listRefunds(store, req.ctx, req.query));
 
@@ -31,7 +32,7 @@ export function refundRoutes(app: FastifyInstance, store: Store, kickWorker: () 
     schema: {
       operationId: 'getRefund', tags, summary: 'Fetch a refund',
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false }),
-      response: { 200: ref('Refund'), ...errorResponses(404) },
+      response: { 200: ref('Refund') },
     },
   }, (req) => getRefund(store, req.ctx, req.params.id));
 }

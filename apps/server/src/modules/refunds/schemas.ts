@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
 
 export const CreateRefundBody = Type.Object(
   {
     paymentId: Type.String({ maxLength: 64, description: 'The approved payment to refund.' }),
     amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Centavos; default: everything not yet refunded.' })),
-    reason: Type.Optional(Type.Enum(['requested_by_customer', 'duplicate', 'fraudulent'])),
+    reason: Type.Optional(stringEnum(['requested_by_customer', 'duplicate', 'fraudulent'])),
     metadata: Type.Optional(ref('Metadata')),
   },
   { $id: 'CreateRefundRequest', additionalProperties: false, examples: [{ paymentId: 'pay_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 500 }] },
@@ -15,12 +15,12 @@ export type CreateRefundBody = Static<typeof CreateRefundBody>;
 export const Refund = Type.Object(
   {
     id: Type.String({ description: 'Prefix `ref_`.' }),
-    object: Type.Literal('refund'),
+    object: constant('refund'),
     paymentId: Type.String(),
     amount: Type.Integer({ description: 'Centavos returned to the payer.' }),
     feeRefunded: Type.Integer({ description: 'The part of the processing fee given back, in proportion to the amount.' }),
     netAmount: Type.Integer({ description: 'amount - feeRefunded: what comes off the payees\' receivables, in proportion to their shares.' }),
-    status: Type.Enum(['pending', 'succeeded', 'failed'], { description: '`pending` until the provider confirms the money went back.' }),
+    status: stringEnum(['pending', 'succeeded', 'failed'], { description: '`pending` until the provider confirms the money went back.' }),
     reason: Type.Union([Type.String(), Type.Null()]),
     metadata: ref('Metadata'),
     createdAt: Type.String({ format: 'date-time' }),
@@ -32,7 +32,7 @@ export type Refund = Static<typeof Refund>;
 export const RefundList = listOf('Refund', 'RefundList');
 
 export const ListRefundsQuery = Type.Object(
-  { ...ListQueryBase, paymentId: Type.Optional(Type.String({ maxLength: 64 })), status: Type.Optional(Type.Enum(['pending', 'succeeded', 'failed'])) },
+  { ...ListQueryBase, paymentId: Type.Optional(Type.String({ maxLength: 64 })), status: Type.Optional(stringEnum(['pending', 'succeeded', 'failed'])) },
   { additionalProperties: false },
 );
 export type ListRefundsQuery = Static<typeof ListRefundsQuery>;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Store } from '../../store/index.js';
-import { errorResponses, ListQueryBase, ref } from '../../http/common.js';
+import { ListQueryBase, ref } from '../../http/common.js';
 import { ListSettlementsQuery, Settlement, SettlementList, SettlementRun, SettlementRunList, type ListSettlementsQuery as ListQuery } from './schemas.js';
 import { getSettlement, listSettlements } from './service.js';
 import { listReceivables } from '../receivables/service.js';
@@ -16,7 +16,7 @@ export function settlementRoutes(app: FastifyInstance, store: Store): void {
       operationId: 'listSettlements', tags, summary: 'List settlements',
       description: 'Payouts made by the settlement runs, one per payee per run. Newest first.',
       querystring: ListSettlementsQuery,
-      response: { 200: ref('SettlementList'), ...errorResponses() },
+      response: { 200: ref('SettlementList') },
     },
   }, (req) => listSettlements(store, req.ctx, req.query));
 
@@ -24,7 +24,7 @@ export function settlementRoutes(app: FastifyInstance, store: Store): void {
     schema: {
       operationId: 'getSettlement', tags, summary: 'Fetch a settlement',
       params: IdParams,
-      response: { 200: ref('Settlement'), ...errorResponses(404) },
+      response: { 200: ref('Settlement') },
     },
   }, (req) => getSettlement(store, req.ctx, req.params.id));
 
@@ -33,7 +33,7 @@ export function settlementRoutes(app: FastifyInstance, store: Store): void {
       operationId: 'listSettlementReceivables', tags, summary: 'List the receivables of a settlement',
       params: IdParams,
       querystring: Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore }, { additionalProperties: false }),
-      response: { 200: ref('ReceivableList'), ...errorResponses(404) },
+      response: { 200: ref('ReceivableList') },
     },
   }, async (req) => {
     await getSettlement(store, req.ctx, req.params.id);

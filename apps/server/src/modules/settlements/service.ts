@@ -45,6 +45,7 @@ export function toRun(row: Selectable<SettlementRunsTable>): SettlementRun {
     totalAmount: row.total_amount,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    livemode: false,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Store } from '../../store/index.js';
-import { errorResponses, IdempotencyHeaders, ListQueryBase, ref } from '../../http/common.js';
+import { IdempotencyHeaders, ListQueryBase, ref } from '../../http/common.js';
 import { getEvent, listEvents } from '../events/service.js';
 import { ListDeliveriesQuery, ListEventsQuery } from './schemas.js';
 import type { CreateWebhookEndpointBody, UpdateWebhookEndpointBody } from './schemas.js';
@@ -10,33 +10,33 @@ import { createEndpoint, deleteEndpoint, getEndpoint, listDeliveries, listEndpoi
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
 const PageQuery = Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore }, { additionalProperties: false });
 const tags = ['Webhook endpoints'];
-const mutating = (extra: number[] = []) => errorResponses(404, 409, 413, 415, 422, ...extra);
 
 type Id = { Params: { id: string } };
 
 export function webhookRoutes(app: FastifyInstance, store: Store): void {
   app.post<{ Body: CreateWebhookEndpointBody }>('/v1/webhook-endpoints', {
+    config: { throws: ['UNPROCESSABLE'] },
     schema: {
       operationId: 'createWebhookEndpoint', tags, summary: 'Create a webhook endpoint',
       description: 'Returns the endpoint with its `whsec_` signing secret (shown here and on rotation only). Deliveries follow Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` headers.',
       headers: IdempotencyHeaders, body: ref('CreateWebhookEndpointRequest'),
-      response: { 200: ref('WebhookEndpoint'), ...mutating() },
+      response: { 200: ref('WebhookEndpoint') },
     },
   }, (req) => createEndpoint(req.ctx, req.body));
 
   app.get<{ Querystring: { limit?: number; startingAfter?: string; endingBefore?: string } }>('/v1/webhook-endpoints', {
-    schema: { operationId: 'listWebhookEndpoints', tags, summary: 'List webhook endpoints', querystring: PageQuery, response: { 200: ref('WebhookEndpointList'), ...errorResponses() } },
+    schema: { operationId: 'listWebhookEndpoints', tags, summary: 'List webhook endpoints', querystring: PageQuery, response: { 200: ref('WebhookEndpointList') } },
   }, (req) => listEndpoints(store, req.ctx, req.query));
 
   app.get<Id>('/v1/webhook-endpoints/:id', {
-    schema: { operationId: 'getWebhookEndpoint', tags, summary: 'Fetch a webhook endpoint', params: IdParams, response: { 200: ref('WebhookEndpoint'), ...errorResponses(404) } },
+    schema: { operationId: 'getWebhookEndpoint', tags, summary: 'Fetch a webhook endpoint', params: IdParams, response: { 200: ref('WebhookEndpoint') } },
   }, (req) => getEndpoint(store, req.ctx, req.params.id));
 
   app.patch<Id & { Body: UpdateWebhookEndpointBody }>('/v1/webhook-endpoints/:id', {
     schema: {
       operationId: 'updateWebhookEndpoint', tags, summary: 'Update a webhook endpoint', description: 'Change the url, the event filter, the description, or enable/disable it.',
       headers: IdempotencyHeaders, params: IdParams, body: ref('UpdateWebhookEndpointRequest'),
-      response: { 200: ref('WebhookEndpoint'), ...mutating() },
+      response: { 200: ref('WebhookEndpoint') },
     },
   }, (req) => updateEndpoint(req.ctx, req.params.id, req.body));
 
@@ -44,26 +44,27 @@ export function webhookRoutes(app: FastifyInstance, store: Store): void {
     schema: {
       operationId: 'deleteWebhookEndpoint', tags, summary: 'Delete a webhook endpoint', description: 'Pending deliveries to it are dropped.',
       headers: IdempotencyHeaders, params: IdParams,
-      response: { 200: Type.Object({ id: Type.String(), object: Type.Literal('webhook_endpoint'), deleted: Type.Literal(true) }, { description: 'The endpoint was deleted.' }), ...mutating() },
+      response: { 200: ref('DeletedWebhookEndpoint') },
     },
   }, async (req) => {
     const deleted = await deleteEndpoint(req.ctx, req.params.id);
-    return { id: deleted.id, object: deleted.object, deleted: true };
+    return { id: deleted.id, object: deleted.object, deleted: true, livemode: deleted.livemode };
   });
 
   app.post<Id>('/v1/webhook-endpoints/:id/rotate-secret', {
     schema: {
       operationId: 'rotateWebhookEndpointSecret', tags, summary: 'Rotate the signing secret',
       description: 'Returns the new secret. For 24 hours deliveries carry two signatures (new and old), so you can switch without missing one.',
-      headers: IdempotencyHeaders, params: IdParams, response: { 200: ref('WebhookEndpoint'), ...mutating() },
+      headers: IdempotencyHeaders, params: IdParams, response: { 200: ref('WebhookEndpoint') },
     },
   }, (req) => rotateSecret(req.ctx, req.params.id));
 
   app.post<Id>('/v1/webhook-endpoints/:id/test', {
+    config: { throws: ['INVALID_STATE'] },
     schema: {
       operationId: 'testWebhookEndpoint', tags, summary: 'Send a test event',
       description: 'Sends a `webhook.test` event to this endpoint (whatever its filter) and returns the delivery.',
-      headers: IdempotencyHeaders, params: IdParams, response: { 200: ref('WebhookDelivery'), ...mutating() },
+      headers: IdempotencyHeaders, params: IdParams, response: { 200: ref('WebhookDelivery') },
     },
   }, (req) => sendTest(req.ctx, req.params.id));
 
@@ -71,7 +72,7 @@ export function webhookRoutes(app: FastifyInstance, store: Store): void {
     schema: {
       operationId: 'listWebhookDeliveries', tags, summary: 'List deliveries to an endpoint',
       description: 'The delivery log: status, attempts, last response code, next attempt.',
-      params: IdParams, querystring: ListDeliveriesQuery, response: { 200: ref('WebhookDeliveryList'), ...errorResponses(404) },
+      params: IdParams, querystring: ListDeliveriesQuery, response: { 200: ref('WebhookDeliveryList') },
     },
   }, (req) => listDeliveries(store, req.ctx, req.params.id, req.query));
 
@@ -79,20 +80,21 @@ export function webhookRoutes(app: FastifyInstance, store: Store): void {
     schema: {
       operationId: 'listEvents', tags: ['Events'], summary: 'List events',
       description: 'Every state change, newest first; kept 30 days (configurable).',
-      querystring: ListEventsQuery, response: { 200: ref('EventList'), ...errorResponses() },
+      querystring: ListEventsQuery, response: { 200: ref('EventList') },
     },
   }, (req) => listEvents(store, req.ctx, req.query));
 
   app.get<Id>('/v1/events/:id', {
-    schema: { operationId: 'getEvent', tags: ['Events'], summary: 'Fetch an event', params: IdParams, response: { 200: ref('Event'), ...errorResponses(404) } },
+    schema: { operationId: 'getEvent', tags: ['Events'], summary: 'Fetch an event', params: IdParams, response: { 200: ref('Event') } },
   }, (req) => getEvent(store, req.ctx, req.params.id));
 
   app.post<Id & { Body: { endpointId?: string } }>('/v1/events/:id/redeliver', {
+    config: { throws: ['INVALID_STATE'] },
     schema: {
       operationId: 'redeliverEvent', tags: ['Events'], summary: 'Send an event again',
       description: 'Creates new deliveries of this event: to one endpoint, or to every enabled endpoint whose filter matches.',
       headers: IdempotencyHeaders, params: IdParams, body: ref('RedeliverRequest'),
-      response: { 200: ref('WebhookDeliveryList'), ...mutating() },
+      response: { 200: ref('WebhookDeliveryList') },
     },
     // The body is optional: a bare POST redelivers to every matching endpoint.
     preValidation: async (req) => {

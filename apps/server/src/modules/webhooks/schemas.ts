@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf } from '../../http/common.js';
+import { ListQueryBase, listOf, stringEnum, constant } from '../../http/common.js';
 
 const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^(\\*|[a-z_]+\\.[a-z_]+)$' }), {
   minItems: 1, maxItems: 100, description: 'Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all.',
@@ -22,14 +22,14 @@ export const UpdateWebhookEndpointBody = Type.Object(
     enabled: Type.Optional(Type.Boolean({ description: 'Re-enabling clears the failure record.' })),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
   },
-  { $id: 'UpdateWebhookEndpointRequest', additionalProperties: false, minProperties: 1 },
+  { $id: 'UpdateWebhookEndpointRequest', additionalProperties: false, minProperties: 1, examples: [{ events: ['*'] }, { enabled: true }] },
 );
 export type UpdateWebhookEndpointBody = Static<typeof UpdateWebhookEndpointBody>;
 
 export const WebhookEndpoint = Type.Object(
   {
     id: Type.String({ description: 'Prefix `whe_`.' }),
-    object: Type.Literal('webhook_endpoint'),
+    object: constant('webhook_endpoint'),
     url: Type.String(),
     events: Type.Array(Type.String()),
     description: Type.Union([Type.String(), Type.Null()]),
@@ -43,20 +43,26 @@ export const WebhookEndpoint = Type.Object(
   { $id: 'WebhookEndpoint', additionalProperties: false, description: 'A URL we send signed events to.' },
 );
 export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
+
+export const DeletedWebhookEndpoint = Type.Object(
+  { id: Type.String(), object: constant('webhook_endpoint'), deleted: constant(true), livemode: Type.Boolean() },
+  { $id: 'DeletedWebhookEndpoint', additionalProperties: false, description: 'The endpoint was deleted.' },
+);
 export const WebhookEndpointList = listOf('WebhookEndpoint', 'WebhookEndpointList');
 
 export const WebhookDelivery = Type.Object(
   {
     id: Type.String({ description: 'Prefix `whd_`.' }),
-    object: Type.Literal('webhook_delivery'),
+    object: constant('webhook_delivery'),
     endpointId: Type.String(),
     eventId: Type.String(),
-    status: Type.Enum(['pending', 'succeeded', 'failed']),
+    status: stringEnum(['pending', 'succeeded', 'failed']),
     attempts: Type.Integer(),
     lastResponseCode: Type.Union([Type.Integer(), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
     lastAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    livemode: Type.Boolean(),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { $id: 'WebhookDelivery', additionalProperties: false, description: 'One event on its way to one endpoint, with its attempts.' },
@@ -65,18 +71,20 @@ export type WebhookDelivery = Static<typeof WebhookDelivery>;
 export const WebhookDeliveryList = listOf('WebhookDelivery', 'WebhookDeliveryList');
 
 export const ListDeliveriesQuery = Type.Object(
-  { limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore, status: Type.Optional(Type.Enum(['pending', 'succeeded', 'failed'])), eventId: Type.Optional(Type.String({ maxLength: 64 })) },
+  { limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore, status: Type.Optional(stringEnum(['pending', 'succeeded', 'failed'])), eventId: Type.Optional(Type.String({ maxLength: 64 })) },
   { additionalProperties: false },
 );
 
 export const Event = Type.Object(
   {
     id: Type.String({ description: 'Prefix `evt_`; also the `webhook-id` of its deliveries.' }),
-    object: Type.Literal('event'),
+    object: constant('event'),
     type: Type.String({ examples: ['payment.approved'] }),
     createdAt: Type.String({ format: 'date-time' }),
     livemode: Type.Boolean(),
-    data: Type.Object({ object: Type.Unknown({ description: 'The resource as the API returned it at the time.' }) }),
+    data: Type.Object({
+      object: Type.Object({}, { additionalProperties: true, description: 'The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`).' }),
+    }, { additionalProperties: false }),
   },
   { $id: 'Event', additionalProperties: false, description: 'Something that happened: a state change of a payment, refund, recipient, receivable or settlement.' },
 );
@@ -92,4 +100,4 @@ export const RedeliverBody = Type.Object(
   { $id: 'RedeliverRequest', additionalProperties: false },
 );
 
-export const webhookSchemas = [CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookEndpoint, WebhookEndpointList, WebhookDelivery, WebhookDeliveryList, Event, EventList, RedeliverBody];
+export const webhookSchemas = [CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookEndpoint, DeletedWebhookEndpoint, WebhookEndpointList, WebhookDelivery, WebhookDeliveryList, Event, EventList, RedeliverBody];

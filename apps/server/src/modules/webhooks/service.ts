@@ -43,6 +43,7 @@ export function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDeli
     lastError: row.last_error,
     lastAttemptAt: row.last_attempt_at,
     nextAttemptAt: row.status === 'pending' && row.next_attempt_at_ms != null ? new Date(row.next_attempt_at_ms).toISOString() : null,
+    livemode: row.livemode === 1,
     createdAt: row.created_at,
   };
 }
