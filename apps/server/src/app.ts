@@ -17,8 +17,11 @@ import { healthRoutes } from './modules/health.js';
 import { accountRoutes, accountSchemas } from './modules/accounts/routes.js';
 import { tokenRoutes, tokenSchemas } from './modules/tokens/index.js';
 import { paymentRoutes } from './modules/payments/routes.js';
-import { CreatePaymentBody, Payment, PaymentList } from './modules/payments/schemas.js';
-import { cardOutcome, confirmCardJob, confirmCardJobs, expirePixJob, JOB_CONFIRM, JOB_EXPIRE, type PaymentDeps } from './modules/payments/service.js';
+import { CreatePaymentFields, Payment, PaymentList, paymentRequestSchemas } from './modules/payments/schemas.js';
+import { compileBody, type ShapeRule } from './http/shapes.js';
+import { LooseCreateSplitRuleRequest, LooseUpdateSplitRuleRequest } from './modules/admin/schemas.js';
+import { checkShares } from './modules/admin/split-rules.js';
+import { cardOutcome, checkPaymentShape, confirmCardJob, confirmCardJobs, expirePixJob, JOB_CONFIRM, JOB_EXPIRE, type PaymentDeps } from './modules/payments/service.js';
 import { SandboxProvider } from './providers/sandbox.js';
 import type { PaymentProvider } from './providers/port.js';
 import { CircuitBreaker } from './providers/breaker.js';
@@ -88,7 +91,8 @@ export interface App {
 // refused. Query strings and path parameters are text by nature, so there (and only there)
 // "20" is read as the integer 20.
 function validators() {
-  const base = { allErrors: true, strict: false, removeAdditional: false as const };
+  // verbose: an error carries its schema, so messages can say e.g. which fields an update takes.
+  const base = { allErrors: true, strict: false, removeAdditional: false as const, verbose: true };
   const body = addFormats(new Ajv({ ...base, coerceTypes: false, useDefaults: false }));
   const url = addFormats(new Ajv({ ...base, coerceTypes: true, useDefaults: true }));
   return { body, url };
@@ -124,7 +128,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const ajv = validators();
   const schemas = [
-    ...sharedSchemas, CreatePaymentBody, Payment, PaymentList, ...accountSchemas, ...tokenSchemas,
+    ...sharedSchemas, ...paymentRequestSchemas, Payment, PaymentList, ...accountSchemas, ...tokenSchemas,
     ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, Balance, ...webhookSchemas, ...adminSchemas,
   ];
   for (const schema of schemas) {
@@ -132,7 +136,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ajv.body.addSchema(schema);
     ajv.url.addSchema(schema);
   }
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajv.body : ajv.url).compile(schema));
+  // Bodies with a oneOf answer a clear message when they match no shape (http/shapes.ts).
+  const shapes: Record<string, ShapeRule> = {
+    CreatePaymentRequest: { loose: CreatePaymentFields, check: checkPaymentShape },
+    CreateSplitRuleRequest: { loose: LooseCreateSplitRuleRequest, check: checkShares },
+    UpdateSplitRuleRequest: { loose: LooseUpdateSplitRuleRequest, check: checkShares },
+  };
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? compileBody(ajv.body, schema as Record<string, unknown>, shapes) : ajv.url.compile(schema)));
 
   // Only JSON bodies: anything else is 415 in the envelope rather than parsed as text. An empty
   // body sent with a JSON content type (many HTTP clients always send the header) is no body,

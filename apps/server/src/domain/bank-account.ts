@@ -40,6 +40,13 @@ const BANK_CODE_RE = /^[0-9]{3}$/;
 const AGENCY_RE = /^[0-9]{1,5}(-[0-9X])?$/;
 const ACCOUNT_RE = /^[0-9]{1,20}-[0-9X]$/;
 
+// The same layouts for the HTTP schema, which sees the input before a lowercase x becomes X.
+export const BANK_ACCOUNT_LAYOUT = {
+  bankCode: { pattern: '^[0-9]{3}$', message: 'must be exactly 3 digits' },
+  agency: { pattern: '^[0-9]{1,5}(-[0-9Xx])?$', message: 'must be 1-5 digits, optionally followed by "-" and a check digit (0-9 or X)' },
+  account: { pattern: '^[0-9]{1,20}-[0-9Xx]$', message: 'must be 1-20 digits, "-" and a check digit (0-9 or X)' },
+} as const;
+
 function normalizeTrailingX(value: string): string {
   return value.endsWith('x') ? value.slice(0, -1) + 'X' : value;
 }
@@ -66,17 +73,14 @@ export function validateBankAccount(input: unknown): BankAccountValidation {
 
   const bankCode = field('bankCode');
   if (bankCode !== undefined && !BANK_CODE_RE.test(bankCode)) {
-    errors.push({ param: 'bankAccount.bankCode', message: 'must be exactly 3 digits' });
+    errors.push({ param: 'bankAccount.bankCode', message: BANK_ACCOUNT_LAYOUT.bankCode.message });
   }
 
   let agency = field('agency');
   if (agency !== undefined) {
     agency = normalizeTrailingX(agency);
     if (!AGENCY_RE.test(agency)) {
-      errors.push({
-        param: 'bankAccount.agency',
-        message: 'must be 1-5 digits, optionally followed by "-" and a check digit (0-9 or X)',
-      });
+      errors.push({ param: 'bankAccount.agency', message: BANK_ACCOUNT_LAYOUT.agency.message });
     }
   }
 
@@ -84,10 +88,7 @@ export function validateBankAccount(input: unknown): BankAccountValidation {
   if (account !== undefined) {
     account = normalizeTrailingX(account);
     if (!ACCOUNT_RE.test(account)) {
-      errors.push({
-        param: 'bankAccount.account',
-        message: 'must be 1-20 digits, "-" and a check digit (0-9 or X)',
-      });
+      errors.push({ param: 'bankAccount.account', message: BANK_ACCOUNT_LAYOUT.account.message });
     }
   }
 

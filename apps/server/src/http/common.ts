@@ -1,4 +1,4 @@
-import { Type, type TEnum, type TLiteral, type TSchema, type TSchemaOptions } from 'typebox';
+import { Type, type Static, type TEnum, type TLiteral, type TSchema, type TSchemaOptions } from 'typebox';
 import { ERROR_CODES } from '../errors.js';
 
 // Every schema carries its `type`, and a single value is a `const` of that type: code
@@ -53,6 +53,16 @@ export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String(
 export const sharedSchemas: TSchema[] = [ErrorEnvelope, Metadata];
 
 export const ref = (id: string, options: Record<string, unknown> = {}) => Type.Unsafe<unknown>({ $ref: id, ...options });
+// A string with a pattern and the words that say what it wants: a pattern is for machines, the
+// error message for people (plugins/errors.ts reads them from here).
+export const PATTERN_MESSAGES = new Map<string, string>();
+export function patterned(pattern: string, message: string, options: TSchemaOptions & { minLength?: number; maxLength?: number } = {}) {
+  PATTERN_MESSAGES.set(pattern, message);
+  return Type.String({ ...options, pattern });
+}
+
+// A reference to a named schema that keeps its static type.
+export const refTo = <T extends TSchema & { $id?: string }>(schema: T) => Type.Unsafe<Static<T>>({ $ref: schema.$id as string });
 
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(

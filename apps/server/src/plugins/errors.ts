@@ -1,11 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, StoredResponse, errorBody } from '../errors.js';
+import { PATTERN_MESSAGES } from '../http/common.js';
 
 interface AjvError {
   keyword: string;
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
+  parentSchema?: { properties?: Record<string, unknown> };
 }
 
 function dotted(instancePath: string, extra?: unknown): string {
@@ -21,6 +23,12 @@ function describe(e: AjvError, param: string): string {
     case 'minimum': case 'exclusiveMinimum':
       return param === 'amount' || param === 'amountInCents' ? `${param} must be a positive integer` : `${param} ${e.message}`;
     case 'enum': return `${param} must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    case 'const': return `${param} must be ${String(e.params.allowedValue)}`;
+    case 'pattern': return `${param} ${PATTERN_MESSAGES.get(String(e.params.pattern)) ?? 'has an invalid format'}`;
+    case 'minProperties': {
+      const fields = Object.keys(e.parentSchema?.properties ?? {});
+      return fields.length > 0 ? `Send at least one of ${fields.join(', ')}.` : `${param || 'body'} ${e.message ?? 'is invalid'}`;
+    }
     case 'format': return `${param} must be a valid ${e.params.format}`;
     default: return `${param || 'body'} ${e.message ?? 'is invalid'}`;
   }

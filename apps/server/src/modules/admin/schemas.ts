@@ -71,13 +71,31 @@ export const SplitRuleConditions = Type.Object(
   { $id: 'SplitRuleConditions', additionalProperties: false, description: 'When the rule applies. Omitted fields match every sale; `{}` matches all.' },
 );
 
-export const SplitShare = Type.Object(
-  {
-    recipientId: Type.String({ minLength: 1, maxLength: 64, description: 'A recipient (`rcp_`) of the same merchant account and mode.' }),
-    percentage: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Share of the net value, 0 < p <= 100, at most two decimals. Send `percentage` or `amount`, not both.', examples: [12.5] })),
-    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Fixed share in centavos. Send `percentage` or `amount`, not both.', examples: [500] })),
-  },
-  { $id: 'SplitShare', additionalProperties: false, description: 'One recipient\'s share: a percentage of the net value or a fixed amount. Each recipient appears at most once per rule.' },
+const shareFields = {
+  recipientId: Type.String({ minLength: 1, maxLength: 64, description: 'A recipient (`rcp_`) of the same merchant account and mode.' }),
+  percentage: Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Share of the net value, 0 < p <= 100, at most two decimals.', examples: [12.5] }),
+  amount: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Fixed share in centavos.', examples: [500] }),
+};
+
+export const PercentageSplitShare = Type.Object(
+  { recipientId: shareFields.recipientId, percentage: shareFields.percentage },
+  { $id: 'PercentageSplitShare', additionalProperties: false, description: 'A percentage of the net value.', examples: [{ recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', percentage: 12.5 }] },
+);
+export const AmountSplitShare = Type.Object(
+  { recipientId: shareFields.recipientId, amount: shareFields.amount },
+  { $id: 'AmountSplitShare', additionalProperties: false, description: 'A fixed amount in centavos.', examples: [{ recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 500 }] },
+);
+export const SplitShare = Type.Unsafe<SplitShareBody>({
+  $id: 'SplitShare',
+  oneOf: [ref('PercentageSplitShare'), ref('AmountSplitShare')],
+  description: 'One recipient\'s share: exactly one of `percentage` (of the net value) or `amount` (centavos). Each recipient appears at most once per rule.',
+});
+
+// A share with both or neither of percentage/amount, for the loose twins of the rule bodies
+// (see http/shapes.ts).
+export const LooseSplitShare = Type.Object(
+  { recipientId: shareFields.recipientId, percentage: Type.Optional(shareFields.percentage), amount: Type.Optional(shareFields.amount) },
+  { additionalProperties: false },
 );
 
 const prioritySchema = Type.Integer({ minimum: 0, maximum: MAX_PRIORITY, description: `0-${MAX_PRIORITY}; lower runs first, ties by creation order.` });
@@ -115,6 +133,7 @@ export const UpdateSplitRuleRequest = Type.Object(
   {
     $id: 'UpdateSplitRuleRequest',
     additionalProperties: false,
+    minProperties: 1,
     description: 'Fields to change; the resulting rule is validated as a whole. The account and mode of a rule never change.',
     examples: [{ priority: 5 }, { active: false }],
   },
@@ -139,6 +158,10 @@ export const SplitRule = Type.Object(
 );
 export type SplitRule = Static<typeof SplitRule>;
 export type SplitShareBody = { recipientId: string; percentage?: number; amount?: number };
+
+const looseSplits = Type.Array(LooseSplitShare, { minItems: 1, maxItems: MAX_SPLITS_PER_RULE });
+export const LooseCreateSplitRuleRequest = Type.Object({ ...CreateSplitRuleRequest.properties, splits: looseSplits }, { additionalProperties: false });
+export const LooseUpdateSplitRuleRequest = Type.Object({ ...UpdateSplitRuleRequest.properties, splits: Type.Optional(looseSplits) }, { additionalProperties: false, minProperties: 1 });
 export type SplitRuleConditionsBody = { method?: 'pix' | 'credit_card'; minAmount?: number; maxAmount?: number };
 
 export const SplitRuleList = listOf('SplitRule', 'SplitRuleList');
@@ -276,6 +299,7 @@ export const UpdateAccountSettingsRequest = Type.Object(
   {
     $id: 'UpdateAccountSettingsRequest',
     additionalProperties: false,
+    minProperties: 1,
     description: 'Only the fields sent change; the rest keep their current value. Applies to payments approved from now on.',
     examples: [{ fees: { credit_card: { percentBps: 349, fixedCents: 39 } }, settlementDelayDays: { credit_card: 14 } }],
   },
@@ -287,6 +311,8 @@ export const adminSchemas: TSchema[] = [
   AdminSession,
   AdminSessionEnded,
   SplitRuleConditions,
+  PercentageSplitShare,
+  AmountSplitShare,
   SplitShare,
   CreateSplitRuleRequest,
   UpdateSplitRuleRequest,

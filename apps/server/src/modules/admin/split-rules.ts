@@ -80,6 +80,15 @@ function refuse(errors: Array<{ param: string; message: string }>): never {
   });
 }
 
+// The shape rule of SplitShare's oneOf, in words: exactly one of percentage/amount per share.
+// Run on a rule body that matches no shape (http/shapes.ts); checkRuleShape says the same.
+export function checkShares(body: { splits?: SplitShareBody[] }): void {
+  const errors = (body.splits ?? []).flatMap((s, i) => ((s.percentage === undefined) === (s.amount === undefined)
+    ? [{ param: `splits[${i}]`, message: 'must have exactly one of percentage or amount' }]
+    : []));
+  if (errors.length > 0) refuse(errors);
+}
+
 // Pure checks: the domain's shape rules, then one share per recipient.
 export function checkRuleShape(rule: RuleFields): void {
   const domainRule = {

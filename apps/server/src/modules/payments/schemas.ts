@@ -1,39 +1,91 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, refTo, stringEnum, constant } from '../../http/common.js';
 import { PAYMENT_STATUSES } from '../../domain/states.js';
 
 export const MAX_AMOUNT_CENTS = 1_000_000_000; // R$ 10.000.000,00 per payment
 
 const amountField = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description, examples: [1050] });
 
-export const CreatePaymentBody = Type.Object(
+export const PaymentCustomer = Type.Object(
   {
-    amount: Type.Optional(amountField('Shape A: amount in centavos (1050 = R$ 10,50). Send exactly one of `amount` / `amountInCents`.')),
-    amountInCents: Type.Optional(amountField('Shape B (what the SDKs send): amount in centavos.')),
-    currency: Type.Optional(constant('BRL', { description: 'Only BRL. Defaults to BRL.' })),
-    method: stringEnum(['pix', 'credit_card'], { description: 'Payment method.' }),
-    cardToken: Type.Optional(Type.String({ pattern: '^tok_[A-Za-z0-9_]{1,64}$', description: 'Required for `credit_card`, refused for `pix`: a `tok_` from POST /v1/tokens (or a sandbox test token such as `tok_visa`).' })),
-    installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'Card only, 1-12 (default 1).' })),
-    description: Type.Optional(Type.String({ maxLength: 500 })),
-    metadata: Type.Optional(ref('Metadata')),
-    customer: Type.Optional(Type.Object({
-      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-      email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
-      document: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z.\\-/ ]{11,20}$', description: 'CPF or CNPJ. Stored; shown back masked.' })),
-    }, { additionalProperties: false })),
-    pixExpiresInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 7 * 86_400, description: 'Pix only: seconds until the BR Code expires (default 3600).' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+    document: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z.\\-/ ]{11,20}$', description: 'CPF or CNPJ. Stored; shown back masked.' })),
   },
-  {
-    $id: 'CreatePaymentRequest',
-    additionalProperties: false,
-    description: 'Two shapes are accepted. Shape A: `{amount, currency, method}`. Shape B: `{amountInCents, method, cardToken}`. Amounts are integer centavos in both.',
-    examples: [
-      { amount: 1050, currency: 'BRL', method: 'pix' },
-      { amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' },
-    ],
-  },
+  { $id: 'PaymentCustomer', additionalProperties: false, description: 'Who pays (optional).' },
 );
-export type CreatePaymentBody = Static<typeof CreatePaymentBody>;
+
+// The fields of both shapes, each typed as in the request schemas below.
+const fields = {
+  amount: amountField('Shape A: amount in centavos (1050 = R$ 10,50). Send exactly one of `amount` / `amountInCents`.'),
+  amountInCents: amountField('Shape B (what the SDKs send): amount in centavos.'),
+  currency: constant('BRL', { description: 'Only BRL. Defaults to BRL.' }),
+  cardToken: Type.String({ pattern: '^tok_[A-Za-z0-9_]{1,64}$', description: 'A `tok_` from POST /v1/tokens (or a sandbox test token such as `tok_visa`). Required for `credit_card`, refused for `pix`.' }),
+  installments: Type.Integer({ minimum: 1, maximum: 12, description: 'Card only, 1-12 (default 1).' }),
+  description: Type.String({ maxLength: 500 }),
+  metadata: ref('Metadata'),
+  customer: refTo(PaymentCustomer),
+  pixExpiresInSeconds: Type.Integer({ minimum: 60, maximum: 7 * 86_400, description: 'Pix only: seconds until the BR Code expires (default 3600).' }),
+};
+const optional = {
+  currency: Type.Optional(fields.currency),
+  description: Type.Optional(fields.description),
+  metadata: Type.Optional(fields.metadata),
+  customer: Type.Optional(fields.customer),
+};
+const pix = { method: constant('pix'), pixExpiresInSeconds: Type.Optional(fields.pixExpiresInSeconds), ...optional };
+const card = { method: constant('credit_card'), cardToken: fields.cardToken, installments: Type.Optional(fields.installments), ...optional };
+
+// The two shapes times the two methods: four exact request types, so a generated client can only
+// build a valid one (exactly one of amount/amountInCents; cardToken and installments only with
+// credit_card, pixExpiresInSeconds only with pix).
+export const PixPaymentRequest = Type.Object(
+  { amount: fields.amount, ...pix },
+  { $id: 'PixPaymentRequest', additionalProperties: false, description: 'Shape A, Pix: `{amount, currency, method: "pix"}`.', examples: [{ amount: 1050, currency: 'BRL', method: 'pix' }] },
+);
+export const PixPaymentInCentsRequest = Type.Object(
+  { amountInCents: fields.amountInCents, ...pix },
+  { $id: 'PixPaymentInCentsRequest', additionalProperties: false, description: 'Shape B, Pix: `{amountInCents, method: "pix"}`.', examples: [{ amountInCents: 1050, method: 'pix' }] },
+);
+export const CardPaymentRequest = Type.Object(
+  { amountInCents: fields.amountInCents, ...card },
+  { $id: 'CardPaymentRequest', additionalProperties: false, description: 'Shape B, card (what the SDKs send): `{amountInCents, method: "credit_card", cardToken}`.', examples: [{ amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' }] },
+);
+export const CardPaymentWithAmountRequest = Type.Object(
+  { amount: fields.amount, ...card },
+  { $id: 'CardPaymentWithAmountRequest', additionalProperties: false, description: 'Shape A, card: `{amount, currency, method: "credit_card", cardToken}`.', examples: [{ amount: 2500, currency: 'BRL', method: 'credit_card', cardToken: 'tok_visa', installments: 3 }] },
+);
+type Shapes = Static<typeof PixPaymentRequest> | Static<typeof PixPaymentInCentsRequest> | Static<typeof CardPaymentRequest> | Static<typeof CardPaymentWithAmountRequest>;
+
+export const CreatePaymentBody = Type.Unsafe<Shapes>({
+  $id: 'CreatePaymentRequest',
+  oneOf: [ref('PixPaymentRequest'), ref('PixPaymentInCentsRequest'), ref('CardPaymentRequest'), ref('CardPaymentWithAmountRequest')],
+  description: 'Two shapes are accepted, for either method. Shape A: `{amount, currency, method}`. Shape B: `{amountInCents, method, cardToken}`. Amounts are integer centavos in both.',
+  examples: [
+    { amount: 1050, currency: 'BRL', method: 'pix' },
+    { amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' },
+  ],
+});
+export type CreatePaymentBody = Shapes;
+
+// Every field of every shape, typed, with the shape rules left out: what a body that matches
+// no shape is checked against for a precise field error, before checkPaymentShape (the same
+// rules in code) says which shape rule it breaks.
+export const CreatePaymentFields = Type.Object(
+  {
+    amount: Type.Optional(fields.amount),
+    amountInCents: Type.Optional(fields.amountInCents),
+    method: stringEnum(['pix', 'credit_card'], { description: 'Payment method.' }),
+    cardToken: Type.Optional(fields.cardToken),
+    installments: Type.Optional(fields.installments),
+    pixExpiresInSeconds: Type.Optional(fields.pixExpiresInSeconds),
+    ...optional,
+  },
+  { additionalProperties: false },
+);
+export type CreatePaymentFields = Static<typeof CreatePaymentFields>;
+
+export const paymentRequestSchemas = [PaymentCustomer, PixPaymentRequest, PixPaymentInCentsRequest, CardPaymentRequest, CardPaymentWithAmountRequest, CreatePaymentBody];
 
 export const Payment = Type.Object(
   {

@@ -18,7 +18,7 @@ import { activeRules } from '../receivables/service.js';
 import type { SplitRule } from '../../domain/split.js';
 import type { AccountSettings } from '../accounts/settings.js';
 import type { CircuitBreaker } from '../../providers/breaker.js';
-import type { CreatePaymentBody, ListPaymentsQuery, Payment } from './schemas.js';
+import type { CreatePaymentBody, CreatePaymentFields, ListPaymentsQuery, Payment } from './schemas.js';
 import { checkTransition, loadPayment, toPayment, transition, type PaymentRow } from './repository.js';
 import { invalidState } from '../../errors.js';
 import { sql } from 'kysely';
@@ -41,7 +41,9 @@ function maskDocument(doc: string): string {
   return '*'.repeat(Math.max(0, clean.length - 2)) + clean.slice(-2);
 }
 
-function checkShape(body: CreatePaymentBody): number {
+// The shape rules of CreatePaymentRequest's oneOf, in words: run on a body that matches no
+// shape (see http/shapes.ts) and again here. Returns the amount in centavos.
+export function checkPaymentShape(body: CreatePaymentFields): number {
   const hasA = body.amount !== undefined;
   const hasB = body.amountInCents !== undefined;
   if (hasA === hasB) {
@@ -82,7 +84,7 @@ export async function cardOutcome(store: Store, token: string): Promise<TestOutc
 }
 
 export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body: CreatePaymentBody): Promise<Payment> {
-  const amountCents = checkShape(body);
+  const amountCents = checkPaymentShape(body);
   if (body.method === 'credit_card') {
     const retryAfter = deps.breaker.retryAfterSeconds();
     if (retryAfter > 0) {

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
-import { BANK_ACCOUNT_TYPES } from '../../domain/bank-account.js';
+import { ListQueryBase, listOf, ref, stringEnum, constant, patterned } from '../../http/common.js';
+import { BANK_ACCOUNT_LAYOUT as layout, BANK_ACCOUNT_TYPES } from '../../domain/bank-account.js';
 
 // The shape and lengths live here; the rules a schema cannot say well (CNPJ check digits, the
 // digit/hyphen/check-digit layout of an account) are checked by the domain validators in the
@@ -21,9 +21,9 @@ const nameField = () => Type.String({ minLength: 1, maxLength: 200, description:
 // settlement's bank account snapshot, can embed the same shape.
 export const BankAccountSchema = Type.Object(
   {
-    bankCode: Type.String({ minLength: 3, maxLength: 3, description: 'Bank code (COMPE), exactly 3 digits.', examples: ['341'] }),
-    agency: Type.String({ minLength: 1, maxLength: 7, description: 'Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).', examples: ['0001'] }),
-    account: Type.String({ minLength: 3, maxLength: 22, description: 'Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).', examples: ['12345-6'] }),
+    bankCode: patterned(layout.bankCode.pattern, layout.bankCode.message, { minLength: 3, maxLength: 3, description: 'Bank code (COMPE), exactly 3 digits.', examples: ['341'] }),
+    agency: patterned(layout.agency.pattern, layout.agency.message, { minLength: 1, maxLength: 7, description: 'Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).', examples: ['0001'] }),
+    account: patterned(layout.account.pattern, layout.account.message, { minLength: 3, maxLength: 22, description: 'Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).', examples: ['12345-6'] }),
     accountType: stringEnum([...BANK_ACCOUNT_TYPES], { description: '`checking`, `savings` or `payment` (payment institution account).' }),
   },
   { additionalProperties: false, description: 'Where the payee is paid out.' },
@@ -56,6 +56,7 @@ export const UpdateRecipientBody = Type.Object(
   {
     $id: 'UpdateRecipientRequest',
     additionalProperties: false,
+    minProperties: 1,
     description: 'Send at least one field. `bankAccount` is replaced whole (all four fields, validated as on create) and `metadata` is replaced whole. The `document` cannot change: register a new recipient instead.',
     examples: [{ bankAccount: { bankCode: '001', agency: '1234-5', account: '98765-X', accountType: 'savings' } }],
   },

@@ -1,5 +1,7 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, stringEnum, constant } from '../../http/common.js';
+import { ListQueryBase, listOf, stringEnum, constant, patterned } from '../../http/common.js';
+
+const webhookUrl = (description: string) => patterned('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', 'must be an absolute http(s) URL', { minLength: 1, maxLength: 2048, description });
 
 const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^(\\*|[a-z_]+\\.[a-z_]+)$' }), {
   minItems: 1, maxItems: 100, description: 'Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all.',
@@ -7,7 +9,7 @@ const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100, patter
 
 export const CreateWebhookEndpointBody = Type.Object(
   {
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL. In live mode it must not point at loopback or private addresses.' }),
+    url: webhookUrl('http(s) URL. In live mode it must not point at loopback or private addresses.'),
     events: EventTypes,
     description: Type.Optional(Type.String({ maxLength: 500 })),
   },
@@ -17,7 +19,7 @@ export type CreateWebhookEndpointBody = Static<typeof CreateWebhookEndpointBody>
 
 export const UpdateWebhookEndpointBody = Type.Object(
   {
-    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    url: Type.Optional(webhookUrl('http(s) URL, as on create.')),
     events: Type.Optional(EventTypes),
     enabled: Type.Optional(Type.Boolean({ description: 'Re-enabling clears the failure record.' })),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
