@@ -39,3 +39,24 @@ export function assertTransition(from: PaymentStatus, to: PaymentStatus): void {
 }
 
 export const TERMINAL_STATUSES: readonly PaymentStatus[] = PAYMENT_STATUSES.filter((s) => PAYMENT_TRANSITIONS[s].length === 0);
+
+// Settlement state machine. A merchant settlement is `held` when the merchant account has no
+// payout bank account yet; setting one releases it (`pending`, with the account's snapshot)
+// and the payout follows. A payout the bank refuses is `failed`, and its receivables go back
+// to pending for the next run (a new settlement), so `failed` is final for this one.
+export const SETTLEMENT_STATUSES = ['held', 'pending', 'paid', 'failed'] as const;
+export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
+
+export const SETTLEMENT_TRANSITIONS: Readonly<Record<SettlementStatus, readonly SettlementStatus[]>> = {
+  held: ['pending'],
+  pending: ['paid', 'failed'],
+  paid: [],
+  failed: [],
+};
+
+// A guarded move of a settlement: the status it must have and the one it takes, checked against
+// the table (use both in the UPDATE's WHERE and SET).
+export function settlementMove<F extends SettlementStatus, T extends SettlementStatus>(from: F, to: T): { from: F; to: T } {
+  if (!SETTLEMENT_TRANSITIONS[from].includes(to)) throw new Error(`A ${from} settlement cannot become ${to}.`);
+  return { from, to };
+}

@@ -85,7 +85,8 @@ export class Store {
     return this.batcher.enqueue(op);
   }
 
-  async migrate(): Promise<string[]> {
+  // Up to the latest migration, or up to `target` (a migration's name; tests of a migration).
+  async migrate(target?: string): Promise<string[]> {
     // Kysely looks for its bookkeeping tables across all schemas; pin them to ours so that
     // several deployments (or test schemas) in one PostgreSQL database do not see each other's.
     let migrationTableSchema: string | undefined;
@@ -94,7 +95,7 @@ export class Store {
       migrationTableSchema = rows[0].schema;
     }
     const migrator = new Migrator({ db: this.writer, provider: migrationProvider, migrationTableSchema });
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = target ? await migrator.migrateTo(target) : await migrator.migrateToLatest();
     if (error) throw error;
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }

@@ -317,6 +317,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('settlements_run').on('settlements').columns(['run_id', 'id']).execute();
     },
   },
+  // Merchant payout bank account (issue 12): set by an admin; a merchant settlement made without
+  // one is held (hold_reason) until it is set.
+  '0005_payout_bank_account': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('accounts').addColumn('payout_bank_account', 'text').execute();
+      await db.schema.alterTable('settlements').addColumn('hold_reason', 'text').execute();
+      // Only held settlements are looked up this way (to release them): a partial index stays tiny.
+      await db.schema.createIndex('settlements_held').on('settlements').columns(['account_id', 'payee_type'])
+        .where(sql.ref('status'), '=', sql.lit('held')).execute();
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

@@ -9,6 +9,9 @@ export interface AccountsTable {
   email: string | null;
   live_enabled: number;
   settings: string; // JSON: fee schedule and settlement delays (marketplace issue)
+  // JSON {bankCode, agency, account, accountType}: where the merchant's settlements are paid;
+  // null until an admin sets it (merchant settlements are held meanwhile).
+  payout_bank_account: string | null;
   created_at: string;
 }
 
@@ -164,8 +167,9 @@ export interface SettlementsTable {
   payee_id: string;
   amount: number;
   receivable_count: number;
-  status: 'pending' | 'paid' | 'failed';
-  bank_account: string | null; // JSON snapshot at settlement time
+  status: 'held' | 'pending' | 'paid' | 'failed';
+  bank_account: string | null; // JSON snapshot at settlement time (or at release, for a held one)
+  hold_reason: string | null; // why a `held` settlement waits (no_payout_bank_account)
   settlement_date: string;
   paid_at: string | null;
   failure_reason: string | null;

@@ -4,9 +4,9 @@ import { Type, type Static } from 'typebox';
 import type { Store } from '../../store/index.js';
 import type { ApiKeysTable, Database, RecipientsTable } from '../../store/schema.js';
 import { notFound } from '../../errors.js';
-import { ListQueryBase, listOf, ref } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, refTo } from '../../http/common.js';
 import { paginate } from '../../http/pagination.js';
-import { BankAccountSchema } from '../recipients/schemas.js';
+import { BankAccount } from '../recipients/schemas.js';
 import { IdParams } from './schemas.js';
 
 // Read-only views of a merchant account for the back office: its API keys (as their display
@@ -34,7 +34,7 @@ export const AdminRecipient = Type.Object(
     livemode: Type.Boolean(),
     name: Type.String(),
     document: Type.String({ description: 'The CNPJ masked: its first two and last two characters (`11.***.***/****-81`).' }),
-    bankAccount: BankAccountSchema,
+    bankAccount: refTo(BankAccount),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { $id: 'AdminRecipient', additionalProperties: false, description: 'A recipient of a merchant account, as the back office shows it: read-only, document masked.' },

@@ -8,8 +8,10 @@ import { notFound } from '../../errors.js';
 import { ref } from '../../http/common.js';
 import { paginate, type Page } from '../../http/pagination.js';
 import { parseSettings } from '../accounts/settings.js';
-import { AdminMutationHeaders, IdParams, ListAccountsQuery, type AdminAccount, type UpdateAccountSettingsRequest } from './schemas.js';
+import { AdminMutationHeaders, IdParams, ListAccountsQuery, type AdminAccount, type UpdateAccountSettingsRequest, type UpdatePayoutBankAccountRequest } from './schemas.js';
 import type { AuditSpec } from './audit-log.js';
+import { checkBankAccount } from '../recipients/service.js';
+import { releaseHeldSettlements } from '../settlements/service.js';
 
 // Merchant accounts as the back office sees them: live-mode activation and money settings.
 // Settings are stored on the account row (accounts.settings JSON) as overrides only, in the
@@ -34,6 +36,7 @@ export function toAdminAccount(row: Row): AdminAccount {
       },
       settlementDelayDays: { pix: settings.settlementDelayDays.pix, credit_card: settings.settlementDelayDays.credit_card },
     },
+    payoutBankAccount: row.payout_bank_account ? JSON.parse(row.payout_bank_account) : null,
     createdAt: row.created_at,
   };
 }
@@ -104,6 +107,19 @@ export async function updateAccountSettings(ctx: RequestContext, id: string, bod
   });
 }
 
+// Sets (replaces) the merchant's payout bank account, validated as a recipient's, and releases
+// its held settlements to payout in the same transaction.
+export async function updatePayoutBankAccount(ctx: RequestContext, id: string, body: UpdatePayoutBankAccountRequest): Promise<AdminAccount> {
+  const bankAccount = checkBankAccount(body.bankAccount);
+  return ctx.write(async (tx) => {
+    const row = await loadAccount(tx, id);
+    const payout = JSON.stringify({ bankCode: bankAccount.bankCode, agency: bankAccount.agency, account: bankAccount.account, accountType: bankAccount.accountType });
+    await tx.updateTable('accounts').set({ payout_bank_account: payout }).where('id', '=', id).execute();
+    await releaseHeldSettlements(tx, id, bankAccount);
+    return toAdminAccount({ ...row, payout_bank_account: payout });
+  });
+}
+
 const idParam = (req: { params: unknown }) => (req.params as { id: string }).id;
 async function accountSnapshot(tx: Tx, id: string): Promise<AdminAccount | null> {
   const row = await tx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
@@ -116,6 +132,12 @@ const audits = {
     reasonRequired: true, reasonHint: 'live mode lets the account take real money',
   },
   updateSettings: { action: 'account.update_settings', objectType: 'account', snapshot: accountSnapshot, objectId: idParam },
+  // It decides where the merchant's money is paid (and pays out what was held for want of it):
+  // a money-moving action.
+  setPayoutBankAccount: {
+    action: 'account.set_payout_bank_account', objectType: 'account', snapshot: accountSnapshot, objectId: idParam,
+    reasonRequired: true, reasonHint: 'the payout bank account decides where the merchant\'s money is paid',
+  },
 } satisfies Record<string, AuditSpec>;
 
 const tags = ['Admin'];
@@ -166,4 +188,16 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
       response: { 200: ref('AdminAccount') },
     },
   }, (req) => updateAccountSettings(req.ctx, req.params.id, req.body));
+
+  scope.patch<{ Params: { id: string }; Body: UpdatePayoutBankAccountRequest }>('/admin/accounts/:id/payout-bank-account', {
+    config: { auth: 'none', permission: 'accounts:set_payout_bank_account', audit: audits.setPayoutBankAccount },
+    schema: {
+      operationId: 'adminUpdatePayoutBankAccount', tags, security, summary: 'Set an account\'s payout bank account',
+      description: 'Where the merchant\'s own settlements are paid, validated as a recipient\'s bank account (`bankCode` 3 digits, `agency` digits with an optional check digit, `account` digits, `-` and a check digit, `accountType`). Replaces the current one. Settlements that were `held` for want of it take it at once and go to payout (`settlement.updated` events); later settlements take it when they are made. Needs a `reason` (kept in the audit log): it decides where the merchant\'s money is paid.',
+      headers: AdminMutationHeaders,
+      params: AccountIdParams,
+      body: ref('UpdatePayoutBankAccountRequest'),
+      response: { 200: ref('AdminAccount') },
+    },
+  }, (req) => updatePayoutBankAccount(req.ctx, req.params.id, req.body));
 }

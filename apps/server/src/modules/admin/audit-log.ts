@@ -20,7 +20,7 @@ import { paginate, type Page } from '../../http/pagination.js';
 //   each write reads the object before, runs the change, reads it after and inserts the audit row,
 //   all in the same transaction. The row exists if and only if the change committed;
 // - when a reason is required (money-moving actions: settlement runs, live activation, split rule
-//   activation), a missing or blank `reason` is a VALIDATION_ERROR and nothing is written;
+//   activation, setting a payout bank account), a missing or blank `reason` is a VALIDATION_ERROR and nothing is written;
 // - test/admin-audit.test.ts walks every registered admin mutating route and checks its row.
 
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);

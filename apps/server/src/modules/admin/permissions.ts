@@ -16,6 +16,7 @@ export const PERMISSIONS = {
   'accounts:view': ['admin', 'viewer'],
   'accounts:update': ['admin'],
   'accounts:activate_live': ['admin'],
+  'accounts:set_payout_bank_account': ['admin'],
   'recipients:view': ['admin', 'viewer'],
   'split_rules:view': ['admin', 'viewer'],
   'split_rules:preview': ['admin', 'viewer'],

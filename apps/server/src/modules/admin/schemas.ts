@@ -5,6 +5,7 @@ import { MAX_SETTLEMENT_DELAY_DAYS } from '../accounts/settings.js';
 import { MAX_AMOUNT_CENTS } from '../payments/schemas.js';
 import { ADMIN_ROLES, PERMISSION_NAMES } from './permissions.js';
 import { MAX_REASON_LENGTH } from './audit-log.js';
+import type { BankAccount } from '../../domain/bank-account.js';
 
 // Objects of the admin API that belong to no mode (accounts, sessions, settlement runs) still
 // carry `livemode`, as every object does: false.
@@ -259,6 +260,7 @@ export const AdminAccount = Type.Object(
     liveEnabled: Type.Boolean({ description: 'Whether the account\'s `sk_live_` keys work.' }),
     livemode: ADMIN_LIVEMODE,
     settings: ref('AdminAccountSettings'),
+    payoutBankAccount: Type.Union([ref('BankAccount'), Type.Null()], { description: 'Where the merchant\'s settlements are paid. Null until set: meanwhile the merchant\'s settlements are `held`.' }),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { $id: 'AdminAccount', additionalProperties: false, description: 'A merchant account, as the back office sees it.' },
@@ -306,6 +308,17 @@ export const UpdateAccountSettingsRequest = Type.Object(
 );
 export type UpdateAccountSettingsRequest = Static<typeof UpdateAccountSettingsRequest>;
 
+export const UpdatePayoutBankAccountRequest = Type.Object(
+  { bankAccount: Type.Unsafe<BankAccount>({ $ref: 'BankAccount' }), reason: requiredReason },
+  {
+    $id: 'UpdatePayoutBankAccountRequest',
+    additionalProperties: false,
+    description: 'The merchant\'s payout bank account, replaced whole and validated as a recipient\'s, and why (money will be paid there).',
+    examples: [{ bankAccount: { bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' }, reason: 'Bank letter of 2026-11-20 (ticket 4411)' }],
+  },
+);
+export type UpdatePayoutBankAccountRequest = Static<typeof UpdatePayoutBankAccountRequest>;
+
 export const adminSchemas: TSchema[] = [
   AdminLoginRequest,
   AdminSession,
@@ -328,4 +341,5 @@ export const adminSchemas: TSchema[] = [
   SplitPreviewRequest,
   SplitPreview,
   ActivateLiveModeRequest,
+  UpdatePayoutBankAccountRequest,
 ];

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, stringEnum, constant, patterned } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, stringEnum, constant, patterned, refTo } from '../../http/common.js';
 import { BANK_ACCOUNT_LAYOUT as layout, BANK_ACCOUNT_TYPES } from '../../domain/bank-account.js';
 
 // The shape and lengths live here; the rules a schema cannot say well (CNPJ check digits, the
@@ -17,23 +17,23 @@ const documentField = (description: string) => Type.String({
 
 const nameField = () => Type.String({ minLength: 1, maxLength: 200, description: 'Legal name of the payee (razão social), 1-200 characters.', examples: ['Loja Exemplo Ltda'] });
 
-// Request and response share the layout; exported (without `$id`) so other resources, such as a
-// settlement's bank account snapshot, can embed the same shape.
-export const BankAccountSchema = Type.Object(
+// Request and response share the layout, and so do a recipient, a merchant's payout account and
+// a settlement's snapshot: one named component.
+export const BankAccount = Type.Object(
   {
     bankCode: patterned(layout.bankCode.pattern, layout.bankCode.message, { minLength: 3, maxLength: 3, description: 'Bank code (COMPE), exactly 3 digits.', examples: ['341'] }),
     agency: patterned(layout.agency.pattern, layout.agency.message, { minLength: 1, maxLength: 7, description: 'Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).', examples: ['0001'] }),
     account: patterned(layout.account.pattern, layout.account.message, { minLength: 3, maxLength: 22, description: 'Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).', examples: ['12345-6'] }),
     accountType: stringEnum([...BANK_ACCOUNT_TYPES], { description: '`checking`, `savings` or `payment` (payment institution account).' }),
   },
-  { additionalProperties: false, description: 'Where the payee is paid out.' },
+  { $id: 'BankAccount', additionalProperties: false, description: 'A Brazilian bank account that payouts are made to.', examples: [{ bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' }] },
 );
 
 export const CreateRecipientBody = Type.Object(
   {
     name: nameField(),
     document: documentField('CNPJ of the payee: 14 characters, numeric or (since July 2026) alphanumeric, the last two being check digits. Punctuation (`.`, `/`, `-`) is ignored and letters are uppercased; stored and returned canonical (14 characters, no punctuation).'),
-    bankAccount: BankAccountSchema,
+    bankAccount: refTo(BankAccount),
     metadata: Type.Optional(ref('Metadata')),
   },
   {
@@ -50,7 +50,7 @@ export type CreateRecipientBody = Static<typeof CreateRecipientBody>;
 export const UpdateRecipientBody = Type.Object(
   {
     name: Type.Optional(nameField()),
-    bankAccount: Type.Optional(BankAccountSchema),
+    bankAccount: Type.Optional(refTo(BankAccount)),
     metadata: Type.Optional(ref('Metadata', { description: 'Replaces the whole metadata map (send `{}` to clear it); keys are not merged.' })),
   },
   {
@@ -69,7 +69,7 @@ export const Recipient = Type.Object(
     object: constant('recipient'),
     name: Type.String(),
     document: Type.String({ description: 'CNPJ, canonical: 14 characters, uppercase, no punctuation.', examples: ['11222333000181'] }),
-    bankAccount: BankAccountSchema,
+    bankAccount: refTo(BankAccount),
     metadata: ref('Metadata'),
     livemode: Type.Boolean(),
     createdAt: Type.String({ format: 'date-time' }),

@@ -58,7 +58,8 @@ export function checkDocument(input: string, param = 'document'): string {
   throw validation(`${param} is not a valid CNPJ: the check digits do not match.`, param);
 }
 
-function checkBankAccount(input: unknown): BankAccount {
+// Also the merchant account's payout bank account (admin API): validated the same way.
+export function checkBankAccount(input: unknown): BankAccount {
   const result = validateBankAccount(input);
   if (result.ok) return result.value;
   // The first problem names the field; all of them are in `details` when there are several.

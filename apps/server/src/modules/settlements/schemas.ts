@@ -1,5 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
+import { SETTLEMENT_STATUSES } from '../../domain/states.js';
+
+export const HOLD_NO_PAYOUT_BANK_ACCOUNT = 'no_payout_bank_account';
 
 export const Settlement = Type.Object(
   {
@@ -8,8 +11,9 @@ export const Settlement = Type.Object(
     payee: ref('Payee'),
     amount: Type.Integer({ description: 'Centavos: the sum of its receivables (refund adjustments included).' }),
     receivableCount: Type.Integer(),
-    status: stringEnum(['pending', 'paid', 'failed'], { description: '`pending` while the payout is under way; `failed` puts its receivables back for the next run.' }),
-    bankAccount: Type.Union([Type.Object({ bankCode: Type.String(), agency: Type.String(), account: Type.String(), accountType: Type.String() }), Type.Null()], { description: 'Snapshot of the recipient\'s bank account at settlement time (null for the merchant, paid to the account on file with the acquirer).' }),
+    status: stringEnum(SETTLEMENT_STATUSES, { description: '`held` while the merchant account has no payout bank account (see `holdReason`); `pending` while the payout is under way; `paid`; `failed` puts its receivables back for the next run.' }),
+    holdReason: Type.Union([constant(HOLD_NO_PAYOUT_BANK_ACCOUNT), Type.Null()], { description: 'Why a `held` settlement waits: `no_payout_bank_account`, the merchant account has no payout bank account yet. Once an admin sets it, the settlement takes it and is paid out at once. Null otherwise.' }),
+    bankAccount: Type.Union([ref('BankAccount'), Type.Null()], { description: 'Snapshot of where it is paid: the recipient\'s bank account, or the merchant account\'s payout bank account, as it was when settled (or released). Null only while `held`.' }),
     settlementDate: Type.String({ format: 'date' }),
     paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     failureReason: Type.Union([Type.String(), Type.Null()]),
@@ -27,7 +31,7 @@ export const ListSettlementsQuery = Type.Object(
     ...ListQueryBase,
     recipientId: Type.Optional(Type.String({ maxLength: 64 })),
     payeeType: Type.Optional(stringEnum(['merchant', 'recipient'])),
-    status: Type.Optional(stringEnum(['pending', 'paid', 'failed'])),
+    status: Type.Optional(stringEnum(SETTLEMENT_STATUSES)),
     settlementDateGte: Type.Optional(Type.String({ format: 'date' })),
     settlementDateLte: Type.Optional(Type.String({ format: 'date' })),
   },

@@ -9,7 +9,9 @@ import { localDate } from '../accounts/settings.js';
 import { recordEvent, type Owner } from '../events/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
 import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
-import type { ListSettlementsQuery, Settlement, SettlementRun } from './schemas.js';
+import { HOLD_NO_PAYOUT_BANK_ACCOUNT, type ListSettlementsQuery, type Settlement, type SettlementRun } from './schemas.js';
+import { settlementMove } from '../../domain/states.js';
+import type { BankAccount } from '../../domain/bank-account.js';
 
 export const JOB_PAYOUT = 'settlement.payout';
 export const JOB_DAILY_RUN = 'settlement.daily';
@@ -24,6 +26,7 @@ export function toSettlement(row: SettlementRow): Settlement {
     amount: row.amount,
     receivableCount: row.receivable_count,
     status: row.status,
+    holdReason: row.hold_reason === HOLD_NO_PAYOUT_BANK_ACCOUNT ? HOLD_NO_PAYOUT_BANK_ACCOUNT : null,
     bankAccount: row.bank_account ? JSON.parse(row.bank_account) : null,
     settlementDate: row.settlement_date,
     paidAt: row.paid_at,
@@ -128,14 +131,23 @@ async function settlePayee(
     const nowMs = Date.now();
     const nowIso = new Date(nowMs).toISOString();
     const id = newId('settlement', nowMs);
+    // Where it will be paid, as it is now: the recipient's bank account, or the merchant
+    // account's payout bank account. A merchant without one has its settlement held until an
+    // admin sets it (releaseHeldSettlements).
     let bankAccount: string | null = null;
     if (g.payee_type === 'recipient') {
       const r = await tx.selectFrom('recipients').select(['bank_code', 'agency', 'account', 'account_type']).where('id', '=', g.payee_id).executeTakeFirst();
       if (r) bankAccount = JSON.stringify({ bankCode: r.bank_code, agency: r.agency, account: r.account, accountType: r.account_type });
+    } else {
+      const a = await tx.selectFrom('accounts').select('payout_bank_account').where('id', '=', g.account_id).executeTakeFirst();
+      bankAccount = a?.payout_bank_account ?? null;
     }
+    const held = g.payee_type === 'merchant' && bankAccount === null;
+    const status = held ? 'held' as const : 'pending' as const;
+    const holdReason = held ? HOLD_NO_PAYOUT_BANK_ACCOUNT : null;
     await tx.insertInto('settlements').values({
       id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
-      amount: 0, receivable_count: 0, status: 'pending', bank_account: bankAccount, settlement_date: runDate, paid_at: null,
+      amount: 0, receivable_count: 0, status, bank_account: bankAccount, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
       failure_reason: null, created_at: nowIso, updated_at: nowIso,
     }).execute();
     // Summed from what this UPDATE actually took (RETURNING), not from the earlier read: a
@@ -153,13 +165,37 @@ async function settlePayee(
     await tx.updateTable('settlements').set({ amount, receivable_count: count }).where('id', '=', id).execute();
     const row: SettlementRow = {
       id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
-      amount, receivable_count: count, status: 'pending', bank_account: bankAccount, settlement_date: runDate, paid_at: null,
+      amount, receivable_count: count, status, bank_account: bankAccount, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
       failure_reason: null, created_at: nowIso, updated_at: nowIso,
     };
     await recordEvent(tx, { accountId: g.account_id, livemode: g.livemode === 1 }, 'settlement.created', toSettlement(row), nowMs);
-    await enqueue(tx, JOB_PAYOUT, { settlementId: id }, nowMs);
+    if (!held) await enqueue(tx, JOB_PAYOUT, { settlementId: id }, nowMs);
     return { amount, receivableCount: count };
   });
+}
+
+// The merchant account got its payout bank account: each of its held settlements (both modes)
+// takes a snapshot of it and goes to payout, in the transaction that set it (its event and its
+// payout job with it). Returns how many were released.
+export async function releaseHeldSettlements(tx: Tx, accountId: string, bankAccount: BankAccount): Promise<number> {
+  const move = settlementMove('held', 'pending');
+  // The literal repeats the partial index settlements_held's condition (SQLite uses it only then).
+  const held = await tx.selectFrom('settlements').selectAll()
+    .where('account_id', '=', accountId).where('payee_type', '=', 'merchant').where('status', '=', sql.lit(move.from))
+    .orderBy('id').execute();
+  const nowMs = Date.now();
+  const nowIso = new Date(nowMs).toISOString();
+  const snapshot = JSON.stringify({ bankCode: bankAccount.bankCode, agency: bankAccount.agency, account: bankAccount.account, accountType: bankAccount.accountType });
+  let released = 0;
+  for (const s of held) {
+    const changes = { status: move.to, bank_account: snapshot, hold_reason: null, updated_at: nowIso };
+    const r = await tx.updateTable('settlements').set(changes).where('id', '=', s.id).where('status', '=', move.from).executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) continue;
+    released++;
+    await recordEvent(tx, { accountId, livemode: s.livemode === 1 }, 'settlement.updated', toSettlement({ ...s, ...changes }), nowMs);
+    await enqueue(tx, JOB_PAYOUT, { settlementId: s.id }, nowMs);
+  }
+  return released;
 }
 
 function payoutKey(settlementId: string): string {
@@ -187,8 +223,9 @@ export async function payoutJob(deps: SettlementDeps & { retryBaseMs: number }, 
     if (!(error instanceof ProviderRejected)) throw error;
     await store.write(async (tx) => {
       const nowIso = new Date().toISOString();
-      const r = await tx.updateTable('settlements').set({ status: 'failed', failure_reason: error.message, updated_at: nowIso })
-        .where('id', '=', s.id).where('status', '=', 'pending').executeTakeFirst();
+      const move = settlementMove('pending', 'failed');
+      const r = await tx.updateTable('settlements').set({ status: move.to, failure_reason: error.message, updated_at: nowIso })
+        .where('id', '=', s.id).where('status', '=', move.from).executeTakeFirst();
       if (Number(r.numUpdatedRows) === 1) {
         await tx.updateTable('receivables').set({ status: 'pending', settlement_id: null, updated_at: nowIso }).where('settlement_id', '=', s.id).execute();
         await recordEvent(tx, owner, 'settlement.failed', toSettlement({ ...s, status: 'failed', failure_reason: error.message, updated_at: nowIso }));
@@ -199,8 +236,9 @@ export async function payoutJob(deps: SettlementDeps & { retryBaseMs: number }, 
   }
   await store.write(async (tx) => {
     const nowIso = new Date().toISOString();
-    const r = await tx.updateTable('settlements').set({ status: 'paid', paid_at: nowIso, updated_at: nowIso })
-      .where('id', '=', s.id).where('status', '=', 'pending').executeTakeFirst();
+    const move = settlementMove('pending', 'paid');
+    const r = await tx.updateTable('settlements').set({ status: move.to, paid_at: nowIso, updated_at: nowIso })
+      .where('id', '=', s.id).where('status', '=', move.from).executeTakeFirst();
     if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, owner, 'settlement.paid', toSettlement({ ...s, status: 'paid', paid_at: nowIso, updated_at: nowIso }));
     await complete(tx, job, workerId);
   });
