@@ -18,7 +18,7 @@ export const PaymentCustomer = Type.Object(
 // The fields of both shapes, each typed as in the request schemas below.
 const fields = {
   amount: amountField('Shape A: amount in centavos (1050 = R$ 10,50). Send exactly one of `amount` / `amountInCents`.'),
-  amountInCents: amountField('Shape B (what the SDKs send): amount in centavos.'),
+  amountInCents: amountField('Shape B: amount in centavos. Send exactly one of `amount` / `amountInCents`.'),
   currency: constant('BRL', { description: 'Only BRL. Defaults to BRL.' }),
   cardToken: Type.String({ pattern: '^tok_[A-Za-z0-9_]{1,64}$', description: 'A `tok_` from POST /v1/tokens (or a sandbox test token such as `tok_visa`). Required for `credit_card`, refused for `pix`.' }),
   installments: Type.Integer({ minimum: 1, maximum: 12, description: 'Card only, 1-12 (default 1).' }),
@@ -49,7 +49,7 @@ export const PixPaymentInCentsRequest = Type.Object(
 );
 export const CardPaymentRequest = Type.Object(
   { amountInCents: fields.amountInCents, ...card },
-  { $id: 'CardPaymentRequest', additionalProperties: false, description: 'Shape B, card (what the SDKs send): `{amountInCents, method: "credit_card", cardToken}`.', examples: [{ amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' }] },
+  { $id: 'CardPaymentRequest', additionalProperties: false, description: 'Shape B, card: `{amountInCents, method: "credit_card", cardToken}`.', examples: [{ amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' }] },
 );
 export const CardPaymentWithAmountRequest = Type.Object(
   { amount: fields.amount, ...card },
