@@ -2,7 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -127,5 +127,19 @@ describe('the guides\' examples, pasted', () => {
       rmSync(userDataDir, { recursive: true, force: true });
       await new Promise((r) => site.close(r));
     }
+  });
+
+  test('no page mentions a client library the repository does not have', () => {
+    const pages = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const libraries = [
+      { mention: /\b(TypeScript|Node)\s+SDK\b|\bour SDK\b|npm install pagamentos\b/i, exists: existsSync(join(REPO, 'packages/sdk/package.json')) },
+      { mention: /\bPHP\s+SDK\b|composer require/i, exists: existsSync(join(REPO, 'sdks/php/composer.json')) },
+      { mention: /(?<!\.NET )\bSDKs?\b/, exists: existsSync(join(REPO, 'packages/sdk/package.json')) || existsSync(join(REPO, 'sdks/php/composer.json')) },
+    ];
+    const problems = pages.flatMap((page) => {
+      const text = readFileSync(join(REPO, page), 'utf8');
+      return libraries.filter((l) => !l.exists && l.mention.test(text)).map((l) => `${page} mentions ${l.mention}`);
+    });
+    assert.deepEqual(problems, []);
   });
 });
