@@ -574,6 +574,7 @@ for (const engine of ENGINES) {
             fees: { pix: { percentBps: 99, fixedCents: 0 }, credit_card: { percentBps: 399, fixedCents: 39 } },
             settlementDelayDays: { pix: 0, credit_card: 30 },
           },
+          payoutBankAccount: null,
           createdAt: res.json().createdAt,
         });
         const missing = await call('GET', '/admin/accounts/acct_doesnotexist');

@@ -62,7 +62,9 @@ for (const engine of ENGINES) {
       assert.match(schemas.CreateWebhookEndpointRequest.properties.url.pattern, /Hh.*Tt.*Pp/);
       const updates = Object.keys(schemas).filter((n) => /^Update.*Request$/.test(n));
       assert.ok(updates.length >= 4, updates.join(', '));
-      for (const name of updates) assert.equal(schemas[name].minProperties, 1, `${name} has minProperties: 1`);
+      // An update is never empty: minProperties, unless a field is required anyway.
+      for (const name of updates) assert.ok(schemas[name].minProperties === 1 || schemas[name].required?.length > 0, `${name} has minProperties: 1`);
+      for (const name of ['UpdateRecipientRequest', 'UpdateSplitRuleRequest', 'UpdateAccountSettingsRequest', 'UpdateWebhookEndpointRequest']) assert.equal(schemas[name].minProperties, 1, name);
     });
 
     test('payments: a body that matches no shape gets one clear message naming the field', async () => {

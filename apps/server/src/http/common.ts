@@ -1,5 +1,6 @@
 import { Type, type Static, type TEnum, type TLiteral, type TSchema, type TSchemaOptions } from 'typebox';
 import { ERROR_CODES } from '../errors.js';
+import { BANK_ACCOUNT_LAYOUT as layout, BANK_ACCOUNT_TYPES } from '../domain/bank-account.js';
 
 // Every schema carries its `type`, and a single value is a `const` of that type: code
 // generators turn an `enum` of one value into a named enum (and one named `object` does not
@@ -50,7 +51,7 @@ export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String(
   examples: [{ orderId: '1234' }],
 });
 
-export const sharedSchemas: TSchema[] = [ErrorEnvelope, Metadata];
+
 
 export const ref = (id: string, options: Record<string, unknown> = {}) => Type.Unsafe<unknown>({ $ref: id, ...options });
 // A string with a pattern and the words that say what it wants: a pattern is for machines, the
@@ -93,3 +94,17 @@ export function listOf(itemRef: string, id: string, description = `A page of ${i
     { $id: id, additionalProperties: false, description },
   );
 }
+
+// Request and response share the layout, and so do a recipient, a merchant's payout account and
+// a settlement's snapshot: one named component.
+export const BankAccount = Type.Object(
+  {
+    bankCode: patterned(layout.bankCode.pattern, layout.bankCode.message, { minLength: 3, maxLength: 3, description: 'Bank code (COMPE), exactly 3 digits.', examples: ['341'] }),
+    agency: patterned(layout.agency.pattern, layout.agency.message, { minLength: 1, maxLength: 7, description: 'Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).', examples: ['0001'] }),
+    account: patterned(layout.account.pattern, layout.account.message, { minLength: 3, maxLength: 22, description: 'Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).', examples: ['12345-6'] }),
+    accountType: stringEnum([...BANK_ACCOUNT_TYPES], { description: '`checking`, `savings` or `payment` (payment institution account).' }),
+  },
+  { $id: 'BankAccount', additionalProperties: false, description: 'A Brazilian bank account that payouts are made to.', examples: [{ bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' }] },
+);
+
+export const sharedSchemas: TSchema[] = [ErrorEnvelope, Metadata, BankAccount];

@@ -4,9 +4,8 @@ import { Type, type Static } from 'typebox';
 import type { Store } from '../../store/index.js';
 import type { ApiKeysTable, Database, RecipientsTable } from '../../store/schema.js';
 import { notFound } from '../../errors.js';
-import { ListQueryBase, listOf, ref, refTo } from '../../http/common.js';
+import { BankAccount, ListQueryBase, listOf, ref, refTo } from '../../http/common.js';
 import { paginate } from '../../http/pagination.js';
-import { BankAccount } from '../recipients/schemas.js';
 import { IdParams } from './schemas.js';
 
 // Read-only views of a merchant account for the back office: its API keys (as their display

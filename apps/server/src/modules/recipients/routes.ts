@@ -3,7 +3,7 @@ import type { TSchema } from 'typebox';
 import type { Store } from '../../store/index.js';
 import { IdempotencyHeaders, ref } from '../../http/common.js';
 import {
-  BankAccount, CreateRecipientBody, ListRecipientsQuery, Recipient, RecipientIdParams, RecipientList, UpdateRecipientBody,
+  CreateRecipientBody, ListRecipientsQuery, Recipient, RecipientIdParams, RecipientList, UpdateRecipientBody,
   type CreateRecipientBody as CreateBody, type ListRecipientsQuery as ListQuery, type UpdateRecipientBody as UpdateBody,
 } from './schemas.js';
 import { createRecipient, getRecipient, listRecipients, updateRecipient } from './service.js';
@@ -11,7 +11,7 @@ import { createRecipient, getRecipient, listRecipients, updateRecipient } from '
 const tags = ['Recipients'];
 
 // Named schemas referenced by `ref(...)` below; registered with the app's shared list.
-export const recipientSchemas: TSchema[] = [BankAccount, CreateRecipientBody, UpdateRecipientBody, Recipient, RecipientList];
+export const recipientSchemas: TSchema[] = [CreateRecipientBody, UpdateRecipientBody, Recipient, RecipientList];
 
 export function recipientRoutes(app: FastifyInstance, store: Store): void {
   app.post<{ Body: CreateBody }>('/v1/recipients', {

@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, stringEnum, constant, patterned, refTo } from '../../http/common.js';
-import { BANK_ACCOUNT_LAYOUT as layout, BANK_ACCOUNT_TYPES } from '../../domain/bank-account.js';
+import { ListQueryBase, listOf, ref, stringEnum, constant, refTo, BankAccount } from '../../http/common.js';
 
 // The shape and lengths live here; the rules a schema cannot say well (CNPJ check digits, the
 // digit/hyphen/check-digit layout of an account) are checked by the domain validators in the
@@ -16,18 +15,6 @@ const documentField = (description: string) => Type.String({
 });
 
 const nameField = () => Type.String({ minLength: 1, maxLength: 200, description: 'Legal name of the payee (razão social), 1-200 characters.', examples: ['Loja Exemplo Ltda'] });
-
-// Request and response share the layout, and so do a recipient, a merchant's payout account and
-// a settlement's snapshot: one named component.
-export const BankAccount = Type.Object(
-  {
-    bankCode: patterned(layout.bankCode.pattern, layout.bankCode.message, { minLength: 3, maxLength: 3, description: 'Bank code (COMPE), exactly 3 digits.', examples: ['341'] }),
-    agency: patterned(layout.agency.pattern, layout.agency.message, { minLength: 1, maxLength: 7, description: 'Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).', examples: ['0001'] }),
-    account: patterned(layout.account.pattern, layout.account.message, { minLength: 3, maxLength: 22, description: 'Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).', examples: ['12345-6'] }),
-    accountType: stringEnum([...BANK_ACCOUNT_TYPES], { description: '`checking`, `savings` or `payment` (payment institution account).' }),
-  },
-  { $id: 'BankAccount', additionalProperties: false, description: 'A Brazilian bank account that payouts are made to.', examples: [{ bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' }] },
-);
 
 export const CreateRecipientBody = Type.Object(
   {
