@@ -104,7 +104,8 @@ describe('OpenAPI document', () => {
   before(async () => {
     t = await startApp('sqlite');
     k = await signup(t);
-    const res = await t.app.inject({ method: 'GET', url: '/v1/openapi.json' });
+    // As a deployment serves it (servers is the address the document was fetched from).
+    const res = await t.app.inject({ method: 'GET', url: '/v1/openapi.json', headers: { host: 'api.pagamentos.test' } });
     assert.equal(res.statusCode, 200, res.body);
     assert.match(String(res.headers['content-type']), /^application\/json/);
     doc = res.json();

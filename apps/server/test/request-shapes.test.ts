@@ -118,7 +118,22 @@ for (const engine of ENGINES) {
         description: field(['order 1']),
         colour: fc.option(fc.constant('red'), { nil: undefined, freq: 8 }),
       }).map((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)));
-      const body = fc.oneof(valid, random);
+      // One or two changes to a valid body: the boundaries between the shapes.
+      const changes: Array<(b: Json) => Json> = [
+        (b) => ({ ...b, installments: 2 }),
+        (b) => ({ ...b, pixExpiresInSeconds: 120 }),
+        (b) => ({ ...b, cardToken: 'tok_visa' }),
+        (b) => Object.fromEntries(Object.entries(b).filter(([f]) => f !== 'cardToken')),
+        (b) => ({ ...b, amount: 10, amountInCents: 10 }),
+        (b) => Object.fromEntries(Object.entries(b).filter(([f]) => f !== 'amount' && f !== 'amountInCents')),
+        (b) => ({ ...b, method: b.method === 'pix' ? 'credit_card' : 'pix' }),
+        (b) => ({ ...b, currency: 'USD' }),
+        (b) => ({ ...b, installments: 13 }),
+        (b) => ({ ...b, colour: 'red' }),
+      ];
+      const changed = fc.tuple(valid, fc.array(fc.integer({ min: 0, max: changes.length - 1 }), { minLength: 1, maxLength: 2 }))
+        .map(([b, picks]) => picks.reduce((acc: Json, i) => changes[i](acc), b as Json));
+      const body = fc.oneof(valid, changed, random);
       let accepted = 0;
       await fc.assert(fc.asyncProperty(body, async (b) => {
         const res = await pay(b);
@@ -126,7 +141,7 @@ for (const engine of ENGINES) {
         if (valid) accepted++;
         assert.equal(res.statusCode, valid ? 200 : 400, `${JSON.stringify(b)}: ${res.body.slice(0, 300)}`);
         if (!valid) assert.ok(res.json().error.message.length < 200, 'one clear message');
-      }), { numRuns: 250, seed: 20261123 });
+      }), { numRuns: 300, seed: 20261123 });
       assert.ok(accepted > 10, `only ${accepted} valid bodies generated`);
     });
 

