@@ -142,4 +142,22 @@ describe('the guides\' examples, pasted', () => {
     });
     assert.deepEqual(problems, []);
   });
+
+  test('links between the pages lead somewhere: the file exists, and so does the heading', () => {
+    const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const headings = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]));
+    const pages = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const broken: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(join(REPO, page), 'utf8').replace(/```[\s\S]*?```/g, '');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue;
+        const [path, anchor] = target.split('#');
+        const file = path ? resolve(join(REPO, page, '..'), path) : join(REPO, page);
+        if (!existsSync(file)) broken.push(`${page}: ${target} (no such file)`);
+        else if (anchor && file.endsWith('.md') && !headings(file).includes(anchor)) broken.push(`${page}: ${target} (no such heading)`);
+      }
+    }
+    assert.deepEqual(broken, []);
+  });
 });
