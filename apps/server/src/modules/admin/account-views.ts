@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import type { Store } from '../../store/index.js';
 import type { ApiKeysTable, Database, RecipientsTable } from '../../store/schema.js';
 import { notFound } from '../../errors.js';
-import { BankAccount, ListQueryBase, listOf, ref, refTo } from '../../http/common.js';
+import { BankAccount, constant, ListQueryBase, listOf, ref, refTo, stringEnum } from '../../http/common.js';
 import { paginate } from '../../http/pagination.js';
 import { IdParams } from './schemas.js';
 
@@ -14,9 +14,9 @@ import { IdParams } from './schemas.js';
 export const AdminApiKey = Type.Object(
   {
     id: Type.String({ description: 'Prefix `key_`.' }),
-    object: Type.Literal('api_key'),
+    object: constant('api_key'),
     livemode: Type.Boolean(),
-    kind: Type.Enum(['secret', 'publishable']),
+    kind: stringEnum(['secret', 'publishable']),
     display: Type.String({ description: 'The key\'s prefix and last four characters (`sk_test_…a1b2`): enough to recognise it, never enough to use it.' }),
     createdAt: Type.String({ format: 'date-time' }),
     revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -29,7 +29,7 @@ export const AdminApiKeyList = listOf('AdminApiKey', 'AdminApiKeyList');
 export const AdminRecipient = Type.Object(
   {
     id: Type.String({ description: 'Prefix `rcp_`.' }),
-    object: Type.Literal('recipient'),
+    object: constant('recipient'),
     livemode: Type.Boolean(),
     name: Type.String(),
     document: Type.String({ description: 'The CNPJ masked: its first two and last two characters (`11.***.***/****-81`).' }),

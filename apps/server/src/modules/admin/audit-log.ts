@@ -5,7 +5,7 @@ import type { Store, Tx, WriteOp } from '../../store/index.js';
 import type { AdminAuditLogTable } from '../../store/schema.js';
 import { ApiError } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
-import { ListQueryBase, listOf, ref } from '../../http/common.js';
+import { constant, ListQueryBase, listOf, ref } from '../../http/common.js';
 import { paginate, type Page } from '../../http/pagination.js';
 
 // The audit log: one row per admin change, written by the admin scope's write wrapper in the
@@ -149,7 +149,7 @@ const Snapshot = Type.Union([Type.Object({}, { additionalProperties: true }), Ty
 export const AuditEntry = Type.Object(
   {
     id: Type.String({ description: 'Prefix `aud_`.' }),
-    object: Type.Literal('audit_entry'),
+    object: constant('audit_entry'),
     livemode: Type.Boolean({ description: 'The mode of the object changed (`false` for objects without a mode, such as accounts).' }),
     actor: Type.Object({ email: Type.String(), role: Type.String({ description: '`admin` or `viewer`, as it was at the time.' }) }, { additionalProperties: false }),
     action: Type.String({ description: '`<object type>.<verb>`, e.g. `split_rule.activate`, `settlement_run.create`, `account.activate_live`.' }),

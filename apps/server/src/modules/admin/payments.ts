@@ -5,7 +5,7 @@ import type { Store } from '../../store/index.js';
 import type { PaymentsTable } from '../../store/schema.js';
 import { notFound } from '../../errors.js';
 import { idFloor } from '../../domain/ids.js';
-import { ListQueryBase, listOf, ref } from '../../http/common.js';
+import { constant, ListQueryBase, listOf, ref, stringEnum } from '../../http/common.js';
 import { paginate } from '../../http/pagination.js';
 import { PAYMENT_STATUSES } from '../../domain/states.js';
 import { toPayment } from '../payments/repository.js';
@@ -23,7 +23,7 @@ const MAX_DETAIL_ITEMS = 100;
 export const AdminPaymentSummary = Type.Object(
   {
     id: Type.String({ description: 'Prefix `pay_`.' }),
-    object: Type.Literal('payment'),
+    object: constant('payment'),
     livemode: Type.Boolean(),
     accountId: Type.String(),
     status: Payment.properties.status,
@@ -55,8 +55,8 @@ export const ListAdminPaymentsQuery = Type.Object(
     id: Type.Optional(Type.String({ maxLength: 64, description: 'Only this payment (`pay_...`).' })),
     accountId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this merchant account\'s payments.' })),
     livemode: Type.Optional(Type.Boolean()),
-    status: Type.Optional(Type.Enum([...PAYMENT_STATUSES])),
-    method: Type.Optional(Type.Enum(['pix', 'credit_card'])),
+    status: Type.Optional(stringEnum([...PAYMENT_STATUSES])),
+    method: Type.Optional(stringEnum(['pix', 'credit_card'])),
   },
   { additionalProperties: false },
 );

@@ -204,7 +204,7 @@ export const SplitPreviewRequest = Type.Object(
     accountId: Type.String({ minLength: 1, maxLength: 64, description: 'The merchant account (`acct_`).' }),
     livemode: Type.Optional(Type.Boolean({ description: 'Live (true) or sandbox (false, the default) rules.' })),
     amount: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Gross sale amount in centavos.' }),
-    method: Type.Enum(['pix', 'credit_card']),
+    method: stringEnum(['pix', 'credit_card']),
   },
   { $id: 'SplitPreviewRequest', additionalProperties: false, examples: [{ accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 10000, method: 'credit_card' }] },
 );
@@ -212,11 +212,11 @@ export type SplitPreviewRequest = Static<typeof SplitPreviewRequest>;
 
 export const SplitPreview = Type.Object(
   {
-    object: Type.Literal('split_preview'),
+    object: constant('split_preview'),
     livemode: Type.Boolean(),
     accountId: Type.String(),
     amount: Type.Integer({ description: 'Gross amount, centavos.' }),
-    method: Type.Enum(['pix', 'credit_card']),
+    method: stringEnum(['pix', 'credit_card']),
     fee: Type.Integer({ description: 'Processing fee with the account\'s current settings, centavos.' }),
     net: Type.Integer({ description: '`amount - fee`: what the receivables add up to.' }),
     rule: Type.Union([ref('SplitRule'), Type.Null()], { description: 'The split rule that would apply (the first active rule, by priority, whose conditions match and whose shares fit), or null: the merchant receives the whole net value.' }),
