@@ -26,7 +26,8 @@ function describe(e: AjvError, param: string): string {
     case 'const': return `${param} must be ${String(e.params.allowedValue)}`;
     case 'pattern': return `${param} ${PATTERN_MESSAGES.get(String(e.params.pattern)) ?? 'has an invalid format'}`;
     case 'minProperties': {
-      const fields = Object.keys(e.parentSchema?.properties ?? {});
+      // `reason` says why a change is made (admin updates): it is not a change to make.
+      const fields = Object.keys(e.parentSchema?.properties ?? {}).filter((f) => f !== 'reason');
       return fields.length > 0 ? `Send at least one of ${fields.join(', ')}.` : `${param || 'body'} ${e.message ?? 'is invalid'}`;
     }
     case 'format': return `${param} must be a valid ${e.params.format}`;
