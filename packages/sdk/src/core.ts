@@ -1,5 +1,6 @@
 import { ConnectionError, errorClassFor, PagamentosError, RequestAbortedError, TimeoutError } from './errors.js';
 import type { ListParams, PagePromise } from './pagination.js';
+import type { ErrorDetail } from './types.js';
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -176,7 +177,7 @@ function apiError(response: Response, text: string, idempotencyKey: string | und
     message: typeof envelope?.message === 'string' ? envelope.message : `HTTP ${response.status} without an error envelope`,
     correlationId: typeof envelope?.correlationId === 'string' ? envelope.correlationId : response.headers.get('x-correlation-id') ?? undefined,
     param: typeof envelope?.param === 'string' ? envelope.param : undefined,
-    details: envelope?.details,
+    details: Array.isArray(envelope?.details) ? (envelope.details as ErrorDetail[]) : undefined,
     headers: response.headers,
     idempotencyKey,
   });

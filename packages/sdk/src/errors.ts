@@ -2,6 +2,7 @@
 // `err instanceof RateLimitError` works; `err.code` is the API's machine-readable code (or one
 // of the SDK's own for failures that never got an answer: CONNECTION_ERROR, TIMEOUT, ABORTED,
 // WEBHOOK_*).
+import type { ErrorDetail } from './types.js';
 
 export interface PagamentosErrorInit {
   message: string;
@@ -9,7 +10,7 @@ export interface PagamentosErrorInit {
   status?: number;
   correlationId?: string;
   param?: string;
-  details?: unknown;
+  details?: ErrorDetail[];
   headers?: Headers;
   idempotencyKey?: string;
   cause?: unknown;
@@ -25,7 +26,8 @@ export class PagamentosError extends Error {
   readonly correlationId: string | undefined;
   /** The request field at fault, dotted (`customer.email`). */
   readonly param: string | undefined;
-  readonly details: unknown;
+  /** When the request had several problems: each field (`param`) and what is wrong with it. */
+  readonly details: ErrorDetail[] | undefined;
   /** Headers of the answer (Retry-After, RateLimit-*, X-Correlation-Id...). */
   readonly headers: Headers | undefined;
   /** The Idempotency-Key sent (the same on every retry): retry with it and nothing happens twice. */

@@ -1,7 +1,7 @@
 // The SDK's public types, taken from the types openapi-typescript generated from the server's
 // /v1/openapi.json (src/generated/openapi.ts) by operation, so a change of the API that breaks
 // a client breaks this package's typecheck.
-import type { operations } from './generated/openapi.js';
+import type { components, operations } from './generated/openapi.js';
 
 type Ops = operations;
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
@@ -20,29 +20,15 @@ export type PaymentStatus = Payment['status'];
 export type PaymentListParams = QueryOf<'listPayments'>;
 
 type CreatePaymentBody = BodyOf<'createPayment'>;
-type PaymentOptionals = Pick<CreatePaymentBody, 'description' | 'metadata' | 'customer'>;
+// The document describes each request shape as its own component (a oneOf): the SDK offers
+// shape B for both methods, and shape A for Pix.
+type Schemas = components['schemas'];
 /** Shape B, card: `{ amountInCents, method: 'credit_card', cardToken }`. */
-export type CardPaymentCreateParams = PaymentOptionals & {
-  amountInCents: number;
-  method: 'credit_card';
-  cardToken: string;
-  installments?: number;
-  currency?: 'BRL';
-};
+export type CardPaymentCreateParams = Schemas['CardPaymentRequest'];
 /** Shape B, Pix: `{ amountInCents, method: 'pix' }`. */
-export type PixPaymentCreateParams = PaymentOptionals & {
-  amountInCents: number;
-  method: 'pix';
-  pixExpiresInSeconds?: number;
-  currency?: 'BRL';
-};
+export type PixPaymentCreateParams = Schemas['PixPaymentInCentsRequest'];
 /** Shape A, Pix: `{ amount, currency, method: 'pix' }` (amount in centavos too). */
-export type PixShapeAPaymentCreateParams = PaymentOptionals & {
-  amount: number;
-  currency?: 'BRL';
-  method: 'pix';
-  pixExpiresInSeconds?: number;
-};
+export type PixShapeAPaymentCreateParams = Schemas['PixPaymentRequest'];
 /** What `payments.create` takes: shape B (card or Pix), or shape A for Pix. */
 export type PaymentCreateParams = CardPaymentCreateParams | PixPaymentCreateParams | PixShapeAPaymentCreateParams;
 // Checked when this package compiles: every shape the SDK offers is a body the API's document
@@ -89,9 +75,11 @@ export type CardTokenCreateParams = BodyOf<'createCardToken'>;
 export type SandboxAccount = ResponseOf<'createSandboxAccount'>;
 export type SandboxAccountCreateParams = BodyOf<'createSandboxAccount'>;
 
-/** The API's error envelope (every non-2xx answer). */
-export type ErrorEnvelope = Json<Ops['getPayment']['responses'][404]>;
+/** The API's error envelope (every non-2xx answer): the document's `ErrorResponse`. */
+export type ErrorEnvelope = Schemas['ErrorResponse'];
 export type ErrorCode = ErrorEnvelope['error']['code'];
+/** One problem of a refused request: the field (`param`) and what is wrong with it. */
+export type ErrorDetail = NonNullable<ErrorEnvelope['error']['details']>[number];
 
 // Checkout sessions, as docs/product-decisions describe them (POST /v1/checkout/sessions,
 // retrieve, list, expire; `cs_` ids). Written by hand until the server's document has them;

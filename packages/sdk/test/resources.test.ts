@@ -90,6 +90,13 @@ for (const engine of ENGINES) {
       assert.match(err.correlationId!, /^req_/);
       assert.equal(err.correlationId, err.headers!.get('x-correlation-id'));
       assert.match(err.idempotencyKey!, /^[0-9a-f-]{36}$/);
+      assert.equal(err.details, undefined, 'one problem: no details');
+
+      // Several problems: each one in `details` (the document's ErrorResponse), typed.
+      const several = await client.recipients.create({ name: '', document: '11.222.333/0001-81', bankAccount: { ...bank, bankCode: '34' } }).catch((e: unknown) => e);
+      assert.ok(several instanceof ValidationError);
+      assert.deepEqual([...new Set(several.details?.map((d) => d.param))].sort(), ['bankAccount.bankCode', 'name']);
+      assert.ok(several.details?.every((d) => typeof d.issue === 'string' && d.issue.length > 0));
 
       const missing = await client.payments.retrieve('pay_doesnotexist').catch((e: unknown) => e);
       assert.ok(missing instanceof NotFoundError);
@@ -206,7 +213,7 @@ for (const engine of ENGINES) {
       assert.match(rotated.secret, /^whsec_/);
       assert.notEqual(rotated.secret, created.secret);
       const deleted = await client.webhookEndpoints.del(created.id);
-      assert.deepEqual(deleted, { id: created.id, object: 'webhook_endpoint', deleted: true });
+      assert.deepEqual(deleted, { id: created.id, object: 'webhook_endpoint', deleted: true, livemode: false });
       await assert.rejects(client.webhookEndpoints.retrieve(created.id), NotFoundError);
     });
 

@@ -495,11 +495,11 @@ export interface components {
          *       }
          *     }
          */
-        Error: {
+        ErrorResponse: {
             error: {
                 /**
                  * @description Machine-readable code, UPPER_SNAKE.
-                 * @enum {unknown}
+                 * @enum {string}
                  */
                 code: "VALIDATION_ERROR" | "AUTHENTICATION_REQUIRED" | "INVALID_API_KEY" | "PERMISSION_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                 /** @description Human-readable explanation. Never contains secrets or card data. */
@@ -508,7 +508,13 @@ export interface components {
                 correlationId: string;
                 /** @description The request field at fault, dotted (e.g. `customer.email`). */
                 param?: string;
-                details?: unknown;
+                /** @description Every problem found, when there are several; the first is in `message` and `param`. */
+                details?: {
+                    /** @description The field, dotted (as `param`). */
+                    param: string;
+                    /** @description What is wrong with it: a JSON Schema keyword (`required`, `type`, ...) or a sentence. */
+                    issue: string;
+                }[];
             };
         };
         /**
@@ -521,7 +527,159 @@ export interface components {
             [key: string]: string;
         };
         /**
-         * @description Two shapes are accepted. Shape A: `{amount, currency, method}`. Shape B: `{amountInCents, method, cardToken}`. Amounts are integer centavos in both.
+         * @description A Brazilian bank account that payouts are made to.
+         * @example {
+         *       "bankCode": "341",
+         *       "agency": "0001",
+         *       "account": "12345-6",
+         *       "accountType": "checking"
+         *     }
+         */
+        BankAccount: {
+            /**
+             * @description Bank code (COMPE), exactly 3 digits.
+             * @example 341
+             */
+            bankCode: string;
+            /**
+             * @description Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).
+             * @example 0001
+             */
+            agency: string;
+            /**
+             * @description Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).
+             * @example 12345-6
+             */
+            account: string;
+            /**
+             * @description `checking`, `savings` or `payment` (payment institution account).
+             * @enum {string}
+             */
+            accountType: "checking" | "savings" | "payment";
+        };
+        /** @description Who pays (optional). */
+        PaymentCustomer: {
+            name?: string;
+            /** Format: email */
+            email?: string;
+            /** @description CPF or CNPJ. Stored; shown back masked. */
+            document?: string;
+        };
+        /**
+         * @description Shape A, Pix: `{amount, currency, method: "pix"}`.
+         * @example {
+         *       "amount": 1050,
+         *       "currency": "BRL",
+         *       "method": "pix"
+         *     }
+         */
+        PixPaymentRequest: {
+            /**
+             * @description Shape A: amount in centavos (1050 = R$ 10,50). Send exactly one of `amount` / `amountInCents`.
+             * @example 1050
+             */
+            amount: number;
+            /** @constant */
+            method: "pix";
+            /** @description Pix only: seconds until the BR Code expires (default 3600). */
+            pixExpiresInSeconds?: number;
+            /**
+             * @description Only BRL. Defaults to BRL.
+             * @constant
+             */
+            currency?: "BRL";
+            description?: string;
+            metadata?: components["schemas"]["Metadata"];
+            customer?: components["schemas"]["PaymentCustomer"];
+        };
+        /**
+         * @description Shape B, Pix: `{amountInCents, method: "pix"}`.
+         * @example {
+         *       "amountInCents": 1050,
+         *       "method": "pix"
+         *     }
+         */
+        PixPaymentInCentsRequest: {
+            /**
+             * @description Shape B: amount in centavos. Send exactly one of `amount` / `amountInCents`.
+             * @example 1050
+             */
+            amountInCents: number;
+            /** @constant */
+            method: "pix";
+            /** @description Pix only: seconds until the BR Code expires (default 3600). */
+            pixExpiresInSeconds?: number;
+            /**
+             * @description Only BRL. Defaults to BRL.
+             * @constant
+             */
+            currency?: "BRL";
+            description?: string;
+            metadata?: components["schemas"]["Metadata"];
+            customer?: components["schemas"]["PaymentCustomer"];
+        };
+        /**
+         * @description Shape B, card: `{amountInCents, method: "credit_card", cardToken}`.
+         * @example {
+         *       "amountInCents": 2500,
+         *       "method": "credit_card",
+         *       "cardToken": "tok_visa"
+         *     }
+         */
+        CardPaymentRequest: {
+            /**
+             * @description Shape B: amount in centavos. Send exactly one of `amount` / `amountInCents`.
+             * @example 1050
+             */
+            amountInCents: number;
+            /** @constant */
+            method: "credit_card";
+            /** @description A `tok_` from POST /v1/tokens (or a sandbox test token such as `tok_visa`). Required for `credit_card`, refused for `pix`. */
+            cardToken: string;
+            /** @description Card only, 1-12 (default 1). */
+            installments?: number;
+            /**
+             * @description Only BRL. Defaults to BRL.
+             * @constant
+             */
+            currency?: "BRL";
+            description?: string;
+            metadata?: components["schemas"]["Metadata"];
+            customer?: components["schemas"]["PaymentCustomer"];
+        };
+        /**
+         * @description Shape A, card: `{amount, currency, method: "credit_card", cardToken}`.
+         * @example {
+         *       "amount": 2500,
+         *       "currency": "BRL",
+         *       "method": "credit_card",
+         *       "cardToken": "tok_visa",
+         *       "installments": 3
+         *     }
+         */
+        CardPaymentWithAmountRequest: {
+            /**
+             * @description Shape A: amount in centavos (1050 = R$ 10,50). Send exactly one of `amount` / `amountInCents`.
+             * @example 1050
+             */
+            amount: number;
+            /** @constant */
+            method: "credit_card";
+            /** @description A `tok_` from POST /v1/tokens (or a sandbox test token such as `tok_visa`). Required for `credit_card`, refused for `pix`. */
+            cardToken: string;
+            /** @description Card only, 1-12 (default 1). */
+            installments?: number;
+            /**
+             * @description Only BRL. Defaults to BRL.
+             * @constant
+             */
+            currency?: "BRL";
+            description?: string;
+            metadata?: components["schemas"]["Metadata"];
+            customer?: components["schemas"]["PaymentCustomer"];
+        };
+        /**
+         * @description Two shapes are accepted, for either method. Shape A: `{amount, currency, method}`. Shape B: `{amountInCents, method, cardToken}`. Amounts are integer centavos in both.
          * @example {
          *       "amount": 1050,
          *       "currency": "BRL",
@@ -533,43 +691,7 @@ export interface components {
          *       "cardToken": "tok_visa"
          *     }
          */
-        CreatePaymentRequest: {
-            /**
-             * @description Shape A: amount in centavos (1050 = R$ 10,50). Send exactly one of `amount` / `amountInCents`.
-             * @example 1050
-             */
-            amount?: number;
-            /**
-             * @description Shape B (what the SDKs send): amount in centavos.
-             * @example 1050
-             */
-            amountInCents?: number;
-            /**
-             * @description Only BRL. Defaults to BRL.
-             * @enum {unknown}
-             */
-            currency?: "BRL";
-            /**
-             * @description Payment method.
-             * @enum {unknown}
-             */
-            method: "pix" | "credit_card";
-            /** @description Required for `credit_card`, refused for `pix`: a `tok_` from POST /v1/tokens (or a sandbox test token such as `tok_visa`). */
-            cardToken?: string;
-            /** @description Card only, 1-12 (default 1). */
-            installments?: number;
-            description?: string;
-            metadata?: components["schemas"]["Metadata"];
-            customer?: {
-                name?: string;
-                /** Format: email */
-                email?: string;
-                /** @description CPF or CNPJ. Stored; shown back masked. */
-                document?: string;
-            };
-            /** @description Pix only: seconds until the BR Code expires (default 3600). */
-            pixExpiresInSeconds?: number;
-        };
+        CreatePaymentRequest: components["schemas"]["PixPaymentRequest"] | components["schemas"]["PixPaymentInCentsRequest"] | components["schemas"]["CardPaymentRequest"] | components["schemas"]["CardPaymentWithAmountRequest"];
         /** @description A Pix or card payment. */
         Payment: {
             /**
@@ -577,18 +699,18 @@ export interface components {
              * @example pay_01jc6v8x2a9m3yq0d7b4e5f6g8
              */
             id: string;
-            /** @enum {string} */
+            /** @constant */
             object: "payment";
             /**
              * @description `pending` at creation; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
             /** @description Centavos. */
             amount: number;
-            /** @enum {string} */
+            /** @constant */
             currency: "BRL";
-            /** @enum {unknown} */
+            /** @enum {string} */
             method: "pix" | "credit_card";
             description: string | null;
             metadata: components["schemas"]["Metadata"];
@@ -628,7 +750,7 @@ export interface components {
         };
         /** @description A page of Payment objects, newest first. */
         PaymentList: {
-            /** @enum {string} */
+            /** @constant */
             object: "list";
             data: components["schemas"]["Payment"][];
             /** @description Whether another page follows in this direction. */
@@ -640,30 +762,45 @@ export interface components {
             /** Format: email */
             email?: string;
         };
+        /** @description A new API key, shown in full this once (we keep only its hash). */
+        NewApiKey: {
+            /** @description Prefix `key_`: names the key (to revoke it), never authenticates. */
+            id: string;
+            /** @constant */
+            object: "api_key";
+            /** @description Shown once: store it now. */
+            key: string;
+            /**
+             * @description Sign-up makes sandbox keys only.
+             * @constant
+             */
+            livemode: false;
+        };
         /** @description A new merchant account with its sandbox keys (shown once). */
         SandboxAccount: {
+            /** @constant */
+            object: "sandbox_account";
+            /** @constant */
+            livemode: false;
             account: {
                 /** @description Prefix `acct_`. */
                 id: string;
-                /** @enum {string} */
+                /** @constant */
                 object: "account";
                 name: string;
                 email: string | null;
                 liveEnabled: boolean;
+                /**
+                 * @description An account is not in one mode; sign-up answers in the sandbox. `liveEnabled` tells whether its live keys work.
+                 * @constant
+                 */
+                livemode: false;
                 /** Format: date-time */
                 createdAt: string;
             };
             keys: {
-                secretKey: {
-                    id: string;
-                    /** @description Shown once: store it now. */
-                    key: string;
-                };
-                publishableKey: {
-                    id: string;
-                    /** @description Shown once: store it now. */
-                    key: string;
-                };
+                secretKey: components["schemas"]["NewApiKey"];
+                publishableKey: components["schemas"]["NewApiKey"];
             };
         };
         /**
@@ -690,7 +827,7 @@ export interface components {
         CardToken: {
             /** @description Prefix `tok_`; single use. */
             id: string;
-            /** @enum {string} */
+            /** @constant */
             object: "token";
             card: {
                 brand: string;
@@ -728,29 +865,7 @@ export interface components {
              * @example 12ABC34501DE35
              */
             document: string;
-            /** @description Where the payee is paid out. */
-            bankAccount: {
-                /**
-                 * @description Bank code (COMPE), exactly 3 digits.
-                 * @example 341
-                 */
-                bankCode: string;
-                /**
-                 * @description Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).
-                 * @example 0001
-                 */
-                agency: string;
-                /**
-                 * @description Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).
-                 * @example 12345-6
-                 */
-                account: string;
-                /**
-                 * @description `checking`, `savings` or `payment` (payment institution account).
-                 * @enum {unknown}
-                 */
-                accountType: "checking" | "savings" | "payment";
-            };
+            bankAccount: components["schemas"]["BankAccount"];
             metadata?: components["schemas"]["Metadata"];
         };
         /**
@@ -770,29 +885,7 @@ export interface components {
              * @example Loja Exemplo Ltda
              */
             name?: string;
-            /** @description Where the payee is paid out. */
-            bankAccount?: {
-                /**
-                 * @description Bank code (COMPE), exactly 3 digits.
-                 * @example 341
-                 */
-                bankCode: string;
-                /**
-                 * @description Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).
-                 * @example 0001
-                 */
-                agency: string;
-                /**
-                 * @description Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).
-                 * @example 12345-6
-                 */
-                account: string;
-                /**
-                 * @description `checking`, `savings` or `payment` (payment institution account).
-                 * @enum {unknown}
-                 */
-                accountType: "checking" | "savings" | "payment";
-            };
+            bankAccount?: components["schemas"]["BankAccount"];
             metadata?: components["schemas"]["Metadata"];
         };
         /** @description A registered payee of split rules, with the bank account it is paid out to. */
@@ -802,7 +895,7 @@ export interface components {
              * @example rcp_01jc6v8x2a9m3yq0d7b4e5f6g8
              */
             id: string;
-            /** @enum {string} */
+            /** @constant */
             object: "recipient";
             name: string;
             /**
@@ -810,29 +903,7 @@ export interface components {
              * @example 11222333000181
              */
             document: string;
-            /** @description Where the payee is paid out. */
-            bankAccount: {
-                /**
-                 * @description Bank code (COMPE), exactly 3 digits.
-                 * @example 341
-                 */
-                bankCode: string;
-                /**
-                 * @description Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).
-                 * @example 0001
-                 */
-                agency: string;
-                /**
-                 * @description Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).
-                 * @example 12345-6
-                 */
-                account: string;
-                /**
-                 * @description `checking`, `savings` or `payment` (payment institution account).
-                 * @enum {unknown}
-                 */
-                accountType: "checking" | "savings" | "payment";
-            };
+            bankAccount: components["schemas"]["BankAccount"];
             metadata: components["schemas"]["Metadata"];
             livemode: boolean;
             /** Format: date-time */
@@ -842,7 +913,7 @@ export interface components {
         };
         /** @description A page of Recipient objects, newest first. */
         RecipientList: {
-            /** @enum {string} */
+            /** @constant */
             object: "list";
             data: components["schemas"]["Recipient"][];
             /** @description Whether another page follows in this direction. */
@@ -850,7 +921,7 @@ export interface components {
         };
         /** @description Who a receivable or settlement is owed to. */
         Payee: {
-            /** @enum {unknown} */
+            /** @enum {string} */
             type: "merchant" | "recipient";
             /** @description The merchant account id (`acct_`) or the recipient id (`rcp_`). */
             id: string;
@@ -859,7 +930,7 @@ export interface components {
         Receivable: {
             /** @description Prefix `rcv_`. */
             id: string;
-            /** @enum {string} */
+            /** @constant */
             object: "receivable";
             paymentId: string;
             payee: components["schemas"]["Payee"];
@@ -867,7 +938,7 @@ export interface components {
             splitRuleId: string | null;
             /** @description Centavos. Negative for a refund of an already settled share: deducted from the payee's next settlement. */
             amount: number;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "pending" | "settled" | "canceled";
             /**
              * Format: date
@@ -883,7 +954,7 @@ export interface components {
         };
         /** @description A page of Receivable objects, newest first. */
         ReceivableList: {
-            /** @enum {string} */
+            /** @constant */
             object: "list";
             data: components["schemas"]["Receivable"][];
             /** @description Whether another page follows in this direction. */
@@ -893,24 +964,21 @@ export interface components {
         Settlement: {
             /** @description Prefix `stl_`. */
             id: string;
-            /** @enum {string} */
+            /** @constant */
             object: "settlement";
             payee: components["schemas"]["Payee"];
             /** @description Centavos: the sum of its receivables (refund adjustments included). */
             amount: number;
             receivableCount: number;
             /**
-             * @description `pending` while the payout is under way; `failed` puts its receivables back for the next run.
-             * @enum {unknown}
+             * @description `held` while the merchant account has no payout bank account (see `holdReason`); `pending` while the payout is under way; `paid`; `failed` puts its receivables back for the next run.
+             * @enum {string}
              */
-            status: "pending" | "paid" | "failed";
-            /** @description Snapshot of the recipient's bank account at settlement time (null for the merchant, paid to the account on file with the acquirer). */
-            bankAccount: {
-                bankCode: string;
-                agency: string;
-                account: string;
-                accountType: string;
-            } | null;
+            status: "held" | "pending" | "paid" | "failed";
+            /** @description Why a `held` settlement waits: `no_payout_bank_account`, the merchant account has no payout bank account yet. Once an admin sets it, the settlement takes it and is paid out at once. Null otherwise. */
+            holdReason: "no_payout_bank_account" | null;
+            /** @description Snapshot of where it is paid: the recipient's bank account, or the merchant account's payout bank account, as it was when settled (or released). Null only while `held`. */
+            bankAccount: components["schemas"]["BankAccount"] | null;
             /** Format: date */
             settlementDate: string;
             paidAt: string | null;
@@ -921,7 +989,7 @@ export interface components {
         };
         /** @description A page of Settlement objects, newest first. */
         SettlementList: {
-            /** @enum {string} */
+            /** @constant */
             object: "list";
             data: components["schemas"]["Settlement"][];
             /** @description Whether another page follows in this direction. */
@@ -938,7 +1006,7 @@ export interface components {
             paymentId: string;
             /** @description Centavos; default: everything not yet refunded. */
             amount?: number;
-            /** @enum {unknown} */
+            /** @enum {string} */
             reason?: "requested_by_customer" | "duplicate" | "fraudulent";
             metadata?: components["schemas"]["Metadata"];
         };
@@ -946,7 +1014,7 @@ export interface components {
         Refund: {
             /** @description Prefix `ref_`. */
             id: string;
-            /** @enum {string} */
+            /** @constant */
             object: "refund";
             paymentId: string;
             /** @description Centavos returned to the payer. */
@@ -957,7 +1025,7 @@ export interface components {
             netAmount: number;
             /**
              * @description `pending` until the provider confirms the money went back.
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "pending" | "succeeded" | "failed";
             reason: string | null;
@@ -968,7 +1036,7 @@ export interface components {
         };
         /** @description A page of Refund objects, newest first. */
         RefundList: {
-            /** @enum {string} */
+            /** @constant */
             object: "list";
             data: components["schemas"]["Refund"][];
             /** @description Whether another page follows in this direction. */
@@ -976,7 +1044,7 @@ export interface components {
         };
         /** @description Totals of the receivables in centavos, for the merchant and for each of its recipients. */
         Balance: {
-            /** @enum {string} */
+            /** @constant */
             object: "balance";
             livemode: boolean;
             /**
@@ -1018,7 +1086,18 @@ export interface components {
             events: string[];
             description?: string;
         };
+        /**
+         * @example {
+         *       "events": [
+         *         "*"
+         *       ]
+         *     }
+         * @example {
+         *       "enabled": true
+         *     }
+         */
         UpdateWebhookEndpointRequest: {
+            /** @description http(s) URL, as on create. */
             url?: string;
             /** @description Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all. */
             events?: string[];
@@ -1030,7 +1109,7 @@ export interface components {
         WebhookEndpoint: {
             /** @description Prefix `whe_`. */
             id: string;
-            /** @enum {string} */
+            /** @constant */
             object: "webhook_endpoint";
             url: string;
             events: string[];
@@ -1046,9 +1125,18 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description The endpoint was deleted. */
+        DeletedWebhookEndpoint: {
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            /** @constant */
+            deleted: true;
+            livemode: boolean;
+        };
         /** @description A page of WebhookEndpoint objects, newest first. */
         WebhookEndpointList: {
-            /** @enum {string} */
+            /** @constant */
             object: "list";
             data: components["schemas"]["WebhookEndpoint"][];
             /** @description Whether another page follows in this direction. */
@@ -1058,23 +1146,24 @@ export interface components {
         WebhookDelivery: {
             /** @description Prefix `whd_`. */
             id: string;
-            /** @enum {string} */
+            /** @constant */
             object: "webhook_delivery";
             endpointId: string;
             eventId: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
             lastResponseCode: number | null;
             lastError: string | null;
             lastAttemptAt: string | null;
             nextAttemptAt: string | null;
+            livemode: boolean;
             /** Format: date-time */
             createdAt: string;
         };
         /** @description A page of WebhookDelivery objects, newest first. */
         WebhookDeliveryList: {
-            /** @enum {string} */
+            /** @constant */
             object: "list";
             data: components["schemas"]["WebhookDelivery"][];
             /** @description Whether another page follows in this direction. */
@@ -1084,7 +1173,7 @@ export interface components {
         Event: {
             /** @description Prefix `evt_`; also the `webhook-id` of its deliveries. */
             id: string;
-            /** @enum {string} */
+            /** @constant */
             object: "event";
             /** @example payment.approved */
             type: string;
@@ -1092,13 +1181,15 @@ export interface components {
             createdAt: string;
             livemode: boolean;
             data: {
-                /** @description The resource as the API returned it at the time. */
-                object: unknown;
+                /** @description The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`). */
+                object: {
+                    [key: string]: unknown;
+                };
             };
         };
         /** @description A page of Event objects, newest first. */
         EventList: {
-            /** @enum {string} */
+            /** @constant */
             object: "list";
             data: components["schemas"]["Event"][];
             /** @description Whether another page follows in this direction. */
@@ -1112,7 +1203,22 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Identifies this request in our logs and in the error envelope (`correlationId`); quote it to support. Sent on every response; a valid `X-Correlation-Id` you send is kept. */
+        XCorrelationId: string;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+        /** @description Requests allowed per window (per API key, or per client address for sandbox sign-up). */
+        RateLimitLimit: number;
+        /** @description Requests left in the current window. */
+        RateLimitRemaining: number;
+        /** @description Seconds until the window is full again. */
+        RateLimitReset: number;
+        /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key (nothing was done again). */
+        IdempotentReplayed: "true";
+        /** @description The admin session cookie `admin_session` (HttpOnly, SameSite=Strict, Path=/admin; Secure over HTTPS), set at sign-in and cleared at sign-out. */
+        SetCookie: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1133,6 +1239,10 @@ export interface operations {
             /** @description A new merchant account with its sandbox keys (shown once). */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1142,73 +1252,80 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1232,6 +1349,11 @@ export interface operations {
             /** @description A single-use card token made in the browser with a publishable key. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1241,82 +1363,117 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1346,6 +1503,10 @@ export interface operations {
             /** @description A page of Payment objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1355,46 +1516,64 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1418,6 +1597,11 @@ export interface operations {
             /** @description A Pix or card payment. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1427,82 +1611,132 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. UNPROCESSABLE: well-formed but refused by a business rule. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE: the payment provider is not answering; nothing was charged: retry after `Retry-After` with the same Idempotency-Key. */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1522,6 +1756,10 @@ export interface operations {
             /** @description A Pix or card payment. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1531,55 +1769,77 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1602,6 +1862,11 @@ export interface operations {
             /** @description A Pix or card payment. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1611,73 +1876,132 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. INVALID_STATE: the object's state forbids it. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1700,6 +2024,11 @@ export interface operations {
             /** @description A Pix or card payment. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1709,73 +2038,132 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. INVALID_STATE: the object's state forbids it. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1807,6 +2195,10 @@ export interface operations {
             /** @description A page of Recipient objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1816,46 +2208,64 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1879,6 +2289,11 @@ export interface operations {
             /** @description A registered payee of split rules, with the bank account it is paid out to. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1888,82 +2303,117 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1983,6 +2433,10 @@ export interface operations {
             /** @description A registered payee of split rules, with the bank account it is paid out to. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1992,55 +2446,77 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2067,6 +2543,11 @@ export interface operations {
             /** @description A registered payee of split rules, with the bank account it is paid out to. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2076,91 +2557,131 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2196,6 +2717,10 @@ export interface operations {
             /** @description A page of Receivable objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2205,46 +2730,64 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2263,6 +2806,10 @@ export interface operations {
             /** @description What one payee is owed from one sale (or a refund adjustment). */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2272,55 +2819,77 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2340,7 +2909,7 @@ export interface operations {
                 createdLte?: string;
                 recipientId?: string;
                 payeeType?: "merchant" | "recipient";
-                status?: "pending" | "paid" | "failed";
+                status?: "held" | "pending" | "paid" | "failed";
                 settlementDateGte?: string;
                 settlementDateLte?: string;
             };
@@ -2353,6 +2922,10 @@ export interface operations {
             /** @description A page of Settlement objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2362,46 +2935,64 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2420,6 +3011,10 @@ export interface operations {
             /** @description A payout to one payee of everything due to them on a settlement date. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2429,55 +3024,77 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2503,6 +3120,10 @@ export interface operations {
             /** @description A page of Receivable objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2512,55 +3133,77 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2590,6 +3233,10 @@ export interface operations {
             /** @description A page of Refund objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2599,46 +3246,64 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2662,6 +3327,11 @@ export interface operations {
             /** @description A full or partial refund of a payment. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2671,91 +3341,133 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. INVALID_STATE: the object's state forbids it. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. UNPROCESSABLE: well-formed but refused by a business rule. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2774,6 +3486,10 @@ export interface operations {
             /** @description A full or partial refund of a payment. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2783,55 +3499,77 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2848,55 +3586,64 @@ export interface operations {
             /** @description Totals of the receivables in centavos, for the merchant and for each of its recipients. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
-            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2920,6 +3667,10 @@ export interface operations {
             /** @description A page of WebhookEndpoint objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2929,46 +3680,64 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2992,6 +3761,11 @@ export interface operations {
             /** @description A URL we send signed events to. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3001,91 +3775,118 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description NOT_FOUND: no such object for this account and mode. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. UNPROCESSABLE: well-formed but refused by a business rule. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3104,6 +3905,10 @@ export interface operations {
             /** @description A URL we send signed events to. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3113,55 +3918,77 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3183,106 +4010,145 @@ export interface operations {
             /** @description The endpoint was deleted. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        object: "webhook_endpoint";
-                        /** @enum {boolean} */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                 };
             };
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3308,6 +4174,11 @@ export interface operations {
             /** @description A URL we send signed events to. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3317,91 +4188,131 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3423,6 +4334,11 @@ export interface operations {
             /** @description A URL we send signed events to. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3432,91 +4348,131 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3538,6 +4494,11 @@ export interface operations {
             /** @description One event on its way to one endpoint, with its attempts. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3547,91 +4508,132 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. INVALID_STATE: the object's state forbids it. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3659,6 +4661,10 @@ export interface operations {
             /** @description A page of WebhookDelivery objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3668,55 +4674,77 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3746,6 +4774,10 @@ export interface operations {
             /** @description A page of Event objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3755,46 +4787,64 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3813,6 +4863,10 @@ export interface operations {
             /** @description Something that happened: a state change of a payment, refund, recipient, receivable or settlement. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3822,55 +4876,77 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3896,6 +4972,11 @@ export interface operations {
             /** @description A page of WebhookDelivery objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3905,91 +4986,132 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. INVALID_STATE: the object's state forbids it. */
             409: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
