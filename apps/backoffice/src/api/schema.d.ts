@@ -81,6 +81,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/accounts/{id}/payout-bank-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set an account's payout bank account
+         * @description Where the merchant's own settlements are paid, validated as a recipient's bank account (`bankCode` 3 digits, `agency` digits with an optional check digit, `account` digits, `-` and a check digit, `accountType`). Replaces the current one. Settlements that were `held` for want of it take it at once and go to payout (`settlement.updated` events); later settlements take it when they are made. Needs a `reason` (kept in the audit log): it decides where the merchant's money is paid.
+         */
+        patch: operations["adminUpdatePayoutBankAccount"];
+        trace?: never;
+    };
     "/admin/accounts/{id}/recipients": {
         parameters: {
             query?: never;
@@ -432,9 +452,16 @@ export interface components {
             id: string;
             /** @description Whether the account's `sk_live_` keys work. */
             liveEnabled: boolean;
+            /**
+             * @description Admin objects are not in one mode (the admin API works across both): always false.
+             * @constant
+             */
+            livemode: false;
             name: string;
-            /** @enum {string} */
+            /** @constant */
             object: "account";
+            /** @description Where the merchant's settlements are paid. Null until set: meanwhile the merchant's settlements are `held`. */
+            payoutBankAccount: components["schemas"]["BankAccount"] | null;
             settings: components["schemas"]["AdminAccountSettings"];
         };
         /** @description A page of AdminAccount objects, newest first. */
@@ -442,7 +469,7 @@ export interface components {
             data: components["schemas"]["AdminAccount"][];
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "list";
         };
         /** @description Effective money settings (defaults filled in): processing fee per method and days until receivables are available. */
@@ -476,10 +503,10 @@ export interface components {
             display: string;
             /** @description Prefix `key_`. */
             id: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             kind: "secret" | "publishable";
             livemode: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "api_key";
             revokedAt: string | null;
         };
@@ -488,7 +515,7 @@ export interface components {
             data: components["schemas"]["AdminApiKey"][];
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "list";
         };
         /**
@@ -515,7 +542,7 @@ export interface components {
             } | null;
             /** Format: date-time */
             createdAt: string;
-            /** @enum {string} */
+            /** @constant */
             currency: "BRL";
             customer: {
                 /** @description Masked. */
@@ -540,11 +567,11 @@ export interface components {
             installments: number | null;
             livemode: boolean;
             metadata: components["schemas"]["Metadata"];
-            /** @enum {unknown} */
+            /** @enum {string} */
             method: "pix" | "credit_card";
             /** @description amount - feeAmount, once approved. */
             netAmount: number | null;
-            /** @enum {string} */
+            /** @constant */
             object: "payment";
             pix: {
                 /** @description BR Code "copia e cola" (EMV, br.gov.bcb.pix). */
@@ -559,7 +586,7 @@ export interface components {
             refunds: components["schemas"]["Refund"][];
             /**
              * @description `pending` at creation; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
             /** Format: date-time */
@@ -577,13 +604,13 @@ export interface components {
             /** @description Prefix `pay_`. */
             id: string;
             livemode: boolean;
-            /** @enum {unknown} */
-            method: "pix" | "credit_card";
             /** @enum {string} */
+            method: "pix" | "credit_card";
+            /** @constant */
             object: "payment";
             /**
              * @description `pending` at creation; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
         };
@@ -592,34 +619,12 @@ export interface components {
             data: components["schemas"]["AdminPaymentSummary"][];
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "list";
         };
         /** @description A recipient of a merchant account, as the back office shows it: read-only, document masked. */
         AdminRecipient: {
-            /** @description Where the payee is paid out. */
-            bankAccount: {
-                /**
-                 * @description Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).
-                 * @example 12345-6
-                 */
-                account: string;
-                /**
-                 * @description `checking`, `savings` or `payment` (payment institution account).
-                 * @enum {unknown}
-                 */
-                accountType: "checking" | "savings" | "payment";
-                /**
-                 * @description Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).
-                 * @example 0001
-                 */
-                agency: string;
-                /**
-                 * @description Bank code (COMPE), exactly 3 digits.
-                 * @example 341
-                 */
-                bankCode: string;
-            };
+            bankAccount: components["schemas"]["BankAccount"];
             /** Format: date-time */
             createdAt: string;
             /** @description The CNPJ masked: its first two and last two characters (`11.***.***\/****-81`). */
@@ -628,7 +633,7 @@ export interface components {
             id: string;
             livemode: boolean;
             name: string;
-            /** @enum {string} */
+            /** @constant */
             object: "recipient";
         };
         /** @description A page of AdminRecipient objects, newest first. */
@@ -636,7 +641,7 @@ export interface components {
             data: components["schemas"]["AdminRecipient"][];
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "list";
         };
         /** @description An admin session. The session id itself only travels in the HttpOnly `admin_session` cookie. */
@@ -647,7 +652,7 @@ export interface components {
                 id: string;
                 /**
                  * @description `admin` manages; `viewer` only reads.
-                 * @enum {unknown}
+                 * @enum {string}
                  */
                 role: "admin" | "viewer";
             };
@@ -658,10 +663,27 @@ export interface components {
              * @description When the session ends (absolute; 8 hours after sign-in by default).
              */
             expiresAt: string;
-            /** @enum {string} */
+            /**
+             * @description Admin objects are not in one mode (the admin API works across both): always false.
+             * @constant
+             */
+            livemode: false;
+            /** @constant */
             object: "admin_session";
             /** @description What this role may do, as `resource:verb` (e.g. `split_rules:update`). The server enforces them (PERMISSION_DENIED); the back office shows only what they allow. */
-            permissions: ("accounts:view" | "accounts:update" | "accounts:activate_live" | "recipients:view" | "split_rules:view" | "split_rules:preview" | "split_rules:create" | "split_rules:update" | "split_rules:activate" | "split_rules:deactivate" | "payments:view" | "settlement_runs:view" | "settlement_runs:create" | "audit_log:view")[];
+            permissions: ("accounts:view" | "accounts:update" | "accounts:activate_live" | "accounts:set_payout_bank_account" | "recipients:view" | "split_rules:view" | "split_rules:preview" | "split_rules:create" | "split_rules:update" | "split_rules:activate" | "split_rules:deactivate" | "payments:view" | "settlement_runs:view" | "settlement_runs:create" | "audit_log:view")[];
+        };
+        /** @description The session was ended. */
+        AdminSessionEnded: {
+            /** @constant */
+            deleted: true;
+            /**
+             * @description Admin objects are not in one mode (the admin API works across both): always false.
+             * @constant
+             */
+            livemode: false;
+            /** @constant */
+            object: "admin_session";
         };
         /** @description A settlement of a run, with its merchant account. */
         AdminSettlement: {
@@ -669,20 +691,17 @@ export interface components {
             accountId: string;
             /** @description Centavos: the sum of its receivables (refund adjustments included). */
             amount: number;
-            /** @description Snapshot of the recipient's bank account at settlement time (null for the merchant, paid to the account on file with the acquirer). */
-            bankAccount: {
-                account: string;
-                accountType: string;
-                agency: string;
-                bankCode: string;
-            } | null;
+            /** @description Snapshot of where it is paid: the recipient's bank account, or the merchant account's payout bank account, as it was when settled (or released). Null only while `held`. */
+            bankAccount: components["schemas"]["BankAccount"] | null;
             /** Format: date-time */
             createdAt: string;
             failureReason: string | null;
+            /** @description Why a `held` settlement waits: `no_payout_bank_account`, the merchant account has no payout bank account yet. Once an admin sets it, the settlement takes it and is paid out at once. Null otherwise. */
+            holdReason: "no_payout_bank_account" | null;
             /** @description Prefix `stl_`. */
             id: string;
             livemode: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "settlement";
             paidAt: string | null;
             payee: components["schemas"]["Payee"];
@@ -690,18 +709,34 @@ export interface components {
             /** Format: date */
             settlementDate: string;
             /**
-             * @description `pending` while the payout is under way; `failed` puts its receivables back for the next run.
-             * @enum {unknown}
+             * @description `held` while the merchant account has no payout bank account (see `holdReason`); `pending` while the payout is under way; `paid`; `failed` puts its receivables back for the next run.
+             * @enum {string}
              */
-            status: "pending" | "paid" | "failed";
+            status: "held" | "pending" | "paid" | "failed";
         };
         /** @description A page of AdminSettlement objects, newest first. */
         AdminSettlementList: {
             data: components["schemas"]["AdminSettlement"][];
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "list";
+        };
+        /**
+         * @description A fixed amount in centavos.
+         * @example {
+         *       "recipientId": "rcp_01jc6v8x2a9m3yq0d7b4e5f6g8",
+         *       "amount": 500
+         *     }
+         */
+        AmountSplitShare: {
+            /**
+             * @description Fixed share in centavos.
+             * @example 500
+             */
+            amount: number;
+            /** @description A recipient (`rcp_`) of the same merchant account and mode. */
+            recipientId: string;
         };
         /** @description One admin change: who, when, from where, what it was before and after, and why. Written in the same transaction as the change; never updated. */
         AuditEntry: {
@@ -728,7 +763,7 @@ export interface components {
             ip: string;
             /** @description The mode of the object changed (`false` for objects without a mode, such as accounts). */
             livemode: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "audit_entry";
             objectId: string;
             /** @description `split_rule`, `account`, `settlement_run`, ... */
@@ -742,8 +777,39 @@ export interface components {
             data: components["schemas"]["AuditEntry"][];
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "list";
+        };
+        /**
+         * @description A Brazilian bank account that payouts are made to.
+         * @example {
+         *       "bankCode": "341",
+         *       "agency": "0001",
+         *       "account": "12345-6",
+         *       "accountType": "checking"
+         *     }
+         */
+        BankAccount: {
+            /**
+             * @description Account number: 1-20 digits, `-` and a check digit (0-9 or X; lowercase x is stored as X).
+             * @example 12345-6
+             */
+            account: string;
+            /**
+             * @description `checking`, `savings` or `payment` (payment institution account).
+             * @enum {string}
+             */
+            accountType: "checking" | "savings" | "payment";
+            /**
+             * @description Branch: 1-5 digits, optionally `-` and a check digit (0-9 or X).
+             * @example 0001
+             */
+            agency: string;
+            /**
+             * @description Bank code (COMPE), exactly 3 digits.
+             * @example 341
+             */
+            bankCode: string;
         };
         /**
          * @example {
@@ -793,16 +859,22 @@ export interface components {
          *       }
          *     }
          */
-        Error: {
+        ErrorResponse: {
             error: {
                 /**
                  * @description Machine-readable code, UPPER_SNAKE.
-                 * @enum {unknown}
+                 * @enum {string}
                  */
                 code: "VALIDATION_ERROR" | "AUTHENTICATION_REQUIRED" | "INVALID_API_KEY" | "PERMISSION_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                 /** @description Quote it to support; also in the X-Correlation-Id header and in our logs. */
                 correlationId: string;
-                details?: unknown;
+                /** @description Every problem found, when there are several; the first is in `message` and `param`. */
+                details?: {
+                    /** @description What is wrong with it: a JSON Schema keyword (`required`, `type`, ...) or a sentence. */
+                    issue: string;
+                    /** @description The field, dotted (as `param`). */
+                    param: string;
+                }[];
                 /** @description Human-readable explanation. Never contains secrets or card data. */
                 message: string;
                 /** @description The request field at fault, dotted (e.g. `customer.email`). */
@@ -814,13 +886,15 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             data: {
-                /** @description The resource as the API returned it at the time. */
-                object: unknown;
+                /** @description The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`). */
+                object: {
+                    [key: string]: unknown;
+                };
             };
             /** @description Prefix `evt_`; also the `webhook-id` of its deliveries. */
             id: string;
             livemode: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "event";
             /** @example payment.approved */
             type: string;
@@ -838,8 +912,24 @@ export interface components {
         Payee: {
             /** @description The merchant account id (`acct_`) or the recipient id (`rcp_`). */
             id: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             type: "merchant" | "recipient";
+        };
+        /**
+         * @description A percentage of the net value.
+         * @example {
+         *       "recipientId": "rcp_01jc6v8x2a9m3yq0d7b4e5f6g8",
+         *       "percentage": 12.5
+         *     }
+         */
+        PercentageSplitShare: {
+            /**
+             * @description Share of the net value, 0 < p <= 100, at most two decimals.
+             * @example 12.5
+             */
+            percentage: number;
+            /** @description A recipient (`rcp_`) of the same merchant account and mode. */
+            recipientId: string;
         };
         /** @description What one payee is owed from one sale (or a refund adjustment). */
         Receivable: {
@@ -855,7 +945,7 @@ export interface components {
             /** @description Prefix `rcv_`. */
             id: string;
             livemode: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "receivable";
             payee: components["schemas"]["Payee"];
             paymentId: string;
@@ -864,7 +954,7 @@ export interface components {
             settlementId: string | null;
             /** @description The split rule applied to the sale, if any. */
             splitRuleId: string | null;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "pending" | "settled" | "canceled";
         };
         /** @description A full or partial refund of a payment. */
@@ -881,13 +971,13 @@ export interface components {
             metadata: components["schemas"]["Metadata"];
             /** @description amount - feeRefunded: what comes off the payees' receivables, in proportion to their shares. */
             netAmount: number;
-            /** @enum {string} */
+            /** @constant */
             object: "refund";
             paymentId: string;
             reason: string | null;
             /**
              * @description `pending` until the provider confirms the money went back.
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "pending" | "succeeded" | "failed";
         };
@@ -915,7 +1005,12 @@ export interface components {
             finishedAt: string | null;
             /** @description Prefix `str_`. */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description A run settles both modes' receivables (each settlement says its own mode): always false.
+             * @constant
+             */
+            livemode: false;
+            /** @constant */
             object: "settlement_run";
             receivableCount: number;
             /** Format: date */
@@ -923,10 +1018,10 @@ export interface components {
             settlementCount: number;
             /** Format: date-time */
             startedAt: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "running" | "completed";
             totalAmount: number;
-            /** @enum {unknown} */
+            /** @enum {string} */
             trigger: "schedule" | "admin";
         };
         /** @description A page of SettlementRun objects, newest first. */
@@ -934,7 +1029,7 @@ export interface components {
             data: components["schemas"]["SettlementRun"][];
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "list";
         };
         /**
@@ -959,11 +1054,11 @@ export interface components {
             /** @description Processing fee with the account's current settings, centavos. */
             fee: number;
             livemode: boolean;
-            /** @enum {unknown} */
+            /** @enum {string} */
             method: "pix" | "credit_card";
             /** @description `amount - fee`: what the receivables add up to. */
             net: number;
-            /** @enum {string} */
+            /** @constant */
             object: "split_preview";
             /** @description One per payee, merchant first, as a sale approved now would create them (zero shares create none). */
             receivables: {
@@ -988,7 +1083,7 @@ export interface components {
             amount: number;
             /** @description Live (true) or sandbox (false, the default) rules. */
             livemode?: boolean;
-            /** @enum {unknown} */
+            /** @enum {string} */
             method: "pix" | "credit_card";
         };
         /** @description How a merchant's sales are split between recipients. */
@@ -1002,7 +1097,7 @@ export interface components {
             /** @description Prefix `spr_`. */
             id: string;
             livemode: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "split_rule";
             priority: number;
             splits: components["schemas"]["SplitShare"][];
@@ -1015,7 +1110,7 @@ export interface components {
             maxAmount?: number;
             /**
              * @description Only sales paid with this method.
-             * @enum {unknown}
+             * @enum {string}
              */
             method?: "pix" | "credit_card";
             /** @description Only sales of at least this gross amount (centavos, inclusive). */
@@ -1026,24 +1121,11 @@ export interface components {
             data: components["schemas"]["SplitRule"][];
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
-            /** @enum {string} */
+            /** @constant */
             object: "list";
         };
-        /** @description One recipient's share: a percentage of the net value or a fixed amount. Each recipient appears at most once per rule. */
-        SplitShare: {
-            /**
-             * @description Fixed share in centavos. Send `percentage` or `amount`, not both.
-             * @example 500
-             */
-            amount?: number;
-            /**
-             * @description Share of the net value, 0 < p <= 100, at most two decimals. Send `percentage` or `amount`, not both.
-             * @example 12.5
-             */
-            percentage?: number;
-            /** @description A recipient (`rcp_`) of the same merchant account and mode. */
-            recipientId: string;
-        };
+        /** @description One recipient's share: exactly one of `percentage` (of the net value) or `amount` (centavos). Each recipient appears at most once per rule. */
+        SplitShare: components["schemas"]["PercentageSplitShare"] | components["schemas"]["AmountSplitShare"];
         /**
          * @description Only the fields sent change; the rest keep their current value. Applies to payments approved from now on.
          * @example {
@@ -1082,7 +1164,32 @@ export interface components {
                 pix?: number;
             };
         };
-        /** @description Fields to change; the resulting rule is validated as a whole. The account and mode of a rule never change. */
+        /**
+         * @description The merchant's payout bank account, replaced whole and validated as a recipient's, and why (money will be paid there).
+         * @example {
+         *       "bankAccount": {
+         *         "bankCode": "341",
+         *         "agency": "0001",
+         *         "account": "12345-6",
+         *         "accountType": "checking"
+         *       },
+         *       "reason": "Bank letter of 2026-11-20 (ticket 4411)"
+         *     }
+         */
+        UpdatePayoutBankAccountRequest: {
+            bankAccount: components["schemas"]["BankAccount"];
+            /** @description Why, for the audit log. Required: this action moves money. */
+            reason: string;
+        };
+        /**
+         * @description Fields to change; the resulting rule is validated as a whole. The account and mode of a rule never change.
+         * @example {
+         *       "priority": 5
+         *     }
+         * @example {
+         *       "active": false
+         *     }
+         */
         UpdateSplitRuleRequest: {
             /** @description `true` on an inactive rule activates it: send a `reason`. */
             active?: boolean;
@@ -1100,7 +1207,22 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key (nothing was done again). */
+        IdempotentReplayed: "true";
+        /** @description Requests allowed per window (per API key, or per client address for sandbox sign-up). */
+        RateLimitLimit: number;
+        /** @description Requests left in the current window. */
+        RateLimitRemaining: number;
+        /** @description Seconds until the window is full again. */
+        RateLimitReset: number;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+        /** @description The admin session cookie `admin_session` (HttpOnly, SameSite=Strict, Path=/admin; Secure over HTTPS), set at sign-in and cleared at sign-out. */
+        SetCookie: string;
+        /** @description Identifies this request in our logs and in the error envelope (`correlationId`); quote it to support. Sent on every response; a valid `X-Correlation-Id` you send is kept. */
+        XCorrelationId: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1132,6 +1254,7 @@ export interface operations {
             /** @description A page of AdminAccount objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1141,46 +1264,41 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1200,6 +1318,7 @@ export interface operations {
             /** @description A merchant account, as the back office sees it. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1209,55 +1328,51 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1286,6 +1401,8 @@ export interface operations {
             /** @description A merchant account, as the back office sees it. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1295,91 +1412,93 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1407,6 +1526,7 @@ export interface operations {
             /** @description A page of AdminApiKey objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1416,55 +1536,177 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminUpdatePayoutBankAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+                /** @description The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise). */
+                "x-csrf-token": string;
+            };
+            path: {
+                /** @description Merchant account id (`acct_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePayoutBankAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description A merchant account, as the back office sees it. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccount"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1497,6 +1739,7 @@ export interface operations {
             /** @description A page of AdminRecipient objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1506,55 +1749,51 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1583,6 +1822,8 @@ export interface operations {
             /** @description A merchant account, as the back office sees it. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1592,91 +1833,93 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1711,6 +1954,7 @@ export interface operations {
             /** @description A page of AuditEntry objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1720,46 +1964,41 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1794,6 +2033,7 @@ export interface operations {
             /** @description A page of AdminPaymentSummary objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1803,46 +2043,41 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1862,6 +2097,7 @@ export interface operations {
             /** @description A payment with its receivables, refunds and events. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1871,55 +2107,51 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1936,55 +2168,41 @@ export interface operations {
             /** @description An admin session. The session id itself only travels in the HttpOnly `admin_session` cookie. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AdminSession"];
                 };
             };
-            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2005,6 +2223,8 @@ export interface operations {
             /** @description An admin session. The session id itself only travels in the HttpOnly `admin_session` cookie. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["SetCookie"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2014,64 +2234,72 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2093,78 +2321,94 @@ export interface operations {
             /** @description The session was ended. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Set-Cookie": components["headers"]["SetCookie"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        deleted: true;
-                        /** @enum {string} */
-                        object: "admin_session";
-                    };
+                    "application/json": components["schemas"]["AdminSessionEnded"];
                 };
             };
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2188,6 +2432,7 @@ export interface operations {
             /** @description A page of SettlementRun objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2197,46 +2442,41 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2262,6 +2502,8 @@ export interface operations {
             /** @description One run of the settlement: what it settled on its date. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2271,73 +2513,82 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2356,6 +2607,7 @@ export interface operations {
             /** @description One run of the settlement: what it settled on its date. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2365,55 +2617,51 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2441,6 +2689,7 @@ export interface operations {
             /** @description A page of AdminSettlement objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2450,55 +2699,51 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2532,6 +2777,7 @@ export interface operations {
             /** @description A page of SplitRule objects, newest first. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2541,46 +2787,41 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2606,6 +2847,8 @@ export interface operations {
             /** @description How a merchant's sales are split between recipients. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2615,82 +2858,82 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2710,6 +2953,7 @@ export interface operations {
             /** @description How a merchant's sales are split between recipients. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2719,55 +2963,51 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2796,6 +3036,8 @@ export interface operations {
             /** @description How a merchant's sales are split between recipients. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2805,91 +3047,93 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2918,6 +3162,8 @@ export interface operations {
             /** @description How a merchant's sales are split between recipients. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2927,91 +3173,93 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3040,6 +3288,8 @@ export interface operations {
             /** @description How a merchant's sales are split between recipients. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3049,91 +3299,93 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3159,6 +3411,7 @@ export interface operations {
             /** @description What a sale of this amount and method would produce now, computed by the same code that approves a sale. */
             200: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3168,64 +3421,61 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -3251,6 +3501,8 @@ export interface operations {
             /** @description A page of SplitRule objects, newest first. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3260,82 +3512,82 @@ export interface operations {
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AUTHENTICATION_REQUIRED or INVALID_API_KEY. */
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
             401: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PERMISSION_DENIED: wrong kind of key, or live mode not activated. */
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE (retry after `Retry-After`) or INVALID_STATE. */
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE. */
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
             413: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
             415: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED or UNPROCESSABLE. */
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
             422: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description RATE_LIMITED: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR: quote the correlation id to support. */
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

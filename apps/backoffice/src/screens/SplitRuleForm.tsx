@@ -235,8 +235,8 @@ function initialDraft(lang: 'pt-BR' | 'en', rule: SplitRule | null, rules: Split
       shares: rule.splits.map((s) => ({
         key: ++shareKeys,
         recipientId: s.recipientId,
-        kind: s.percentage !== undefined ? 'percentage' : 'amount',
-        value: s.percentage !== undefined ? percentageInput(lang, s.percentage) : moneyInput(lang, s.amount ?? 0),
+        kind: 'percentage' in s ? 'percentage' : 'amount',
+        value: 'percentage' in s ? percentageInput(lang, s.percentage) : moneyInput(lang, s.amount),
       })),
     };
   }

@@ -110,7 +110,7 @@ export function Shares({ rule, names }: { rule: Pick<SplitRule, 'splits'>; names
     <ul class="plain">
       {rule.splits.map((s) => (
         <li key={s.recipientId}>
-          {names.get(s.recipientId) ?? s.recipientId}: {s.percentage !== undefined ? t('rules.share.percentage', { v: percent(s.percentage) }) : t('rules.share.amount', { v: money(s.amount ?? 0) })}
+          {names.get(s.recipientId) ?? s.recipientId}: {'percentage' in s ? t('rules.share.percentage', { v: percent(s.percentage) }) : t('rules.share.amount', { v: money(s.amount) })}
         </li>
       ))}
     </ul>
