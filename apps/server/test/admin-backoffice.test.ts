@@ -527,6 +527,9 @@ for (const engine of ENGINES) {
         const failed = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?status=failed`)).body.data;
         return failed.some((x: { payee: { id: string }; failureReason: string | null }) => x.payee.id === closed && x.failureReason);
       }, 'the closed account\'s payout to fail');
+      // The merchant has no payout bank account yet: its own settlement is held.
+      const held = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?status=held&limit=100`)).body.data;
+      assert.deepEqual(held.filter((x: { accountId: string }) => x.accountId === m.accountId).map((x: { payee: { id: string }; holdReason: string }) => `${x.payee.id}:${x.holdReason}`), [`${m.accountId}:no_payout_bank_account`]);
       assert.equal((await call('GET', '/admin/settlement-runs/str_nope/settlements')).status, 404);
     });
   });

@@ -7,6 +7,7 @@ import { paginate } from '../../http/pagination.js';
 import { AdminMutationHeaders, requiredReason } from './schemas.js';
 import type { AuditSpec } from './audit-log.js';
 import { Settlement } from '../settlements/schemas.js';
+import { SETTLEMENT_STATUSES } from '../../domain/states.js';
 import { getRun, listRuns, runSettlement, toRun, toSettlement, type SettlementDeps, type SettlementRow } from '../settlements/service.js';
 
 const tags = ['Admin'];
@@ -34,7 +35,7 @@ export const ListRunSettlementsQuery = Type.Object(
     limit: ListQueryBase.limit,
     startingAfter: ListQueryBase.startingAfter,
     endingBefore: ListQueryBase.endingBefore,
-    status: Type.Optional(stringEnum(['pending', 'paid', 'failed'], { description: '`failed`: the payouts the bank refused (their receivables went back to pending).' })),
+    status: Type.Optional(stringEnum(SETTLEMENT_STATUSES, { description: '`failed`: the payouts the bank refused (their receivables went back to pending); `held`: merchant settlements waiting for the account\'s payout bank account.' })),
   },
   { additionalProperties: false },
 );
