@@ -137,7 +137,9 @@ export interface ConfirmProps {
   confirmLabel: string;
   reason: 'required' | 'optional' | 'none';
   children?: ComponentChildren; // extra fields
-  onConfirm: (reason: string | undefined, idempotencyKey: string) => Promise<void>;
+  // Resolves 'stay' to keep the dialog open without an error of its own (the caller shows the
+  // problem on its fields).
+  onConfirm: (reason: string | undefined, idempotencyKey: string) => Promise<void | 'stay'>;
   onClose: () => void;
 }
 
@@ -165,7 +167,10 @@ export function ConfirmDialog({ title, message, confirmLabel, reason, children, 
     setBusy(true);
     setError(null);
     try {
-      await onConfirm(trimmed === '' ? undefined : trimmed, key);
+      if ((await onConfirm(trimmed === '' ? undefined : trimmed, key)) === 'stay') {
+        setBusy(false);
+        return;
+      }
       onClose();
     } catch (err) {
       setError(err);

@@ -344,6 +344,50 @@ for (const engine of ENGINES) {
       await shot(page, 'settlement-run');
     });
 
+    test('the merchant\'s settlement is held until an admin sets its payout bank account, with a reason; then it is paid', async () => {
+      // The run above found no payout bank account for the merchant: its own settlement waits.
+      const merchantRow = page.locator(`section[aria-labelledby="per-payee"] tr[data-payee="merchant:${k.accountId}"]`);
+      assert.match(await merchantRow.innerText(), /Retida/);
+      const held = (await api('GET', '/v1/settlements?payeeType=merchant&status=held')).body.data;
+      assert.equal(held.length, 1);
+      assert.equal(held[0].holdReason, 'no_payout_bank_account');
+
+      await goto(page, `/accounts/${k.accountId}`);
+      const section = page.locator('section[aria-labelledby="payout-title"]');
+      await section.getByText('Nenhuma conta de repasse cadastrada').waitFor();
+      await section.getByRole('button', { name: 'Cadastrar conta de repasse' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      await axe(page, 'payout bank account dialog');
+      await dialog.getByLabel('Banco (código)').fill('341');
+      await dialog.getByLabel('Agência').fill('1234');
+      await dialog.getByLabel('Conta com dígito').fill('12345');
+      await dialog.getByLabel('Tipo de conta').selectOption('checking');
+      // A reason first (it redirects money), then the server's own check of the account number,
+      // shown on its field; the dialog stays open and nothing is saved.
+      await dialog.getByRole('button', { name: 'Salvar', exact: true }).click();
+      await dialog.getByText('Informe o motivo.').waitFor();
+      await dialog.getByLabel('Motivo').fill('Carta do banco de 20/11');
+      await dialog.getByRole('button', { name: 'Salvar', exact: true }).click();
+      await dialog.locator('#payout-account[aria-invalid="true"]').waitFor();
+      assert.match(await dialog.locator('#payout-account-error').innerText(), /check digit/);
+      assert.equal((await api('GET', '/v1/settlements?payeeType=merchant&status=held')).body.data.length, 1, 'nothing released');
+      await axe(page, 'payout bank account dialog with a refused field');
+      await shot(page, 'payout-bank-account');
+      await dialog.getByLabel('Conta com dígito').fill('12345-6');
+      await dialog.getByRole('button', { name: 'Salvar', exact: true }).click();
+      await page.getByText('Conta de repasse salva.').waitFor();
+      await section.locator('[data-payout-bank-account="341/1234/12345-6/checking"]').waitFor();
+      assert.equal(await section.getByRole('button', { name: 'Alterar conta de repasse' }).count(), 1);
+      await axe(page, 'account with its payout bank account');
+      // Setting it released the held settlement to payout, to that account.
+      const paid = await eventually(async () => {
+        const s = (await api('GET', `/v1/settlements/${held[0].id}`)).body;
+        return s.status === 'paid' && s;
+      }, 'the held settlement to be paid');
+      assert.deepEqual(paid.bankAccount, { bankCode: '341', agency: '1234', account: '12345-6', accountType: 'checking' });
+    });
+
     test('payments: search by account and status, detail with receivables, refunds and events', async () => {
       await page.getByRole('link', { name: 'Pagamentos' }).click();
       await page.getByRole('heading', { name: 'Pagamentos' }).waitFor();
@@ -370,9 +414,9 @@ for (const engine of ENGINES) {
       await page.getByRole('heading', { name: 'Auditoria' }).waitFor();
       await settled(page);
       const actions = await page.locator('tbody tr[data-audit-action]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.auditAction));
-      assert.deepEqual(actions, ['settlement_run.create', 'split_rule.deactivate', 'split_rule.reorder', 'split_rule.activate', 'split_rule.create', 'split_rule.create', 'account.activate_live']);
+      assert.deepEqual(actions, ['account.set_payout_bank_account', 'settlement_run.create', 'split_rule.deactivate', 'split_rule.reorder', 'split_rule.activate', 'split_rule.create', 'split_rule.create', 'account.activate_live']);
       const text = await page.locator('main').innerText();
-      for (const reason of ['KYC aprovado, contrato 2026-118', 'Contrato de marketplace assinado', 'Regra de reserva aprovada', 'Fim da campanha', 'Fechamento do dia']) assert.ok(text.includes(reason), reason);
+      for (const reason of ['KYC aprovado, contrato 2026-118', 'Contrato de marketplace assinado', 'Regra de reserva aprovada', 'Fim da campanha', 'Fechamento do dia', 'Carta do banco de 20/11']) assert.ok(text.includes(reason), reason);
       assert.ok(text.includes(adminEmail));
       // Before and after of the deactivation.
       const row = page.locator('tr[data-audit-action="split_rule.deactivate"]');
@@ -386,6 +430,10 @@ for (const engine of ENGINES) {
       const live = page.locator('tr[data-audit-action="account.activate_live"]');
       await live.locator('summary').click();
       assert.equal(await live.locator('tr[data-field="liveEnabled"] [data-after]').textContent(), 'true');
+      const payout = page.locator('tr[data-audit-action="account.set_payout_bank_account"]');
+      await payout.locator('summary').click();
+      assert.equal(await payout.locator('tr[data-field="payoutBankAccount"] [data-before]').textContent(), 'null');
+      assert.match((await payout.locator('tr[data-field="payoutBankAccount"] [data-after]').textContent()) ?? '', /"account":"12345-6"/);
       await axe(page, 'audit log');
       await shot(page, 'audit-log');
       // Filtered by object.
@@ -427,6 +475,13 @@ for (const engine of ENGINES) {
       const other = await signup(t, 'Conta sem produção');
       await goto(v, `/accounts/${other.accountId}`);
       assert.equal(await v.getByRole('button', { name: 'Ativar modo produção' }).count(), 0);
+      await v.getByText('Nenhuma conta de repasse cadastrada').waitFor();
+      assert.equal(await v.getByRole('button', { name: 'Cadastrar conta de repasse' }).count(), 0);
+      // The payout bank account is shown to the viewer, with no control to change it.
+      await goto(v, `/accounts/${k.accountId}`);
+      await v.locator('[data-payout-bank-account="341/1234/12345-6/checking"]').waitFor();
+      assert.equal(await v.getByRole('button', { name: 'Alterar conta de repasse' }).count(), 0);
+      await axe(v, 'account (viewer)');
       await goto(v, `/accounts/${k.accountId}/split-rules/new`);
       assert.equal(await heading(v), 'Página não encontrada.');
 
@@ -439,6 +494,17 @@ for (const engine of ENGINES) {
         }));
       }, { rule: secondRule, account: other.accountId });
       assert.deepEqual(statuses, ['403 PERMISSION_DENIED', '403 PERMISSION_DENIED', '403 PERMISSION_DENIED']);
+      const payout = await v.evaluate(async (account) => {
+        const { csrfToken } = await (await fetch('/admin/session')).json();
+        const r = await fetch(`/admin/accounts/${account}/payout-bank-account`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken },
+          body: JSON.stringify({ bankAccount: { bankCode: '001', agency: '1', account: '1-1', accountType: 'checking' }, reason: 'viewer' }),
+        });
+        return `${r.status} ${(await r.json()).error?.code}`;
+      }, k.accountId);
+      assert.equal(payout, '403 PERMISSION_DENIED');
+      assert.equal((await t.store.db.selectFrom('accounts').select('payout_bank_account').where('id', '=', k.accountId).executeTakeFirstOrThrow()).payout_bank_account?.includes('12345-6'), true, 'unchanged');
       await viewerContext.close();
     });
 

@@ -2675,8 +2675,8 @@ export interface operations {
                 limit?: number;
                 /** @description Cursor: an id from the previous page; returns the objects after it (older). */
                 startingAfter?: string;
-                /** @description `failed`: the payouts the bank refused (their receivables went back to pending). */
-                status?: "pending" | "paid" | "failed";
+                /** @description `failed`: the payouts the bank refused (their receivables went back to pending); `held`: merchant settlements waiting for the account's payout bank account. */
+                status?: "held" | "pending" | "paid" | "failed";
             };
             header?: never;
             path: {

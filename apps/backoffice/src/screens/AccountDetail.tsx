@@ -3,6 +3,7 @@ import { call, client, mutationHeaders } from '../api/client';
 import { ConfirmDialog, Loaded, Page, useLoad } from '../components';
 import { useApp } from '../context';
 import { AccountTabs } from './AccountTabs';
+import { PayoutBankAccount } from './PayoutBankAccount';
 
 export function AccountDetail({ id }: { id: string }) {
   const { t, can, money, percent, dateTime } = useApp();
@@ -42,6 +43,8 @@ export function AccountDetail({ id }: { id: string }) {
             />
           ) : null}
         </section>
+
+        <PayoutBankAccount account={a} onChanged={account.reload} />
 
         <section aria-labelledby="fees-title">
           <h2 id="fees-title">{t('account.fees')}</h2>

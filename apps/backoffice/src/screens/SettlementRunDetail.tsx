@@ -56,7 +56,7 @@ function SettlementTable({ rows }: { rows: Schemas['AdminSettlement'][] }) {
             <td class="num">{s.receivableCount}</td>
             <td><StatusBadge status={s.status} /></td>
             <td>{s.bankAccount ? `${s.bankAccount.bankCode} / ${s.bankAccount.agency} / ${s.bankAccount.account}` : '—'}</td>
-            <td>{s.failureReason ?? '—'}</td>
+            <td>{s.failureReason ?? (s.holdReason ? t(`hold.${s.holdReason}`) : '—')}</td>
           </tr>
         ))}
       </tbody>
