@@ -1,4 +1,5 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { ServerOptions } from 'node:http';
+import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import pino from 'pino';
@@ -6,7 +7,10 @@ import type { Config } from './config.js';
 import type { Store } from './store/index.js';
 import { idFloor, ulid } from './domain/ids.js';
 import { sharedSchemas } from './http/common.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { answerWhatNodeWould, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './plugins/errors.js';
+import { responseHeaders } from './http/headers.js';
+import { registerBodyParsers } from './plugins/body.js';
+import { registerRouteRules } from './plugins/route-rules.js';
 import { KeyCache, registerAuth } from './plugins/auth.js';
 import { RateLimiter, registerRateLimit } from './plugins/rate-limit.js';
 import { registerIdempotency } from './plugins/idempotency.js';
@@ -70,6 +74,9 @@ export interface AppOptions {
   // Record every response whose status or headers its route does not declare in the OpenAPI
   // document (http/contract.ts) in `contractViolations`. Tests turn it on.
   checkContract?: boolean;
+  // Node's HTTP server options (tests shorten connectionsCheckingInterval, how often Node looks
+  // for requests over their headers/request timeouts).
+  http?: ServerOptions;
 }
 
 export interface App {
@@ -81,6 +88,8 @@ export interface App {
   load: LoadGauge;
   // Responses that broke their route's documented contract (only with `checkContract`).
   contractViolations: string[];
+  // Every registered route (Fastify's route table, in registration order).
+  routes: readonly RouteOptions[];
   // Starts background work in this process (unless WORKER_IN_PROCESS=false).
   startWorker(): Promise<void>;
   // Stops taking requests, lets in-flight ones finish, stops jobs, closes the store.
@@ -117,13 +126,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
       const given = req.headers['x-correlation-id'];
       return typeof given === 'string' && CORRELATION_ID.test(given) ? given : 'req_' + ulid();
     },
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
     // Fastify's own 503 on closing is not our envelope; requests already received finish
     // normally while the server closes (see close()).
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Every answer in the envelope, including those to requests that never reach a route (bad
+    // percent-encoding, over-long path parameters) or that the HTTP parser refuses.
+    frameworkErrors,
+    clientErrorHandler: clientErrorHandler(logger),
+    // Node's bare 400 for a missing Host becomes ours, in the envelope (plugins/errors.ts).
+    http: { requireHostHeader: false, ...options.http },
   }) as unknown as FastifyInstance;
 
   const ajv = validators();
@@ -144,19 +157,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   };
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? compileBody(ajv.body, schema as Record<string, unknown>, shapes) : ajv.url.compile(schema)));
 
-  // Only JSON bodies: anything else is 415 in the envelope rather than parsed as text. An empty
-  // body sent with a JSON content type (many HTTP clients always send the header) is no body,
-  // which routes without a body schema accept and routes with one refuse by validation.
-  app.removeContentTypeParser('text/plain');
-  const jsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '') return done(null, undefined);
-    return jsonParser(req, body as string, done);
-  });
+  registerBodyParsers(app);
+
+  // Every route as registered (after the hooks above it), for tests that walk the route table.
+  const routes: RouteOptions[] = [];
 
   // Routes under /v1 take a secret key unless they say otherwise; docs and the document are public.
   app.addHook('onRoute', (route) => {
+    routes.push(route);
     route.config ??= {} as never;
     const config = route.config as { auth?: string };
     if (config.auth === undefined) {
@@ -179,6 +187,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }
 
   registerErrorHandling(app);
+  answerWhatNodeWould(app.server, logger);
+  registerRouteRules(app);
 
   const keyCache = new KeyCache(store, config.authCacheTtlMs);
   registerAuth(app, keyCache);
@@ -189,15 +199,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerMetrics(app, store, metrics);
 
   app.addHook('onSend', async (req, reply, payload) => {
-    reply.header('x-correlation-id', req.id);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
-    if (!req.url.startsWith('/v1/docs')) {
-      reply.header('x-frame-options', 'DENY');
+    for (const [name, value] of Object.entries(responseHeaders(req.url, req.id))) {
       // A route that serves a page (the back office) sets its own policy and caching.
-      if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
-      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+      if ((name === 'content-security-policy' || name === 'cache-control') && reply.hasHeader(name)) continue;
+      reply.header(name, value);
     }
     return payload;
   });
@@ -242,6 +247,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   return {
     app,
+    routes,
     load,
     contractViolations,
     worker,

@@ -2,6 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ERROR_CODES } from '../src/errors.js';
 import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { rawRequest, type RawResponse } from './raw-http.js';
 
 function assertEnvelope(res: { statusCode: number; headers: Record<string, unknown>; json: () => any }, status: number, code: string) {
   assert.equal(res.statusCode, status);
@@ -21,7 +22,9 @@ for (const engine of ENGINES) {
     let k: Keys;
     const seen = new Set<string>();
     before(async () => {
-      t = await startApp(engine, { bodyLimitBytes: 2048 });
+      // Node looks for requests over their time limit every connectionsCheckingInterval (30 s by
+      // default): shortened so the 408 below comes quickly.
+      t = await startApp(engine, { bodyLimitBytes: 2048 }, { http: { connectionsCheckingInterval: 50 } });
       k = await signup(t);
     });
     after(async () => {
@@ -154,6 +157,27 @@ for (const engine of ENGINES) {
         assert.equal((await down.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(keys.secretKey), payload: { amount: 100, method: 'pix' } })).statusCode, 200);
       } finally {
         await down.teardown();
+      }
+    });
+
+    test('REQUEST_HEADERS_TOO_LARGE and REQUEST_TIMEOUT: the HTTP parser\'s refusals, written on the socket in the envelope', async () => {
+      const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = Number(new URL(address).port);
+      const asInjected = (r: RawResponse | null) => {
+        assert.ok(r, 'an answer');
+        return { statusCode: r.status, headers: r.headers, json: () => JSON.parse(r.body) };
+      };
+      const big = asInjected(await rawRequest(port, `GET /v1/payments HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(20_000)}\r\n\r\n`));
+      assert.match(check(big, 431, 'REQUEST_HEADERS_TOO_LARGE').message, /16 KiB/);
+      assert.equal(big.headers.connection, 'close');
+      // Headers that never finish: Node's headers timeout.
+      t.app.server.headersTimeout = 300;
+      t.app.server.requestTimeout = 300;
+      try {
+        check(asInjected(await rawRequest(port, 'GET /v1/payments HTTP/1.1\r\nHost: x\r\nX-Slow: ')), 408, 'REQUEST_TIMEOUT');
+      } finally {
+        t.app.server.headersTimeout = 60_000;
+        t.app.server.requestTimeout = 0;
       }
     });
 

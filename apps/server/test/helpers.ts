@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { ServerOptions } from 'node:http';
 import pg from 'pg';
 import { loadConfig, type Config } from '../src/config.js';
 import { Store } from '../src/store/index.js';
@@ -63,12 +64,12 @@ export const TEST_CONFIG: Partial<Config> = {
   settlementScheduleEnabled: false,
 };
 
-export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean } = {}): Promise<TestApp> {
+export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean; http?: ServerOptions } = {}): Promise<TestApp> {
   const db = options.db ?? (await testDatabase(engine));
   const config = loadConfig({}, { ...TEST_CONFIG, databaseUrl: db.url, ...overrides });
   const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax });
   await store.migrate();
-  const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true });
+  const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true, http: options.http });
   if (options.worker !== false) await built.startWorker();
   let closed = false;
   return {
@@ -116,4 +117,16 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
     if (Date.now() - start > deadlineMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+// A new admin user, signed in: its session cookie and CSRF token.
+let adminSeq = 0;
+export async function adminSession(t: TestApp): Promise<{ cookie: string; csrf: string }> {
+  const { createAdminUser } = await import('../src/modules/admin/index.js');
+  const email = `admin-${process.pid}-${++adminSeq}@example.com`;
+  await createAdminUser(t.store, email, 'a long enough passphrase');
+  // A client address of its own: the sign-in throttle counts per address.
+  const res = await t.app.inject({ method: 'POST', url: '/admin/session', payload: { email, password: 'a long enough passphrase' }, remoteAddress: `10.99.${Math.floor(adminSeq / 250)}.${(adminSeq % 250) + 1}` });
+  if (res.statusCode !== 200) throw new Error(`admin sign-in failed: ${res.statusCode} ${res.body}`);
+  return { cookie: (res.headers['set-cookie'] as string).split(';')[0], csrf: res.json().csrfToken };
 }

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PAYMENT_STATUSES, PAYMENT_TRANSITIONS, canTransition, assertTransition, IllegalTransition, TERMINAL_STATUSES } from '../src/domain/states.js';
+import { PAYMENT_STATUSES, PAYMENT_TRANSITIONS, canTransition, assertTransition, IllegalTransition, TERMINAL_STATUSES, aPayment } from '../src/domain/states.js';
 import { SETTLEMENT_STATUSES, SETTLEMENT_TRANSITIONS, settlementMove } from '../src/domain/states.js';
 
 // The table is the contract: these are the moves product-decisions.md allows, written out again
@@ -18,7 +18,7 @@ describe('payment state table', () => {
       test(`${from} -> ${to} is ${legal ? 'legal' : 'illegal'}`, () => {
         assert.equal(canTransition(from, to), legal);
         if (legal) assert.doesNotThrow(() => assertTransition(from, to));
-        else assert.throws(() => assertTransition(from, to), (e: unknown) => e instanceof IllegalTransition && e.message === `A ${from} payment cannot become ${to}.`);
+        else assert.throws(() => assertTransition(from, to), (e: unknown) => e instanceof IllegalTransition && e.message === `${aPayment(from)} cannot become ${to.replace(/_/g, ' ')}.`);
       });
     }
   }

@@ -284,7 +284,7 @@ export function validateSplitRuleShape(rule: unknown): ValidationError[] {
     }
   });
   if (totalBps > FULL_BPS) {
-    errors.push({ param: 'splits', message: 'percentages must sum to at most 100' });
+    errors.push({ param: 'splits', message: 'must have percentages that sum to at most 100' });
   }
   return errors;
 }

@@ -27,9 +27,15 @@ export function canTransition(from: PaymentStatus, to: PaymentStatus): boolean {
   return PAYMENT_TRANSITIONS[from].includes(to);
 }
 
+// "An approved payment", "A partially refunded payment": a status as words in a sentence.
+export function aPayment(status: PaymentStatus): string {
+  const words = status.replace(/_/g, ' ');
+  return `${/^[aeiou]/.test(words) ? 'An' : 'A'} ${words} payment`;
+}
+
 export class IllegalTransition extends Error {
   constructor(readonly from: PaymentStatus, readonly to: PaymentStatus) {
-    super(`A ${from} payment cannot become ${to}.`);
+    super(`${aPayment(from)} cannot become ${to.replace(/_/g, ' ')}.`);
     this.name = 'IllegalTransition';
   }
 }

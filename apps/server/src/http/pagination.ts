@@ -19,18 +19,33 @@ export const MAX_PAGE_SIZE = 100;
 
 // Cursor pagination over time-sortable ids, newest first. One extra row tells whether another
 // page follows; the cursor is an id, so pages never shift when new objects arrive.
+//
+// `scope` is the list before its filters: the objects of this kind the caller may see (its
+// account and mode, the parent in the path). A cursor must name one of them, or the request is
+// a VALIDATION_ERROR naming the cursor (an unknown cursor silently meant "from the start", and
+// another account's id told its position). Filters on what can change (a status) are left out
+// of the scope on purpose: an object that moved out of a filter between two pages still marks
+// its place.
 export async function paginate<DB, TB extends keyof DB, Row extends { id: string }, T>(
   base: SelectQueryBuilder<DB, TB, Row>,
   query: ListQuery,
   toResource: (row: Row) => T,
-  idColumn = 'id',
-  createdColumn = 'created_at',
+  scope: SelectQueryBuilder<DB, TB, Row>,
+  columns: { id: string; created: string } = { id: 'id', created: 'created_at' },
 ): Promise<Page<T>> {
   if (query.startingAfter && query.endingBefore) {
     throw new ApiError('VALIDATION_ERROR', 'Send startingAfter or endingBefore, not both.', { param: 'endingBefore' });
   }
+  const { id: idColumn, created: createdColumn } = columns;
+  const cursorParam = query.startingAfter ? 'startingAfter' : query.endingBefore ? 'endingBefore' : null;
+  if (cursorParam) {
+    // The generic builder loses column types; the column names are ours, not the caller's.
+    const inScope = await (scope as unknown as SelectQueryBuilder<any, any, Row>).where(idColumn, '=', query[cursorParam]).limit(1).executeTakeFirst();
+    if (!inScope) {
+      throw new ApiError('VALIDATION_ERROR', `${cursorParam} must be the id of an object in this list (from a previous page).`, { param: cursorParam });
+    }
+  }
   const limit = Math.min(query.limit ?? 20, MAX_PAGE_SIZE);
-  // The generic builder loses column types; the column names are ours, not the caller's.
   let qb = base as unknown as SelectQueryBuilder<any, any, Row>;
   if (query.createdGte) qb = qb.where(createdColumn, '>=', new Date(query.createdGte).toISOString());
   if (query.createdLte) qb = qb.where(createdColumn, '<=', new Date(query.createdLte).toISOString());

@@ -9,7 +9,7 @@ export function healthRoutes(app: FastifyInstance, store: Store, isShuttingDown:
 
   // Readiness: the store answers and we are not draining.
   app.get('/readyz', { config: { auth: 'none' }, schema: { hide: true } }, async () => {
-    if (isShuttingDown()) throw new ApiError('SERVICE_UNAVAILABLE', 'Shutting down.');
+    if (isShuttingDown()) throw new ApiError('SERVICE_UNAVAILABLE', 'This instance is shutting down; retry on another.');
     try {
       await store.ping();
     } catch {

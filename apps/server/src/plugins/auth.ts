@@ -47,7 +47,8 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode, cache: K
   if (mode === 'none') return null;
   const header = req.headers.authorization;
   if (!header) throw new ApiError('AUTHENTICATION_REQUIRED', 'Send your API key as "Authorization: Bearer sk_test_...".');
-  const m = /^Bearer ([^\s]+)$/.exec(header);
+  // RFC 9110 11.1: the scheme is case-insensitive (`bearer sk_...` too), then one or more spaces.
+  const m = /^bearer +(\S+)$/i.exec(header);
   if (!m) throw new ApiError('AUTHENTICATION_REQUIRED', 'The Authorization header must be "Bearer <API key>".');
   const prefix = parseKeyPrefix(m[1]);
   // Never echo the key: a pasted live key in an error message ends up in someone's logs.

@@ -4,6 +4,7 @@ import scalar from '@scalar/fastify-api-reference';
 import { SESSION_COOKIE } from '../modules/admin/sessions.js';
 import type { ErrorCode } from '../errors.js';
 import { registerContracts, type ResponseHeader, type RouteContract } from '../http/contract.js';
+import { takesNoBody } from './route-rules.js';
 
 export const API_DESCRIPTION = `Payments for Brazilian merchants: Pix and card, every mutating request idempotent.
 
@@ -46,7 +47,6 @@ function originOf(url: string | null): string | null {
   }
 }
 
-const OPTIONAL_BODY_OPERATIONS = new Set(['redeliverEvent', 'adminDeactivateSplitRule']);
 
 const ERROR_REF = '#/components/schemas/ErrorResponse';
 
@@ -58,6 +58,7 @@ const CODE_MEANING: Record<ErrorCode, string> = {
   PERMISSION_DENIED: 'these credentials may not do this',
   NOT_FOUND: 'no such object for this account and mode',
   METHOD_NOT_ALLOWED: 'wrong method for this path',
+  REQUEST_TIMEOUT: 'the request line and headers did not arrive in time',
   IDEMPOTENCY_KEY_IN_USE: 'a request with this Idempotency-Key is still running: retry after `Retry-After`',
   INVALID_STATE: 'the object\'s state forbids it',
   PAYLOAD_TOO_LARGE: 'the body is over the limit',
@@ -65,6 +66,7 @@ const CODE_MEANING: Record<ErrorCode, string> = {
   IDEMPOTENCY_KEY_REUSED: 'this Idempotency-Key was used with a different request',
   UNPROCESSABLE: 'well-formed but refused by a business rule',
   RATE_LIMITED: 'too many requests: retry after `Retry-After` seconds',
+  REQUEST_HEADERS_TOO_LARGE: 'the request line and headers are over 16 KiB',
   INTERNAL_ERROR: 'our fault: quote the correlation id to support',
   PROVIDER_UNAVAILABLE: 'the payment provider is not answering; nothing was charged: retry after `Retry-After` with the same Idempotency-Key',
   SERVICE_UNAVAILABLE: 'the service cannot answer now',
@@ -124,6 +126,7 @@ function requestOrigin(req: FastifyRequest): string {
 }
 
 export async function registerOpenApi(app: FastifyInstance, options: { publicUrl: string | null }): Promise<void> {
+  const optionalBodyOperations = new Set<string>();
   // Paths already start with `/v1/...`: a trailing slash here would make `https://host//v1/...`.
   const publicUrl = options.publicUrl ? options.publicUrl.replace(/\/+$/, '') : null;
   const contracts = registerContracts(app);
@@ -175,12 +178,21 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
     // OpenAPI 3.1 is JSON Schema 2020-12: a single value stays `const` (with its type). An
     // `enum` of one becomes an enum type in generators, and one named `object` does not compile.
     convertConstToEnum: false,
-    // @fastify/swagger marks every request body required; these operations also take none.
+    // A route that takes no body validates one against NoBody (plugins/route-rules.ts): the
+    // document shows no body at all. @fastify/swagger marks every request body required; those
+    // of routes with an optional body (config.bodyOptional) are marked not required below.
+    transform: ({ schema, url, route }) => {
+      const s = schema as { body?: unknown; operationId?: string } | undefined;
+      if (!s) return { schema, url };
+      if (takesNoBody(s.body)) return { schema: { ...s, body: undefined } as typeof schema, url };
+      if (route.config?.bodyOptional && s.operationId) optionalBodyOperations.add(s.operationId);
+      return { schema, url };
+    },
     transformObject: (documentObject) => {
       const doc = (documentObject as { openapiObject?: { paths?: Record<string, Record<string, { operationId?: string; requestBody?: { required?: boolean } }>> } }).openapiObject;
       for (const methods of Object.values(doc?.paths ?? {})) {
         for (const op of Object.values(methods)) {
-          if (op?.operationId && OPTIONAL_BODY_OPERATIONS.has(op.operationId) && op.requestBody) op.requestBody.required = false;
+          if (op?.operationId && optionalBodyOperations.has(op.operationId) && op.requestBody) op.requestBody.required = false;
         }
       }
       applyContracts(doc as Json, contracts);

@@ -48,7 +48,8 @@ export const accountSchemas = [SandboxAccountRequest, NewApiKey, SandboxAccount]
 export function accountRoutes(app: FastifyInstance, store: Store, options: { enabled: boolean; perHour: number }): void {
   const limiter = new RateLimiter(options.perHour, 3_600_000);
   app.post<{ Body: Static<typeof SandboxAccountRequest> }>('/v1/sandbox/accounts', {
-    config: { auth: 'none', idempotent: false, rateLimit: { limiter, what: 'sandbox sign-ups from this address' }, throws: ['NOT_FOUND'] },
+    // The body is optional: `curl -X POST .../v1/sandbox/accounts` signs up a "Sandbox merchant".
+    config: { auth: 'none', idempotent: false, bodyOptional: true, rateLimit: { limiter, what: 'sandbox sign-ups from this address' }, throws: ['NOT_FOUND'] },
     schema: {
       operationId: 'createSandboxAccount', tags: ['Sandbox'], summary: 'Sign up for the sandbox (no key needed)',
       description: 'Creates a merchant account and returns its `sk_test_` and `pk_test_` keys at once. Rate limited per client address; can be turned off (`SANDBOX_SIGNUP=false`). Not idempotent: the keys are shown once and never stored in clear.',

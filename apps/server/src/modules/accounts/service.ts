@@ -89,7 +89,7 @@ export async function createAccount(store: Store, input: { name: string; email?:
 export async function createKey(store: Store, accountId: string, kind: KeyKind, livemode: boolean): Promise<CreatedKey> {
   return store.write(async (tx) => {
     const account = await tx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
-    if (!account) throw new ApiError('NOT_FOUND', `No such account: ${accountId}`);
+    if (!account) throw new ApiError('NOT_FOUND', `No such account: ${accountId}.`);
     return insertKey(tx, accountId, kind, livemode);
   });
 }
@@ -99,7 +99,7 @@ export async function revokeKey(store: Store, keyIdOrKey: string): Promise<{ id:
     const byHash = parseKeyPrefix(keyIdOrKey) ? hashKey(keyIdOrKey) : null;
     const row = await tx.selectFrom('api_keys').select(['id', 'display', 'revoked_at'])
       .where(byHash ? 'key_hash' : 'id', '=', byHash ?? keyIdOrKey).executeTakeFirst();
-    if (!row) throw new ApiError('NOT_FOUND', 'No such key');
+    if (!row) throw new ApiError('NOT_FOUND', 'No such key.');
     if (!row.revoked_at) await tx.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', row.id).execute();
     return { id: row.id, display: row.display };
   });
@@ -108,7 +108,7 @@ export async function revokeKey(store: Store, keyIdOrKey: string): Promise<{ id:
 export async function activateLive(store: Store, accountId: string): Promise<void> {
   await store.write(async (tx) => {
     const r = await tx.updateTable('accounts').set({ live_enabled: 1 }).where('id', '=', accountId).executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) throw new ApiError('NOT_FOUND', `No such account: ${accountId}`);
+    if (Number(r.numUpdatedRows) !== 1) throw new ApiError('NOT_FOUND', `No such account: ${accountId}.`);
   });
 }
 

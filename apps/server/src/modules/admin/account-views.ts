@@ -93,10 +93,12 @@ const AccountIdParams = IdParams('Merchant account id (`acct_...`).');
 function accountList<T extends 'api_keys' | 'recipients', R>(store: Store, table: T, toResource: (row: Selectable<Database[T]>) => R) {
   return async (req: FastifyRequest<{ Params: { id: string }; Querystring: ListQuery }>) => {
     await requireAccount(store, req.params.id);
-    let qb = store.db.selectFrom(table as 'recipients').selectAll().where('account_id', '=', req.params.id);
+    // The account's objects of this kind: the scope a cursor must name one of.
+    const scope = store.db.selectFrom(table as 'recipients').selectAll().where('account_id', '=', req.params.id);
+    let qb = scope;
     if (req.query.livemode !== undefined) qb = qb.where('livemode', '=', req.query.livemode ? 1 : 0);
     // (The builder over a table chosen at run time loses its row type: the mapper is the table's own.)
-    return paginate(qb, req.query, toResource as unknown as (row: Selectable<RecipientsTable>) => R);
+    return paginate(qb, req.query, toResource as unknown as (row: Selectable<RecipientsTable>) => R, scope);
   };
 }
 

@@ -48,7 +48,8 @@ async function loadAccount(db: Store['db'] | Tx, id: string): Promise<Row> {
 }
 
 export async function listAccounts(store: Store, query: ListAccountsQuery): Promise<Page<AdminAccount>> {
-  let qb = store.db.selectFrom('accounts').selectAll();
+  const scope = store.db.selectFrom('accounts').selectAll();
+  let qb = scope;
   if (query.liveEnabled !== undefined) qb = qb.where('live_enabled', '=', query.liveEnabled ? 1 : 0);
   if (query.search !== undefined) {
     const text = query.search.trim().toLowerCase();
@@ -60,7 +61,7 @@ export async function listAccounts(store: Store, query: ListAccountsQuery): Prom
       eb(sql`lower(coalesce(email, ''))`, 'like', sql`${pattern} escape '\\'`),
     ]));
   }
-  return paginate(qb, query, toAdminAccount);
+  return paginate(qb, query, toAdminAccount, scope);
 }
 
 export async function getAccount(store: Store, id: string): Promise<AdminAccount> {

@@ -209,12 +209,13 @@ export function toAuditEntry(row: Selectable<AdminAuditLogTable>): AuditEntry {
 }
 
 export async function listAuditLog(store: Store, query: ListAuditLogQuery): Promise<Page<AuditEntry>> {
-  let qb = store.db.selectFrom('admin_audit_log').selectAll();
+  const scope = store.db.selectFrom('admin_audit_log').selectAll();
+  let qb = scope;
   if (query.action !== undefined) qb = qb.where('action', '=', query.action);
   if (query.objectType !== undefined) qb = qb.where('object_type', '=', query.objectType);
   if (query.objectId !== undefined) qb = qb.where('object_id', '=', query.objectId);
   if (query.actorEmail !== undefined) qb = qb.where('actor_email', '=', query.actorEmail.trim().toLowerCase());
-  return paginate(qb, query, toAuditEntry);
+  return paginate(qb, query, toAuditEntry, scope);
 }
 
 export function auditLogRoutes(scope: FastifyInstance, store: Store): void {

@@ -113,13 +113,14 @@ export function adminPaymentRoutes(scope: FastifyInstance, store: Store): void {
     },
   }, (req) => {
     const q = req.query;
-    let qb = store.db.selectFrom('payments').selectAll();
+    const scope = store.db.selectFrom('payments').selectAll();
+    let qb = scope;
     if (q.id !== undefined) qb = qb.where('id', '=', q.id);
     if (q.accountId !== undefined) qb = qb.where('account_id', '=', q.accountId);
     if (q.livemode !== undefined) qb = qb.where('livemode', '=', q.livemode ? 1 : 0);
     if (q.status !== undefined) qb = qb.where('status', '=', q.status);
     if (q.method !== undefined) qb = qb.where('method', '=', q.method);
-    return paginate(qb, q, toSummary);
+    return paginate(qb, q, toSummary, scope);
   });
 
   scope.get<{ Params: { id: string } }>('/admin/payments/:id', {

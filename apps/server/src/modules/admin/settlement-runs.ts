@@ -99,8 +99,9 @@ export function settlementRunRoutes(app: FastifyInstance, deps: SettlementDeps):
   }, async (req) => {
     const run = await deps.store.db.selectFrom('settlement_runs').select('id').where('id', '=', req.params.id).executeTakeFirst();
     if (!run) throw notFound('settlement run', 'id');
-    let qb = deps.store.db.selectFrom('settlements').selectAll().where('run_id', '=', req.params.id);
+    const scope = deps.store.db.selectFrom('settlements').selectAll().where('run_id', '=', req.params.id);
+    let qb = scope;
     if (req.query.status) qb = qb.where('status', '=', req.query.status);
-    return paginate(qb, req.query, toAdminSettlement);
+    return paginate(qb, req.query, toAdminSettlement, scope);
   });
 }

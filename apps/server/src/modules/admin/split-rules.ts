@@ -115,7 +115,7 @@ export function checkRuleShape(rule: RuleFields): void {
 
 async function checkAccount(tx: Tx, accountId: string): Promise<void> {
   const account = await tx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
-  if (!account) throw new ApiError('VALIDATION_ERROR', 'accountId: no such merchant account.', { param: 'accountId' });
+  if (!account) throw new ApiError('VALIDATION_ERROR', 'accountId does not name a merchant account.', { param: 'accountId' });
 }
 
 // Another account's recipient, the other mode's, and a made-up id all get the same answer.
@@ -239,11 +239,12 @@ export async function getSplitRule(store: Store, id: string): Promise<SplitRule>
 }
 
 export async function listSplitRules(store: Store, query: ListSplitRulesQuery): Promise<Page<SplitRule>> {
-  let qb = store.db.selectFrom('split_rules').selectAll();
+  const scope = store.db.selectFrom('split_rules').selectAll();
+  let qb = scope;
   if (query.accountId !== undefined) qb = qb.where('account_id', '=', query.accountId);
   if (query.livemode !== undefined) qb = qb.where('livemode', '=', query.livemode ? 1 : 0);
   if (query.active !== undefined) qb = qb.where('active', '=', query.active ? 1 : 0);
-  return paginate(qb, query, toSplitRule);
+  return paginate(qb, query, toSplitRule, scope);
 }
 
 const tags = ['Admin'];
@@ -295,7 +296,8 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
   }, (req) => updateSplitRule(req.ctx, req.params.id, req.body));
 
   scope.post<{ Params: { id: string } }>('/admin/split-rules/:id/deactivate', {
-    config: { auth: 'none', permission: 'split_rules:deactivate', audit: splitRuleAudit.deactivate },
+    // The body is optional: a bare POST deactivates.
+    config: { auth: 'none', permission: 'split_rules:deactivate', audit: splitRuleAudit.deactivate, bodyOptional: true },
     schema: {
       operationId: 'adminDeactivateSplitRule', tags, security, summary: 'Deactivate a split rule',
       description: 'The rule stops applying to new sales (existing receivables are untouched). Deactivating an inactive rule answers it unchanged; `POST .../activate` reactivates. Optional body: `{reason}`.',
@@ -303,10 +305,6 @@ export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
       params: SplitRuleIdParams,
       body: ref('DeactivateSplitRuleRequest'),
       response: { 200: ref('SplitRule') },
-    },
-    // The body is optional: a bare POST deactivates.
-    preValidation: async (req) => {
-      req.body ??= {};
     },
   }, (req) => setSplitRuleActive(req.ctx, req.params.id, false));
 

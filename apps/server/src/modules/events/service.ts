@@ -7,6 +7,7 @@ import { paginate, type ListQuery } from '../../http/pagination.js';
 import { insertRows } from '../../store/fast.js';
 import { batchOf } from '../../store/index.js';
 import type { Collector } from '../../store/batch.js';
+import type { EventType, TEST_EVENT_TYPE } from './types.js';
 
 export interface Owner {
   accountId: string;
@@ -26,7 +27,7 @@ export function takeDeliveriesCreated(): boolean {
   return was;
 }
 
-export function newEventRow(owner: Owner, type: string, object: unknown, nowMs: number = Date.now()): Insertable<EventsTable> {
+export function newEventRow(owner: Owner, type: EventType | typeof TEST_EVENT_TYPE, object: unknown, nowMs: number = Date.now()): Insertable<EventsTable> {
   return {
     id: newId('event', nowMs),
     account_id: owner.accountId,
@@ -55,7 +56,7 @@ export function newDeliveryRow(endpointId: string, event: { id: string; account_
 // Every state change writes its events here, in the transaction of the change (outbox): an
 // event exists if and only if the change committed, and so does one delivery row per enabled
 // webhook endpoint of the account and mode whose filter matches.
-export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: string; object: unknown }>, nowMs: number = Date.now()): Promise<string[]> {
+export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: EventType; object: unknown }>, nowMs: number = Date.now()): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((e) => newEventRow(owner, e.type, e.object, nowMs));
   await insertRows(tx, 'events', rows);
@@ -92,7 +93,7 @@ const fanOut: Collector<EventRow> = {
   },
 };
 
-export async function recordEvent(tx: Tx, owner: Owner, type: string, object: unknown, nowMs: number = Date.now()): Promise<string> {
+export async function recordEvent(tx: Tx, owner: Owner, type: EventType, object: unknown, nowMs: number = Date.now()): Promise<string> {
   const [id] = await emitEvents(tx, owner, [{ type, object }], nowMs);
   return id;
 }
@@ -122,8 +123,9 @@ export async function getEvent(store: Store, owner: Owner, id: string): Promise<
   return toEvent(row);
 }
 
-export async function listEvents(store: Store, owner: Owner, q: ListQuery & { type?: string }) {
-  let qb = store.db.selectFrom('events').selectAll().where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+export async function listEvents(store: Store, owner: Owner, q: ListQuery & { type?: EventType | typeof TEST_EVENT_TYPE }) {
+  const scope = store.db.selectFrom('events').selectAll().where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+  let qb = scope;
   if (q.type) qb = qb.where('type', '=', q.type);
-  return paginate(qb, q, toEvent);
+  return paginate(qb, q, toEvent, scope);
 }

@@ -158,11 +158,12 @@ export async function getPayment(deps: PaymentDeps, owner: Owner, id: string): P
 }
 
 export async function listPayments(deps: PaymentDeps, owner: Owner, query: ListPaymentsQuery) {
-  let qb = deps.store.db.selectFrom('payments').selectAll()
+  const scope = deps.store.db.selectFrom('payments').selectAll()
     .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+  let qb = scope;
   if (query.status) qb = qb.where('status', '=', query.status);
   if (query.method) qb = qb.where('method', '=', query.method);
-  return paginate(qb, query, toPayment);
+  return paginate(qb, query, toPayment, scope);
 }
 
 async function moveWithEvent(tx: Tx, row: PaymentRow, to: 'approved' | 'declined' | 'failed' | 'canceled' | 'expired', changes: Partial<PaymentRow> = {}): Promise<Payment> {
@@ -206,7 +207,7 @@ async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>, me
   const receivables = await createSaleReceivables(tx, { paymentId: row.id, ...owner, amountCents: row.amount, netCents, method }, settings, nowMs, rules);
   await emitEvents(tx, owner, [
     { type: 'payment.approved', object: approved },
-    ...receivables.map((r) => ({ type: 'receivable.created', object: r })),
+    ...receivables.map((r) => ({ type: 'receivable.created' as const, object: r })),
   ], nowMs);
   return approved;
 }

@@ -120,8 +120,9 @@ export async function getReceivable(store: Store, owner: Owner, id: string): Pro
 }
 
 export async function listReceivables(store: Store, owner: Owner, q: ListReceivablesQuery) {
-  let qb = store.db.selectFrom('receivables').selectAll()
+  const scope = store.db.selectFrom('receivables').selectAll()
     .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+  let qb = scope;
   if (q.paymentId) qb = qb.where('payment_id', '=', q.paymentId);
   if (q.recipientId) qb = qb.where('payee_type', '=', 'recipient').where('payee_id', '=', q.recipientId);
   if (q.payeeType) qb = qb.where('payee_type', '=', q.payeeType);
@@ -129,5 +130,5 @@ export async function listReceivables(store: Store, owner: Owner, q: ListReceiva
   if (q.settlementId) qb = qb.where('settlement_id', '=', q.settlementId);
   if (q.availableOnGte) qb = qb.where('available_on', '>=', q.availableOnGte);
   if (q.availableOnLte) qb = qb.where('available_on', '<=', q.availableOnLte);
-  return paginate(qb, q, toReceivable);
+  return paginate(qb, q, toReceivable, scope);
 }

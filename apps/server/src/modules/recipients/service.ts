@@ -54,7 +54,7 @@ export function checkDocument(input: string, param = 'document'): string {
   const stripped = input.replace(/[.\/\-\s]/g, '').toUpperCase();
   if (stripped.length !== 14) throw validation(`${param} must be a CNPJ of 14 characters (punctuation . / - is ignored).`, param);
   if (!/^[0-9A-Z]{12}/.test(stripped)) throw validation(`${param} must contain only digits and letters (punctuation . / - is ignored).`, param);
-  if (!/[0-9]{2}$/.test(stripped)) throw validation(`${param} check digits (the last 2 characters) must be digits.`, param);
+  if (!/[0-9]{2}$/.test(stripped)) throw validation(`${param} must end in 2 check digits (digits, not letters).`, param);
   throw validation(`${param} is not a valid CNPJ: the check digits do not match.`, param);
 }
 
@@ -117,11 +117,12 @@ export async function getRecipient(store: Store, owner: Owner, id: string): Prom
 }
 
 export async function listRecipients(store: Store, owner: Owner, query: ListRecipientsQuery) {
-  let qb = store.db.selectFrom('recipients').selectAll()
+  const scope = store.db.selectFrom('recipients').selectAll()
     .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+  let qb = scope;
   if (query.document !== undefined) qb = qb.where('document', '=', checkDocument(query.document));
   if (query.name !== undefined) qb = qb.where('name', '=', query.name);
-  return paginate(qb, query, toRecipient);
+  return paginate(qb, query, toRecipient, scope);
 }
 
 // Partial update: only the fields sent change. `bankAccount` and `metadata` are replaced whole.

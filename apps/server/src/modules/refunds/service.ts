@@ -6,6 +6,7 @@ import type { RequestContext } from '../../plugins/idempotency.js';
 import { ApiError, notFound } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { prorateReduction } from '../../domain/split.js';
+import { aPayment, type PaymentStatus } from '../../domain/states.js';
 import { paginate } from '../../http/pagination.js';
 import { localDate } from '../accounts/settings.js';
 import { emitEvents, recordEvent, type Owner } from '../events/service.js';
@@ -48,7 +49,7 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
       .where('id', '=', body.paymentId).where('account_id', '=', ctx.accountId).where('livemode', '=', ctx.livemode ? 1 : 0).executeTakeFirst();
     if (!payment) throw notFound('payment', 'paymentId');
     if (payment.status !== 'approved' && payment.status !== 'partially_refunded') {
-      throw new ApiError('INVALID_STATE', `A ${payment.status} payment cannot be refunded; only approved payments can.`);
+      throw new ApiError('INVALID_STATE', `${aPayment(payment.status as PaymentStatus)} cannot be refunded; only approved payments can.`);
     }
     const refundableCents = payment.amount - payment.amount_refunded;
     const amountCents = body.amount ?? refundableCents;
@@ -113,8 +114,8 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
     await emitEvents(tx, owner, [
       { type: 'refund.created', object: resource },
       { type: completes ? 'payment.refunded' : 'payment.partially_refunded', object: toPayment(moved) },
-      ...updatedEvents.map((r) => ({ type: 'receivable.updated', object: toReceivable(r) })),
-      ...adjustments.map((r) => ({ type: 'receivable.created', object: toReceivable(r) })),
+      ...updatedEvents.map((r) => ({ type: 'receivable.updated' as const, object: toReceivable(r) })),
+      ...adjustments.map((r) => ({ type: 'receivable.created' as const, object: toReceivable(r) })),
     ], nowMs);
     await enqueue(tx, JOB_REFUND, { refundId: id }, nowMs);
     return resource;
@@ -157,10 +158,11 @@ export async function getRefund(store: Store, owner: Owner, id: string): Promise
 }
 
 export async function listRefunds(store: Store, owner: Owner, q: ListRefundsQuery) {
-  let qb = store.db.selectFrom('refunds').selectAll().where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+  const scope = store.db.selectFrom('refunds').selectAll().where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+  let qb = scope;
   if (q.paymentId) qb = qb.where('payment_id', '=', q.paymentId);
   if (q.status) qb = qb.where('status', '=', q.status);
-  return paginate(qb, q, toRefund);
+  return paginate(qb, q, toRefund, scope);
 }
 
 export async function refundJob(deps: { store: Store; provider: PaymentProvider; retryBaseMs: number }, job: JobRow, workerId: string): Promise<void> {

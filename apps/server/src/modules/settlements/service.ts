@@ -261,18 +261,20 @@ export async function getSettlement(store: Store, owner: Owner, id: string): Pro
 }
 
 export async function listSettlements(store: Store, owner: Owner, q: ListSettlementsQuery) {
-  let qb = store.db.selectFrom('settlements').selectAll()
+  const scope = store.db.selectFrom('settlements').selectAll()
     .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+  let qb = scope;
   if (q.recipientId) qb = qb.where('payee_type', '=', 'recipient').where('payee_id', '=', q.recipientId);
   if (q.payeeType) qb = qb.where('payee_type', '=', q.payeeType);
   if (q.status) qb = qb.where('status', '=', q.status);
   if (q.settlementDateGte) qb = qb.where('settlement_date', '>=', q.settlementDateGte);
   if (q.settlementDateLte) qb = qb.where('settlement_date', '<=', q.settlementDateLte);
-  return paginate(qb, q, toSettlement);
+  return paginate(qb, q, toSettlement, scope);
 }
 
 export async function listRuns(store: Store, q: { limit?: number; startingAfter?: string; endingBefore?: string }) {
-  return paginate(store.db.selectFrom('settlement_runs').selectAll(), q, toRun, 'id', 'started_at');
+  const all = store.db.selectFrom('settlement_runs').selectAll();
+  return paginate(all, q, toRun, all, { id: 'id', created: 'started_at' });
 }
 
 export async function getRun(store: Store, id: string): Promise<SettlementRun> {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { Store } from '../../store/index.js';
 import { IdempotencyHeaders, ListQueryBase, ref } from '../../http/common.js';
 import { getEvent, listEvents } from '../events/service.js';
@@ -76,7 +76,7 @@ export function webhookRoutes(app: FastifyInstance, store: Store): void {
     },
   }, (req) => listDeliveries(store, req.ctx, req.params.id, req.query));
 
-  app.get<{ Querystring: { type?: string; limit?: number } }>('/v1/events', {
+  app.get<{ Querystring: Static<typeof ListEventsQuery> }>('/v1/events', {
     schema: {
       operationId: 'listEvents', tags: ['Events'], summary: 'List events',
       description: 'Every state change, newest first; kept 30 days (configurable).',
@@ -89,16 +89,13 @@ export function webhookRoutes(app: FastifyInstance, store: Store): void {
   }, (req) => getEvent(store, req.ctx, req.params.id));
 
   app.post<Id & { Body: { endpointId?: string } }>('/v1/events/:id/redeliver', {
-    config: { throws: ['INVALID_STATE'] },
+    // The body is optional: a bare POST redelivers to every matching endpoint.
+    config: { throws: ['INVALID_STATE'], bodyOptional: true },
     schema: {
       operationId: 'redeliverEvent', tags: ['Events'], summary: 'Send an event again',
       description: 'Creates new deliveries of this event: to one endpoint, or to every enabled endpoint whose filter matches.',
       headers: IdempotencyHeaders, params: IdParams, body: ref('RedeliverRequest'),
       response: { 200: ref('WebhookDeliveryList') },
-    },
-    // The body is optional: a bare POST redelivers to every matching endpoint.
-    preValidation: async (req) => {
-      req.body ??= {};
     },
   }, (req) => redeliver(req.ctx, req.params.id, req.body.endpointId));
 }

@@ -1,9 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { ListQueryBase, listOf, stringEnum, constant, patterned } from '../../http/common.js';
+import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE } from '../events/types.js';
 
 const webhookUrl = (description: string) => patterned('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', 'must be an absolute http(s) URL', { minLength: 1, maxLength: 2048, description });
 
-const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^(\\*|[a-z_]+\\.[a-z_]+)$' }), {
+// Only types the service emits (an endpoint subscribed to `payment.aproved` would wait forever).
+const EventTypes = Type.Array(stringEnum([...SUBSCRIBABLE_EVENT_TYPES]), {
   minItems: 1, maxItems: 100, description: 'Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all.',
 });
 
@@ -93,7 +95,7 @@ export const Event = Type.Object(
 export const EventList = listOf('Event', 'EventList');
 
 export const ListEventsQuery = Type.Object(
-  { ...ListQueryBase, type: Type.Optional(Type.String({ maxLength: 100, description: 'Exact event type.' })) },
+  { ...ListQueryBase, type: Type.Optional(stringEnum([...EVENT_TYPES, TEST_EVENT_TYPE], { description: 'Exact event type.' })) },
   { additionalProperties: false },
 );
 

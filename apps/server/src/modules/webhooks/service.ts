@@ -6,6 +6,7 @@ import { ApiError, notFound, validation } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { generateSecret } from '../../domain/webhook-signature.js';
 import { paginate, type ListQuery } from '../../http/pagination.js';
+import { TEST_EVENT_TYPE } from '../events/types.js';
 import { emitEvents, markDeliveriesCreated, matchesFilter, newDeliveryRow, newEventRow, type Owner } from '../events/service.js';
 import { resolvesToPrivate } from './ssrf.js';
 import type { CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookDelivery, WebhookEndpoint } from './schemas.js';
@@ -75,7 +76,7 @@ export async function createEndpoint(ctx: RequestContext, body: CreateWebhookEnd
   return ctx.write(async (tx) => {
     const count = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n'))
       .where('account_id', '=', ctx.accountId).where('livemode', '=', ctx.livemode ? 1 : 0).executeTakeFirstOrThrow();
-    if (Number(count.n) >= MAX_ENDPOINTS_PER_ACCOUNT) throw new ApiError('UNPROCESSABLE', `At most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints per account and mode.`);
+    if (Number(count.n) >= MAX_ENDPOINTS_PER_ACCOUNT) throw new ApiError('UNPROCESSABLE', `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints in each mode.`);
     const nowIso = new Date().toISOString();
     const row: EndpointRow = {
       id: newId('webhookEndpoint'), account_id: ctx.accountId, livemode: ctx.livemode ? 1 : 0, url, events: JSON.stringify([...new Set(body.events)]),
@@ -135,7 +136,7 @@ export async function sendTest(ctx: RequestContext, id: string): Promise<Webhook
     // that would only fail.
     if (endpoint.enabled !== 1) throw new ApiError('INVALID_STATE', 'This webhook endpoint is disabled; enable it first.');
     const nowMs = Date.now();
-    const event = newEventRow(ctx, 'webhook.test', { object: 'webhook_test', endpointId: endpoint.id, message: 'This is a test delivery.' }, nowMs);
+    const event = newEventRow(ctx, TEST_EVENT_TYPE, { object: 'webhook_test', endpointId: endpoint.id, message: 'This is a test delivery.' }, nowMs);
     await tx.insertInto('events').values(event).execute();
     const delivery = newDeliveryRow(endpoint.id, event as { id: string; account_id: string; livemode: number }, nowMs);
     await tx.insertInto('webhook_deliveries').values(delivery).execute();
@@ -175,15 +176,16 @@ export async function getEndpoint(store: Store, owner: Owner, id: string): Promi
 
 export async function listEndpoints(store: Store, owner: Owner, q: ListQuery) {
   const qb = store.db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
-  return paginate(qb, q, (r) => toEndpoint(r));
+  return paginate(qb, q, (r) => toEndpoint(r), qb);
 }
 
 export async function listDeliveries(store: Store, owner: Owner, endpointId: string, q: ListQuery & { status?: 'pending' | 'succeeded' | 'failed'; eventId?: string }) {
   await loadEndpoint(store.db, owner, endpointId);
-  let qb = store.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId);
+  const scope = store.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId);
+  let qb = scope;
   if (q.status) qb = qb.where('status', '=', q.status);
   if (q.eventId) qb = qb.where('event_id', '=', q.eventId);
-  return paginate(qb, q, toDelivery);
+  return paginate(qb, q, toDelivery, scope);
 }
 
 export { emitEvents };

@@ -1,0 +1,19 @@
+// Headers on every response of the API: the correlation id, and the security headers. Set by
+// the onSend hook for everything Fastify answers, and written by hand on the raw responses to
+// requests Fastify never saw (see plugins/errors.ts, clientError).
+export function responseHeaders(url: string, correlationId: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    'x-correlation-id': correlationId,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  };
+  // The docs page sets its own policy (plugins/openapi.ts); everything else is JSON that no
+  // browser should frame, run or cache.
+  if (!url.startsWith('/v1/docs')) {
+    headers['x-frame-options'] = 'DENY';
+    headers['content-security-policy'] = "default-src 'none'; frame-ancestors 'none'";
+    headers['cache-control'] = 'no-store';
+  }
+  return headers;
+}

@@ -1,0 +1,33 @@
+// Every event type the service emits, in one list: emitting code can only name these (the type
+// of emitEvents/recordEvent), and webhook endpoints can only subscribe to these (or "*"). A new
+// event is added here first.
+export const EVENT_TYPES = [
+  'payment.created',
+  'payment.approved',
+  'payment.declined',
+  'payment.failed',
+  'payment.canceled',
+  'payment.expired',
+  'payment.partially_refunded',
+  'payment.refunded',
+  'refund.created',
+  'refund.succeeded',
+  'refund.failed',
+  'recipient.created',
+  'recipient.updated',
+  'receivable.created',
+  'receivable.updated',
+  'settlement.created',
+  'settlement.updated',
+  'settlement.paid',
+  'settlement.failed',
+  'webhook_endpoint.disabled',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+// Sent by POST /v1/webhook-endpoints/{id}/test to that one endpoint whatever its filter; not
+// something to subscribe to.
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+// What an endpoint's `events` filter may list.
+export const SUBSCRIBABLE_EVENT_TYPES = ['*', ...EVENT_TYPES] as const;
