@@ -38,7 +38,7 @@ import { receivableRoutes, receivableSchemas } from './modules/receivables/route
 import { registerAdmin, adminSchemas } from './modules/admin/index.js';
 import { settlementRunRoutes } from './modules/admin/settlement-runs.js';
 import { settlementRoutes, settlementSchemas } from './modules/settlements/routes.js';
-import { dailyRunJob, JOB_DAILY_RUN, JOB_PAYOUT, payoutJob } from './modules/settlements/service.js';
+import { dailyRunJob, JOB_DAILY_RUN, JOB_PAYOUT, JOB_RUN, payoutJob, settlementRunJob } from './modules/settlements/service.js';
 import { refundRoutes, refundSchemas } from './modules/refunds/routes.js';
 import { JOB_REFUND, refundJob } from './modules/refunds/service.js';
 import { Balance, balanceRoutes } from './modules/balance/routes.js';
@@ -193,7 +193,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const keyCache = new KeyCache(store, config.authCacheTtlMs);
   registerAuth(app, keyCache);
   registerRateLimit(app, new RateLimiter(config.rateLimitPerMinute, 60_000));
-  registerIdempotency(app, store);
+  registerIdempotency(app, store, { writeGuard: config.writeGuard });
 
   const metrics = new Metrics();
   registerMetrics(app, store, metrics);
@@ -235,7 +235,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   refundRoutes(app, store, deps.kickWorker);
   balanceRoutes(app, store);
   webhookRoutes(app, store);
-  await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, provider })] });
+  await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, kickWorker: deps.kickWorker })] });
   backofficeRoutes(app, { dir: config.backofficeDist ?? undefined });
   if (config.benchCeiling) benchCeilingRoutes(app, store);
 
@@ -291,6 +291,7 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
     [JOB_EXPIRE]: (job, workerId) => expirePixJob(deps, job, workerId),
     [JOB_PAYOUT]: (job, workerId) => payoutJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
     [JOB_REFUND]: (job, workerId) => refundJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
+    [JOB_RUN]: (job, workerId) => settlementRunJob(deps, job, workerId),
   };
   const batchHandlers = { [JOB_CONFIRM]: (jobs: JobRow[], workerId: string) => confirmCardJobs(deps, jobs, workerId) };
   const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency, yieldTo: load, busyRoundMs: config.workerBusyRoundMs }, log, batchHandlers);

@@ -40,6 +40,7 @@ export interface Config {
   publicUrl: string | null;
   // Where the built back office is (default: apps/backoffice/dist of this repository).
   backofficeDist: string | null;
+  writeGuard: boolean;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -115,6 +116,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     // fill them all.
     webhookPerEndpointMaxInFlight: int(env, 'WEBHOOK_PER_ENDPOINT_MAX_IN_FLIGHT', 32),
     webhookLeaseMs: int(env, 'WEBHOOK_LEASE_MS', 60_000),
+    // Fails any store write a mutating request makes outside its idempotent write (the test
+    // suite turns it on; it costs every promise on Node 20, see plugins/idempotency.ts).
+    writeGuard: bool(env, 'WRITE_GUARD', false),
     ...overrides,
   };
   if (config.bodyLimitBytes < 1024) throw new Error('BODY_LIMIT_BYTES must be at least 1024');

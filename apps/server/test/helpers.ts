@@ -62,6 +62,8 @@ export const TEST_CONFIG: Partial<Config> = {
   sandboxSignupPerHour: 1000,
   authCacheTtlMs: 0,
   settlementScheduleEnabled: false,
+  // Any store write a mutating request makes around its idempotent write fails the request.
+  writeGuard: true,
 };
 
 export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean; http?: ServerOptions } = {}): Promise<TestApp> {

@@ -260,17 +260,23 @@ for (const engine of ENGINES) {
       assert.equal(withKey.json().error.code, 'PERMISSION_DENIED');
       const noSession = await t.app.inject({ method: 'GET', url: '/admin/settlement-runs' });
       assert.equal(noSession.statusCode, 401);
-      const run = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { date: localDate(), reason: 'test run' } });
-      assert.equal(run.statusCode, 200, run.body);
-      assert.equal(run.json().object, 'settlement_run');
-      assert.equal(run.json().trigger, 'admin');
-      assert.ok(run.json().receivableCount >= 1);
+      const started = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { date: localDate(), reason: 'test run' } });
+      assert.equal(started.statusCode, 200, started.body);
+      assert.equal(started.json().object, 'settlement_run');
+      assert.equal(started.json().trigger, 'admin');
+      assert.equal(started.json().status, 'pending', 'the worker carries the run out');
+      const finished = (id: string) => eventually(async () => {
+        const r = (await t.app.inject({ method: 'GET', url: `/admin/settlement-runs/${id}`, headers: { cookie } })).json();
+        return r.status === 'completed' && r;
+      }, 'settlement run');
+      const run = await finished(started.json().id);
+      assert.ok(run.receivableCount >= 1);
       const again = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { reason: 'test run again' } });
-      assert.equal(again.json().receivableCount, 0, 'nothing is settled twice');
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal((await finished(again.json().id)).receivableCount, 0, 'nothing is settled twice');
       const list = await t.app.inject({ method: 'GET', url: '/admin/settlement-runs', headers: { cookie } });
       assert.equal(list.json().data[0].id, again.json().id);
-      const one = await t.app.inject({ method: 'GET', url: `/admin/settlement-runs/${run.json().id}`, headers: { cookie } });
-      assert.equal(one.json().settlementCount, run.json().settlementCount);
+      assert.equal(list.json().data[1].settlementCount, run.settlementCount);
       assert.equal((await t.app.inject({ method: 'POST', url: '/v1/settlement-runs', headers: auth(k.secretKey), payload: {} })).statusCode, 404);
     });
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -6,6 +7,7 @@ import { canonicalJson } from '../domain/canonical-json.js';
 import { isUniqueViolation, type Store, type Tx, type WriteOp } from '../store/index.js';
 import { insertRows, selectWhere } from '../store/fast.js';
 import type { StoreErrorHook } from './errors.js';
+import { MUTATING_METHODS } from './route-rules.js';
 
 // What a service needs from the request: whose data, which mode, and the one way to write.
 export interface RequestContext {
@@ -117,15 +119,56 @@ export function fingerprint(method: string, url: string, body: unknown): string 
   return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('base64url');
 }
 
-export function registerIdempotency(app: FastifyInstance, store: Store): void {
+// A mutating route of the API: POST, PUT, PATCH or DELETE under /v1 or /admin.
+export function isMutatingRoute(route: { method: string | string[]; url: string }): boolean {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  return methods.some((m) => MUTATING_METHODS.has(m)) && (route.url.startsWith('/v1/') || route.url.startsWith('/admin/'));
+}
+
+// The one idempotent write of a mutating request. Every mutating route (bar the two that opt
+// out, see docs/idempotency.md) writes exactly once, through req.ctx.write, whose transaction
+// also holds the Idempotency-Key's record and the response bytes. This plugin makes that
+// structural rather than a convention each route remembers:
+// - req.ctx.write works once per request; a second call is a bug and throws.
+// - A mutating route that answers 2xx without having called it is a bug: 500, logged, never a
+//   success whose effects (if any) were written outside the key's transaction.
+// - With `writeGuard` (on in the test suite; off by default because AsyncLocalStorage costs
+//   every promise on Node 20), any other store write started while a mutating route's handler
+//   runs throws: writing around the key fails the request instead of passing unnoticed.
+export function registerIdempotency(app: FastifyInstance, store: Store, options: { writeGuard?: boolean } = {}): void {
   // Requests of this process still running, by scope: a second one with the same key gets 409
   // at once. Across processes the primary key of idempotency_keys decides.
   const inFlight = new Map<string, number>();
+  // Whether each request has made its write.
+  const wrote = new WeakSet<FastifyRequest>();
+
+  // The mutating handler a store write comes from, when the guard is on.
+  const handling = options.writeGuard ? new AsyncLocalStorage<string>() : null;
+  // Runs a write of this plugin's own (the request's write, a stored error) outside the guard.
+  const unguarded = <T>(write: () => Promise<T>): Promise<T> => (handling ? handling.exit(write) : write());
+  if (handling) {
+    store.checkWrites(() => {
+      const route = handling.getStore();
+      if (route) throw new Error(`${route} wrote to the store around its idempotent write: use req.ctx.write, once`);
+    });
+  }
 
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.decorateRequest('admin', null);
   app.decorateRequest('storeIdempotentError', null);
 
+  app.addHook('onRoute', (route) => {
+    if (!isMutatingRoute(route) || (route.config as { idempotent?: boolean } | undefined)?.idempotent === false) return;
+    const handler = route.handler as (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) => unknown;
+    const name = `${Array.isArray(route.method) ? route.method.join(',') : route.method} ${route.url}`;
+    route.handler = async function (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) {
+      const result = await (handling ? handling.run(name, () => handler.call(this, req, reply)) : handler.call(this, req, reply));
+      if (!wrote.has(req) && !reply.sent && reply.statusCode < 300) {
+        throw new Error(`${name} answered ${reply.statusCode} without its idempotent write (req.ctx.write)`);
+      }
+      return result;
+    };
+  });
 
   const lookups = new KeyLookups(store);
   const lookup = (accountId: string, livemode: boolean, key: string) => lookups.get(accountId, livemode ? 1 : 0, key);
@@ -134,12 +177,22 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
     // Whose keys: an API key's account and mode, or an admin's own scope.
     const auth = req.auth ?? (req.admin ? { accountId: `admin:${req.admin.id}`, livemode: false } : null);
     if (!auth) return;
-    const plainWrite = <T>(op: WriteOp<T>) => store.write(op);
-    const ctx: RequestContext = { accountId: auth.accountId, livemode: auth.livemode, correlationId: req.id, write: plainWrite };
+    const once = () => {
+      if (wrote.has(req)) throw new Error(`${req.method} ${req.routeOptions.url} called req.ctx.write twice: one request, one transaction`);
+      wrote.add(req);
+    };
+    const ctx: RequestContext = {
+      accountId: auth.accountId,
+      livemode: auth.livemode,
+      correlationId: req.id,
+      write: <T>(op: WriteOp<T>) => {
+        once();
+        return unguarded(() => store.write(op));
+      },
+    };
     req.ctx = ctx;
 
-    const mutating = req.method === 'POST' || req.method === 'PATCH' || req.method === 'DELETE';
-    if (!mutating || req.routeOptions.config?.idempotent === false) return;
+    if (!MUTATING_METHODS.has(req.method) || req.routeOptions.config?.idempotent === false) return;
     const header = req.headers['idempotency-key'];
     if (header === undefined) return;
     if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
@@ -166,13 +219,11 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
       return reply.code(stored.status_code).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(stored.body);
     }
 
-    let used = false;
     ctx.write = async <T>(op: WriteOp<T>): Promise<T> => {
-      if (used) return store.write(op);
-      used = true;
+      once();
       try {
         let body = '';
-        const value = await store.write(async (tx) => {
+        const value = await unguarded(() => store.write(async (tx) => {
           const result = await op(tx);
           // Serialized here, with the route's own response schema, so the bytes stored are the
           // bytes sent; committed with the effects or not at all.
@@ -184,7 +235,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
             throw error;
           }
           return result;
-        });
+        }));
         // Committed: send the stored bytes themselves rather than serializing the value again.
         // (Set only now: a write can run more than once before it commits, see store/batch.ts.)
         const stored = body;
@@ -202,7 +253,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store): void {
 
     req.storeIdempotentError = async (statusCode, body) => {
       try {
-        await store.write((tx) => insertKey(tx, auth, key, fp, statusCode, body));
+        await unguarded(() => store.write((tx) => insertKey(tx, auth, key, fp, statusCode, body)));
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
       }

@@ -14,7 +14,7 @@ export const NoQuery = Type.Object({}, { additionalProperties: false });
 // What a mutating route that declares no body accepts: no body, an empty one, or `{}`.
 export const NoBody = Type.Object({}, { additionalProperties: false });
 
-const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+export const MUTATING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 // Routes served by the docs plugin (its page and assets), not by the API.
 const isDocs = (url: string) => url === '/v1/docs' || url.startsWith('/v1/docs/');
@@ -38,7 +38,7 @@ export function registerRouteRules(app: FastifyInstance): void {
     else if (!closed(schema.querystring)) throw new Error(`${route.method} ${route.url}: its querystring schema must set additionalProperties: false`);
 
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.some((m) => MUTATING.has(m))) return;
+    if (!methods.some((m) => MUTATING_METHODS.has(m))) return;
     route.config ??= {} as never;
     const config = route.config as { bodyOptional?: boolean };
     if (!schema.body) {

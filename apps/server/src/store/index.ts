@@ -30,6 +30,7 @@ export class Store {
   private readonly writer: Kysely<Database>;
   private readonly batcher: WriteBatcher;
   private closed = false;
+  private readonly writeChecks: Array<() => void> = [];
 
   private constructor(engine: Engine, db: Kysely<Database>, writer: Kysely<Database>, batcher: WriteBatcher) {
     this.engine = engine;
@@ -82,7 +83,20 @@ export class Store {
 
   write<T>(op: WriteOp<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.writeChecks.length > 0) {
+      try {
+        for (const check of this.writeChecks) check();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     return this.batcher.enqueue(op);
+  }
+
+  // A check every write() runs first, synchronously, in its caller's context: the idempotency
+  // plugin's guard against request code writing around its idempotent write.
+  checkWrites(check: () => void): void {
+    this.writeChecks.push(check);
   }
 
   // Up to the latest migration, or up to `target` (a migration's name; tests of a migration).

@@ -180,7 +180,7 @@ export interface SettlementsTable {
 export interface SettlementRunsTable {
   id: string;
   run_date: string;
-  status: 'running' | 'completed';
+  status: 'pending' | 'running' | 'completed';
   trigger: 'schedule' | 'admin';
   settlement_count: number;
   receivable_count: number;

@@ -8,7 +8,9 @@ import { AdminMutationHeaders, requiredReason } from './schemas.js';
 import type { AuditSpec } from './audit-log.js';
 import { Settlement } from '../settlements/schemas.js';
 import { SETTLEMENT_STATUSES } from '../../domain/states.js';
-import { getRun, listRuns, runSettlement, toRun, toSettlement, type SettlementDeps, type SettlementRow } from '../settlements/service.js';
+import { createRun, getRun, JOB_RUN, listRuns, toRun, toSettlement, type SettlementRow } from '../settlements/service.js';
+import { enqueue } from '../../jobs/queue.js';
+import type { Store } from '../../store/index.js';
 
 const tags = ['Admin'];
 const security = [{ adminSession: [] }];
@@ -57,17 +59,27 @@ const runAudit = {
 } satisfies AuditSpec;
 
 // Registered inside the admin scope, behind its session and CSRF guard.
-export function settlementRunRoutes(app: FastifyInstance, deps: SettlementDeps): void {
+export function settlementRunRoutes(app: FastifyInstance, deps: { store: Store; kickWorker: () => void }): void {
   app.post<{ Body: SettlementRunRequest }>('/admin/settlement-runs', {
     config: { permission: 'settlement_runs:create', audit: runAudit },
     schema: {
       operationId: 'adminRunSettlement', tags, security, summary: 'Run settlement now',
-      description: 'Runs synchronously and answers with the finished run. Settles every pending receivable available on or before `date` (default: today in São Paulo): one settlement per payee. Needs a `reason` (VALIDATION_ERROR without one), kept in the audit log with the run. Safe to repeat: nothing is settled twice.',
+      description: 'Starts a run and answers with it, `pending`: a worker carries it out in the background (poll `GET /admin/settlement-runs/{id}` until `completed`). It settles every pending receivable available on or before `date` (default: today in São Paulo): one settlement per payee. Needs a `reason` (VALIDATION_ERROR without one), kept in the audit log with the run. With an `Idempotency-Key`, a retry answers the same run and starts nothing; without one, a second run finds nothing left to settle twice.',
       headers: AdminMutationHeaders,
       body: ref('SettlementRunRequest'),
       response: { 200: ref('SettlementRun') },
     },
-  }, (req) => runSettlement(deps, { date: req.body.date, trigger: 'admin', begin: (op) => req.ctx.write(op) }));
+  }, async (req) => {
+    // The run, the job that carries it out and the audit entry commit with the Idempotency-Key
+    // (the run itself can take minutes and many transactions: it is background work, as a row).
+    const run = await req.ctx.write(async (tx) => {
+      const created = await createRun(tx, { date: req.body.date, trigger: 'admin' });
+      await enqueue(tx, JOB_RUN, { runId: created.id });
+      return toRun(created);
+    });
+    deps.kickWorker();
+    return run;
+  });
 
   app.get<{ Querystring: { limit?: number; startingAfter?: string; endingBefore?: string } }>('/admin/settlement-runs', {
     config: { permission: 'settlement_runs:view' },

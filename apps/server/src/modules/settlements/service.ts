@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import type { Store, Tx, WriteOp } from '../../store/index.js';
+import type { Store, Tx } from '../../store/index.js';
 import type { SettlementRunsTable, SettlementsTable } from '../../store/schema.js';
 import { newId } from '../../domain/ids.js';
 import { notFound } from '../../errors.js';
@@ -15,6 +15,7 @@ import type { BankAccount } from '../../domain/bank-account.js';
 
 export const JOB_PAYOUT = 'settlement.payout';
 export const JOB_DAILY_RUN = 'settlement.daily';
+export const JOB_RUN = 'settlement.run';
 
 export type SettlementRow = Selectable<SettlementsTable>;
 
@@ -59,30 +60,48 @@ export interface SettlementDeps {
 
 class NothingToSettle extends Error {}
 
-// Settles everything due on `date`: one settlement per payee, each written in its own
+type RunRow = Selectable<SettlementRunsTable>;
+
+// A run as a row: `pending` until a worker starts it. Written by POST /admin/settlement-runs in
+// its idempotent write, with the job that carries it out (settlementRunJob).
+export async function createRun(tx: Tx, options: { date?: string; trigger: 'schedule' | 'admin'; status?: 'pending' | 'running' }): Promise<RunRow> {
+  const row: RunRow = {
+    id: newId('settlementRun'), run_date: options.date ?? localDate(), status: options.status ?? 'pending', trigger: options.trigger,
+    settlement_count: 0, receivable_count: 0, total_amount: 0, started_at: new Date().toISOString(), finished_at: null,
+  };
+  await tx.insertInto('settlement_runs').values(row).execute();
+  return row;
+}
+
+// Creates a run and carries it out here and now (the daily schedule, the bench, tests).
+export async function runSettlement(deps: SettlementDeps, options: { date?: string; trigger: 'schedule' | 'admin' }): Promise<SettlementRun> {
+  const run = await deps.store.write((tx) => createRun(tx, { ...options, status: 'running' }));
+  return executeRun(deps, run);
+}
+
+// The worker's side of POST /admin/settlement-runs. Safe to run again after a crash or a lost
+// lease: what was settled stays settled, the rest is taken now, and the totals are counted from
+// the run's settlements, not from this attempt.
+export async function settlementRunJob(deps: SettlementDeps, job: JobRow, workerId: string): Promise<void> {
+  const { runId } = JSON.parse(job.payload) as { runId: string };
+  const run = await deps.store.db.selectFrom('settlement_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  if (!run || run.status === 'completed') {
+    await deps.store.write((tx) => complete(tx, job, workerId));
+    return;
+  }
+  const startedAt = new Date().toISOString();
+  await deps.store.write((tx) => tx.updateTable('settlement_runs').set({ status: 'running', started_at: startedAt }).where('id', '=', runId).where('status', '=', 'pending').execute());
+  await executeRun(deps, run, (tx) => complete(tx, job, workerId));
+}
+
+// Settles everything due on the run's date: one settlement per payee, each written in its own
 // (group-committed) transaction with its receivables, its event and its payout job. A
 // receivable joins a settlement through a guarded UPDATE (status = 'pending'), and the table's
 // check ties `settled` to exactly one settlement_id: a second run, or a second worker at the
-// same time, finds nothing left to take.
-//
-// `begin` writes the run's row (default: a plain store write). The admin route passes its request's
-// write, so the run row, the admin's audit entry and the Idempotency-Key commit together.
-export async function runSettlement(
-  deps: SettlementDeps,
-  options: { date?: string; trigger: 'schedule' | 'admin'; begin?: (op: WriteOp<SettlementRun>) => Promise<SettlementRun> },
-): Promise<SettlementRun> {
+// same time, finds nothing left to take. `finish` joins the run's last transaction.
+async function executeRun(deps: SettlementDeps, run: RunRow, finish?: (tx: Tx) => Promise<unknown>): Promise<SettlementRun> {
   const { store } = deps;
-  const runDate = options.date ?? localDate();
-  const runId = newId('settlementRun');
-  const startedAt = new Date().toISOString();
-  const begin = options.begin ?? ((op: WriteOp<SettlementRun>) => store.write(op));
-  await begin(async (tx) => {
-    const row = {
-      id: runId, run_date: runDate, status: 'running' as const, trigger: options.trigger, settlement_count: 0, receivable_count: 0, total_amount: 0, started_at: startedAt, finished_at: null,
-    };
-    await tx.insertInto('settlement_runs').values(row).execute();
-    return toRun(row);
-  });
+  const { id: runId, run_date: runDate } = run;
 
   // `status = 'pending'` as a literal: SQLite only uses the partial index receivables_due when
   // the query repeats its condition verbatim (a bound parameter does not match it).
@@ -92,9 +111,6 @@ export async function runSettlement(
     .groupBy(['account_id', 'livemode', 'payee_type', 'payee_id'])
     .execute();
 
-  let settlementCount = 0;
-  let receivableCount = 0;
-  let totalAmount = 0;
   // Bounded fan-out: the writes are group-committed, so a window of payees shares commits
   // without queueing every payee's work at once.
   const windowSize = 64;
@@ -102,20 +118,19 @@ export async function runSettlement(
     const window = groups.slice(i, i + windowSize).filter((g) => Number(g.total) > 0);
     const results = await Promise.allSettled(window.map((g) => settlePayee(store, runId, runDate, g)));
     for (const r of results) {
-      if (r.status === 'fulfilled') {
-        settlementCount++;
-        receivableCount += r.value.receivableCount;
-        totalAmount += r.value.amount;
-      } else if (!(r.reason instanceof NothingToSettle)) {
-        throw r.reason;
-      }
+      if (r.status === 'rejected' && !(r.reason instanceof NothingToSettle)) throw r.reason;
     }
   }
 
   const finished = await store.write(async (tx) => {
+    // Counted from the run's settlements: right however many attempts it took.
+    const totals = await tx.selectFrom('settlements')
+      .select([(eb) => eb.fn.countAll<number>().as('settlements'), (eb) => eb.fn.sum<number>('receivable_count').as('receivables'), (eb) => eb.fn.sum<number>('amount').as('amount')])
+      .where('run_id', '=', runId).executeTakeFirstOrThrow();
     await tx.updateTable('settlement_runs').set({
-      status: 'completed', settlement_count: settlementCount, receivable_count: receivableCount, total_amount: totalAmount, finished_at: new Date().toISOString(),
+      status: 'completed', settlement_count: Number(totals.settlements), receivable_count: Number(totals.receivables ?? 0), total_amount: Number(totals.amount ?? 0), finished_at: new Date().toISOString(),
     }).where('id', '=', runId).execute();
+    if (finish) await finish(tx);
     return tx.selectFrom('settlement_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
   });
   return toRun(finished);
