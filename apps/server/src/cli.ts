@@ -35,22 +35,38 @@ function describeDb(url: string): string {
   return url.startsWith('sqlite:') ? url : url.replace(/\/\/[^@]*@/, '//***@');
 }
 
-// A sandbox key for the person who just ran `npm start`: made once, kept in the data folder
-// beside the embedded store so every start prints the same one.
-async function localSandboxKey(store: Store, config: Config): Promise<string> {
+interface SandboxKeys {
+  accountId: string;
+  secretKey: string;
+  publishableKey: string;
+}
+
+// Sandbox keys for the person who just ran `npm start` (the secret key for their server, the
+// publishable one for the browser): made once, kept in the data folder beside the embedded store
+// so every start prints the same ones.
+async function localSandboxKeys(store: Store, config: Config): Promise<SandboxKeys> {
   const file = config.databaseUrl.startsWith('sqlite:')
     ? resolve(dirname(resolve(config.databaseUrl.slice('sqlite:'.length))), 'sandbox-key.json')
     : resolve('data', 'sandbox-key.json');
+  const save = (keys: SandboxKeys) => {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(keys, null, 2) + '\n', { mode: 0o600 });
+    return keys;
+  };
   if (existsSync(file)) {
     try {
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as { secretKey: string };
-      if (await findKey(store, saved.secretKey)) return saved.secretKey;
-    } catch { /* unreadable or stale: make a new one */ }
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as Partial<SandboxKeys>;
+      const secret = saved.secretKey ? await findKey(store, saved.secretKey) : null;
+      if (secret && saved.secretKey) {
+        // A file from before publishable keys were printed, or a revoked one: a fresh one.
+        if (saved.publishableKey && (await findKey(store, saved.publishableKey))) return saved as SandboxKeys;
+        const publishable = await createKey(store, secret.accountId, 'publishable', false);
+        return save({ accountId: secret.accountId, secretKey: saved.secretKey, publishableKey: publishable.key });
+      }
+    } catch { /* unreadable or stale: make new ones */ }
   }
   const created = await createAccount(store, { name: 'Local sandbox merchant' });
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify({ accountId: created.account.id, secretKey: created.keys.secretKey.key, publishableKey: created.keys.publishableKey.key }, null, 2) + '\n', { mode: 0o600 });
-  return created.keys.secretKey.key;
+  return save({ accountId: created.account.id, secretKey: created.keys.secretKey.key, publishableKey: created.keys.publishableKey.key });
 }
 
 async function serve(config: Config): Promise<void> {
@@ -66,9 +82,11 @@ async function serve(config: Config): Promise<void> {
     `Back office: ${base}/backoffice/   (users: npm run cli -- admin:create --email you@example.com --password '…' [--role viewer])`,
   ];
   if (process.env.PRINT_SANDBOX_KEY !== 'false' && process.env.NODE_ENV !== 'production') {
-    const key = await localSandboxKey(store, config);
-    lines.push(`Sandbox secret key: ${key}`);
-    lines.push(`Try: curl -s ${base}/v1/payments -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -d '{"amount":1050,"currency":"BRL","method":"pix"}'`);
+    const keys = await localSandboxKeys(store, config);
+    // One space after the colon: scripts read these lines (sdks/php's TestServer does).
+    lines.push(`Sandbox secret key: ${keys.secretKey}   (your server: every /v1 call)`);
+    lines.push(`Sandbox publishable key: ${keys.publishableKey}   (the browser: card tokens and checkout)`);
+    lines.push(`Try: curl -s ${base}/v1/payments -H "Authorization: Bearer ${keys.secretKey}" -H "Content-Type: application/json" -d '{"amount":1050,"currency":"BRL","method":"pix"}'`);
   }
   process.stdout.write(lines.join('\n') + '\n');
 

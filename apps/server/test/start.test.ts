@@ -1,0 +1,112 @@
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// What a newcomer does first, as the README says it: `npm start` (the CLI's serve, on the
+// embedded store) prints the URL and a pair of sandbox keys that work; the README's admin quick
+// start, pasted, creates an admin, signs in and makes an admin call.
+
+const SERVER_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const README = resolve(SERVER_DIR, '../../README.md');
+
+interface Started {
+  child: ChildProcess;
+  base: string;
+  secretKey: string;
+  publishableKey: string;
+}
+
+function serve(env: NodeJS.ProcessEnv): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`serve printed no keys within 60 s:\n${out}\n${err}`)), 60_000);
+    child.stderr?.on('data', (d) => (err += d));
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const base = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      const secretKey = /Sandbox secret key: (sk_test_\w+)/.exec(out)?.[1];
+      const publishableKey = /Sandbox publishable key: (pk_test_\w+)/.exec(out)?.[1];
+      if (base && secretKey && publishableKey) {
+        clearTimeout(timer);
+        resolvePromise({ child, base, secretKey, publishableKey });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited (${code}):\n${out}\n${err}`)));
+  });
+}
+
+async function stop(s: Started): Promise<void> {
+  const exited = new Promise((r) => s.child.once('exit', r));
+  s.child.kill('SIGTERM');
+  await exited;
+}
+
+describe('npm start and the README quick start', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'payments-start-'));
+  const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'payments.db')}`, PORT: '0', HOST: '127.0.0.1', LOG_FILE: join(dir, 'server.log'), NODE_ENV: 'development', PRINT_SANDBOX_KEY: 'true' };
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('npm start prints a sandbox secret key and a publishable key, both working, the same on every start', async () => {
+    const first = await serve(env);
+    try {
+      const balance = await fetch(`${first.base}/v1/balance`, { headers: { authorization: `Bearer ${first.secretKey}` } });
+      assert.equal(balance.status, 200);
+      const token = await fetch(`${first.base}/v1/tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${first.publishableKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ card: { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123' } }),
+      });
+      assert.equal(token.status, 200, await token.text());
+      const refused = await fetch(`${first.base}/v1/balance`, { headers: { authorization: `Bearer ${first.publishableKey}` } });
+      assert.equal(refused.status, 403, 'the publishable key is for the browser only');
+    } finally {
+      await stop(first);
+    }
+    const second = await serve(env);
+    await stop(second);
+    assert.deepEqual([second.secretKey, second.publishableKey], [first.secretKey, first.publishableKey]);
+    // A keys file from before publishable keys were printed gets one.
+    const file = join(dir, 'sandbox-key.json');
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    delete saved.publishableKey;
+    writeFileSync(file, JSON.stringify(saved));
+    const third = await serve(env);
+    try {
+      assert.equal(third.secretKey, first.secretKey);
+      const token = await fetch(`${third.base}/v1/tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${third.publishableKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ card: { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123' } }),
+      });
+      assert.equal(token.status, 200);
+    } finally {
+      await stop(third);
+    }
+  });
+
+  test('the README\'s admin quick start works as pasted: admin:create, sign in with a cookie jar, an admin read and write', async () => {
+    const readme = readFileSync(README, 'utf8');
+    const block = [...readme.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('admin:create'));
+    assert.ok(block, 'the README has an admin quick start block');
+    const s = await serve(env);
+    try {
+      const script = block
+        .replaceAll('npm run cli --', `${JSON.stringify(process.execPath)} --import tsx src/cli.ts`)
+        .replaceAll('http://localhost:3000', s.base)
+        .replaceAll('admin-cookies.txt', join(dir, 'admin-cookies.txt'));
+      const { stdout } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: SERVER_DIR, env });
+      assert.match(stdout, /admin ops@example\.com created/);
+      assert.match(stdout, /"object":"list"/, 'GET /admin/accounts with the cookie');
+      assert.match(stdout, /"object":"settlement_run"/, 'POST /admin/settlement-runs with the cookie and the CSRF token');
+    } finally {
+      await stop(s);
+    }
+  });
+});
