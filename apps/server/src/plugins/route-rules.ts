@@ -16,8 +16,10 @@ export const NoBody = Type.Object({}, { additionalProperties: false });
 
 export const MUTATING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-// Routes served by the docs plugin (its page and assets), not by the API.
-const isDocs = (url: string) => url === '/v1/docs' || url.startsWith('/v1/docs/');
+// Routes that serve pages and their assets (the docs, the back office), not the API: a page's
+// URL carries the page's own state in its query string.
+const PAGES = ['/v1/docs', '/backoffice'];
+const isPage = (url: string) => PAGES.some((p) => url === p || url.startsWith(`${p}/`));
 
 function closed(schema: TSchema): boolean {
   return (schema as { additionalProperties?: unknown }).additionalProperties === false;
@@ -32,7 +34,7 @@ function closed(schema: TSchema): boolean {
 // A route that breaks the first rule cannot be registered (the app fails to start).
 export function registerRouteRules(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (isDocs(route.url)) return;
+    if (isPage(route.url)) return;
     const schema = (route.schema ??= {}) as Record<string, TSchema | undefined>;
     if (!schema.querystring) schema.querystring = NoQuery;
     else if (!closed(schema.querystring)) throw new Error(`${route.method} ${route.url}: its querystring schema must set additionalProperties: false`);
