@@ -332,6 +332,8 @@ for (const engine of ENGINES) {
       await dialog.getByRole('button', { name: 'Iniciar liquidação' }).click();
       await page.getByRole('heading', { name: /^Liquidação str_/ }).waitFor();
       await settled(page);
+      // A worker carries the run out; the page looks again until it is completed.
+      await page.locator('dl.summary .badge', { hasText: /^Concluída$/ }).waitFor();
       const payees = await page.locator('section[aria-labelledby="per-payee"] tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.payee));
       for (const payee of [`merchant:${k.accountId}`, `recipient:${seller}`]) assert.ok(payees.includes(payee), `${payee} in ${payees.join()}`);
       // The platform's bank account is a closed one in the sandbox: its payout fails.

@@ -520,6 +520,8 @@ for (const engine of ENGINES) {
       assert.equal(entry.length, 1);
       assert.equal(entry[0].reason, 'end of day');
 
+      // A worker carries the run out.
+      await eventually(async () => (await call('GET', `/admin/settlement-runs/${run.body.id}`)).body.status === 'completed', 'the run to complete');
       const settlements = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?limit=100`, undefined, viewer)).body.data
         .filter((x: { accountId: string }) => x.accountId === m.accountId);
       assert.deepEqual(settlements.map((x: { payee: { id: string } }) => x.payee.id).sort(), [closed, fine, m.accountId].sort());

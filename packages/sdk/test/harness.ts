@@ -167,4 +167,7 @@ export async function runSettlement(r: Running, date?: string): Promise<void> {
     body: JSON.stringify({ ...(date ? { date } : {}), reason: 'SDK test run' }),
   });
   if (run.status !== 200) throw new Error(`settlement run: ${run.status} ${await run.text()}`);
+  // The answer is the run, pending: a worker carries it out.
+  const { id } = (await run.json()) as { id: string };
+  await eventually(async () => ((await (await fetch(`${r.baseUrl}/admin/settlement-runs/${id}`, { headers: { cookie } })).json()) as { status: string }).status === 'completed', 'the settlement run to complete');
 }

@@ -1,3 +1,4 @@
+import { useEffect } from 'preact/hooks';
 import { allPages, call, client, type Schemas } from '../api/client';
 import { Loaded, Page, StatusBadge, useLoad } from '../components';
 import { useApp } from '../context';
@@ -13,12 +14,21 @@ export function SettlementRunDetail({ id }: { id: string }) {
     const [run, settlements] = await Promise.all([call(client.GET('/admin/settlement-runs/{id}', { params: { path: { id } } })), allSettlements(id)]);
     return { run, settlements };
   }, [id]);
+  // A run started from here is carried out by a worker: until it is completed, look again
+  // every second.
+  const running = data.data !== undefined && data.data.run.status !== 'completed';
+  useEffect(() => {
+    if (!running) return;
+    const timer = setTimeout(data.reload, 1000);
+    return () => clearTimeout(timer);
+  }, [data.data]);
   return (
     <Page title={t('run.title', { id })}>
       <Loaded state={data}>{({ run, settlements }) => {
         const failed = settlements.filter((s) => s.status === 'failed');
         return (
           <>
+            {run.status !== 'completed' && <p class="muted" aria-live="polite">{t('run.inProgress')}</p>}
             <dl class="summary">
               <div><dt>{t('runs.runDate')}</dt><dd>{date(run.runDate)}</dd></div>
               <div><dt>{t('runs.trigger')}</dt><dd>{t(run.trigger === 'admin' ? 'runs.trigger.admin' : 'runs.trigger.schedule')}</dd></div>

@@ -501,7 +501,7 @@ export interface components {
                  * @description Machine-readable code, UPPER_SNAKE.
                  * @enum {string}
                  */
-                code: "VALIDATION_ERROR" | "AUTHENTICATION_REQUIRED" | "INVALID_API_KEY" | "PERMISSION_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "AUTHENTICATION_REQUIRED" | "INVALID_API_KEY" | "PERMISSION_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "UNPROCESSABLE" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                 /** @description Human-readable explanation. Never contains secrets or card data. */
                 message: string;
                 /** @description Quote it to support; also in the X-Correlation-Id header and in our logs. */
@@ -1083,7 +1083,7 @@ export interface components {
             /** @description http(s) URL. In live mode it must not point at loopback or private addresses. */
             url: string;
             /** @description Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all. */
-            events: string[];
+            events: ("*" | "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired")[];
             description?: string;
         };
         /**
@@ -1100,7 +1100,7 @@ export interface components {
             /** @description http(s) URL, as on create. */
             url?: string;
             /** @description Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all. */
-            events?: string[];
+            events?: ("*" | "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired")[];
             /** @description Re-enabling clears the failure record. */
             enabled?: boolean;
             description?: string | null;
@@ -1230,7 +1230,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["SandboxAccountRequest"];
             };
@@ -4763,7 +4763,7 @@ export interface operations {
                 /** @description Only objects created at or before this instant (ISO-8601). */
                 createdLte?: string;
                 /** @description Exact event type. */
-                type?: string;
+                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
             };
             header?: never;
             path?: never;

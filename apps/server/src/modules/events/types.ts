@@ -22,6 +22,9 @@ export const EVENT_TYPES = [
   'settlement.paid',
   'settlement.failed',
   'webhook_endpoint.disabled',
+  // Checkout sessions (issue 15): subscribable ahead of them, as the SDK already offers them.
+  'checkout_session.completed',
+  'checkout_session.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
