@@ -443,7 +443,10 @@ for (const engine of ENGINES) {
       await page.getByRole('button', { name: 'Buscar' }).click();
       await page.waitForURL(/objectId=/);
       await settled(page);
-      assert.deepEqual(await page.locator('tbody tr[data-audit-action]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.auditAction)), ['split_rule.deactivate', 'split_rule.activate', 'split_rule.create']);
+      // The page keeps showing the previous rows while the filtered ones load: wait for them.
+      const filtered = ['split_rule.deactivate', 'split_rule.activate', 'split_rule.create'];
+      const shown = () => page.locator('tbody tr[data-audit-action]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.auditAction));
+      await eventually(async () => JSON.stringify(await shown()) === JSON.stringify(filtered), 'the filtered audit log');
     });
 
     test('a mutation without the CSRF token, or with a wrong one, gets 403 and changes nothing', async () => {
