@@ -244,7 +244,7 @@ export interface paths {
         put?: never;
         /**
          * Run settlement now
-         * @description Runs synchronously and answers with the finished run. Settles every pending receivable available on or before `date` (default: today in São Paulo): one settlement per payee. Needs a `reason` (VALIDATION_ERROR without one), kept in the audit log with the run. Safe to repeat: nothing is settled twice.
+         * @description Starts a run and answers with it, `pending`: a worker carries it out in the background (poll `GET /admin/settlement-runs/{id}` until `completed`). It settles every pending receivable available on or before `date` (default: today in São Paulo): one settlement per payee. Needs a `reason` (VALIDATION_ERROR without one), kept in the audit log with the run. With an `Idempotency-Key`, a retry answers the same run and starts nothing; without one, a second run finds nothing left to settle twice.
          */
         post: operations["adminRunSettlement"];
         delete?: never;
@@ -865,7 +865,7 @@ export interface components {
                  * @description Machine-readable code, UPPER_SNAKE.
                  * @enum {string}
                  */
-                code: "VALIDATION_ERROR" | "AUTHENTICATION_REQUIRED" | "INVALID_API_KEY" | "PERMISSION_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "UNPROCESSABLE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "AUTHENTICATION_REQUIRED" | "INVALID_API_KEY" | "PERMISSION_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "UNPROCESSABLE" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                 /** @description Quote it to support; also in the X-Correlation-Id header and in our logs. */
                 correlationId: string;
                 /** @description Every problem found, when there are several; the first is in `message` and `param`. */
@@ -1016,10 +1016,16 @@ export interface components {
             /** Format: date */
             runDate: string;
             settlementCount: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was asked for, then when a worker started it.
+             */
             startedAt: string;
-            /** @enum {string} */
-            status: "running" | "completed";
+            /**
+             * @description `pending` until a worker starts it (a run asked for through the admin API is carried out in the background), then `running`, then `completed`.
+             * @enum {string}
+             */
+            status: "pending" | "running" | "completed";
             totalAmount: number;
             /** @enum {string} */
             trigger: "schedule" | "admin";
@@ -2173,6 +2179,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminSession"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */

@@ -1083,7 +1083,7 @@ export interface components {
             /** @description http(s) URL. In live mode it must not point at loopback or private addresses. */
             url: string;
             /** @description Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all. */
-            events: ("*" | "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired")[];
+            events: ("*" | "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired")[];
             description?: string;
         };
         /**
@@ -1100,7 +1100,7 @@ export interface components {
             /** @description http(s) URL, as on create. */
             url?: string;
             /** @description Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all. */
-            events?: ("*" | "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired")[];
+            events?: ("*" | "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired")[];
             /** @description Re-enabling clears the failure record. */
             enabled?: boolean;
             description?: string | null;
@@ -3596,6 +3596,19 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
             401: {
                 headers: {
@@ -4763,7 +4776,7 @@ export interface operations {
                 /** @description Only objects created at or before this instant (ISO-8601). */
                 createdLte?: string;
                 /** @description Exact event type. */
-                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
+                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
             };
             header?: never;
             path?: never;
