@@ -112,6 +112,7 @@ for (const engine of ENGINES) {
         return { url: '/admin/split-rules/reorder', headers: adminHeaders(), payload: { accountId: other.accountId, ruleIds: ids.reverse() } };
       },
       'POST /admin/accounts/:id/activate-live': async () => ({ url: `/admin/accounts/${(await signup(t, 'Going live')).accountId}/activate-live`, headers: adminHeaders(), payload: { reason: 'documents checked' } }),
+      'PATCH /admin/accounts/:id/payout-bank-account': async () => ({ url: `/admin/accounts/${(await signup(t, 'Payout')).accountId}/payout-bank-account`, headers: adminHeaders(), payload: { bankAccount: { bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' }, reason: 'bank letter on file' } }),
       'PATCH /admin/accounts/:id/settings': async () => ({ url: `/admin/accounts/${(await signup(t, 'Settings')).accountId}/settings`, headers: adminHeaders(), payload: { settlementDelayDays: { pix: 1 } } }),
       'POST /admin/settlement-runs': async () => {
         await approvedPix();

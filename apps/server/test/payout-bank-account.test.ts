@@ -28,10 +28,14 @@ for (const engine of ENGINES) {
       assert.equal((await api('POST', `/v1/sandbox/payments/${p.body.id}/pay`, undefined, auth(keys.secretKey))).status, 200);
       return p.body.id as string;
     };
+    // A run is carried out by the worker: waited for until completed.
     const run = async () => {
       const res = await api('POST', '/admin/settlement-runs', { date: localDate(), reason: 'Test run' }, admin);
       assert.equal(res.status, 200, res.raw);
-      return res.body;
+      return eventually(async () => {
+        const r = await api('GET', `/admin/settlement-runs/${res.body.id}`, undefined, admin);
+        return r.body.status === 'completed' && r.body;
+      }, 'the settlement run to complete');
     };
     const merchantSettlements = async (keys = k) => (await api('GET', '/v1/settlements?payeeType=merchant&limit=100', undefined, auth(keys.secretKey))).body.data as Array<Record<string, any>>;
     const setPayout = (accountId: string, bankAccount: unknown, key?: string, reason = 'Bank letter on file') =>

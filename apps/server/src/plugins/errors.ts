@@ -65,7 +65,7 @@ function describe(e: AjvError, param: string, all: AjvError[]): string {
     case 'pattern': return `${subject} ${PATTERN_MESSAGES.get(String(p.pattern)) ?? `is not in the expected format (${p.pattern})`}`;
     case 'format': return `${subject} must be ${FORMAT_NAMES[String(p.format)] ?? `a valid ${p.format}`}`;
     case 'enum': return `${subject} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
-    case 'const': return `${subject} must be ${JSON.stringify(p.allowedValue)}`;
+    case 'const': return `${subject} must be ${String(p.allowedValue)}`;
     case 'minItems': return `${subject} must have at least ${plural(Number(p.limit), 'item')}`;
     case 'maxItems': return `${subject} must have at most ${plural(Number(p.limit), 'item')}`;
     case 'uniqueItems': return `${subject} must not contain the same item twice`;
