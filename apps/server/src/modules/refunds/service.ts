@@ -6,7 +6,7 @@ import type { RequestContext } from '../../plugins/idempotency.js';
 import { ApiError, notFound } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { prorateReduction } from '../../domain/split.js';
-import { aPayment, type PaymentStatus } from '../../domain/states.js';
+import { aPayment, refundMove, type PaymentStatus } from '../../domain/states.js';
 import { paginate } from '../../http/pagination.js';
 import { localDate } from '../accounts/settings.js';
 import { emitEvents, recordEvent, type Owner } from '../events/service.js';
@@ -189,8 +189,9 @@ export async function refundJob(deps: { store: Store; provider: PaymentProvider;
   }
   await store.write(async (tx: Tx) => {
     const nowIso = new Date().toISOString();
-    const changes = outcome.status === 'succeeded' ? { status: 'succeeded' as const, provider_refund_id: outcome.providerId, updated_at: nowIso } : { status: 'failed' as const, updated_at: nowIso };
-    const r = await tx.updateTable('refunds').set(changes).where('id', '=', refund.id).where('status', '=', 'pending').executeTakeFirst();
+    const move = refundMove('pending', outcome.status);
+    const changes = outcome.status === 'succeeded' ? { status: move.to, provider_refund_id: outcome.providerId, updated_at: nowIso } : { status: move.to, updated_at: nowIso };
+    const r = await tx.updateTable('refunds').set(changes).where('id', '=', refund.id).where('status', '=', move.from).executeTakeFirst();
     if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, owner, `refund.${outcome.status}`, toRefund({ ...refund, ...changes }));
     await complete(tx, job, workerId);
   });

@@ -10,7 +10,7 @@ import { recordEvent, type Owner } from '../events/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
 import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
 import { HOLD_NO_PAYOUT_BANK_ACCOUNT, type ListSettlementsQuery, type Settlement, type SettlementRun } from './schemas.js';
-import { settlementMove } from '../../domain/states.js';
+import { settlementMove, settlementRunMove } from '../../domain/states.js';
 import type { BankAccount } from '../../domain/bank-account.js';
 
 export const JOB_PAYOUT = 'settlement.payout';
@@ -90,7 +90,9 @@ export async function settlementRunJob(deps: SettlementDeps, job: JobRow, worker
     return;
   }
   const startedAt = new Date().toISOString();
-  await deps.store.write((tx) => tx.updateTable('settlement_runs').set({ status: 'running', started_at: startedAt }).where('id', '=', runId).where('status', '=', 'pending').execute());
+  // A run already `running` is one a lost lease left half done: it carries on from there.
+  const start = settlementRunMove('pending', 'running');
+  await deps.store.write((tx) => tx.updateTable('settlement_runs').set({ status: start.to, started_at: startedAt }).where('id', '=', runId).where('status', '=', start.from).execute());
   await executeRun(deps, run, (tx) => complete(tx, job, workerId));
 }
 
@@ -127,9 +129,11 @@ async function executeRun(deps: SettlementDeps, run: RunRow, finish?: (tx: Tx) =
     const totals = await tx.selectFrom('settlements')
       .select([(eb) => eb.fn.countAll<number>().as('settlements'), (eb) => eb.fn.sum<number>('receivable_count').as('receivables'), (eb) => eb.fn.sum<number>('amount').as('amount')])
       .where('run_id', '=', runId).executeTakeFirstOrThrow();
+    // Guarded: a second worker on the same run (a lost lease) finds it completed and leaves it.
+    const end = settlementRunMove('running', 'completed');
     await tx.updateTable('settlement_runs').set({
-      status: 'completed', settlement_count: Number(totals.settlements), receivable_count: Number(totals.receivables ?? 0), total_amount: Number(totals.amount ?? 0), finished_at: new Date().toISOString(),
-    }).where('id', '=', runId).execute();
+      status: end.to, settlement_count: Number(totals.settlements), receivable_count: Number(totals.receivables ?? 0), total_amount: Number(totals.amount ?? 0), finished_at: new Date().toISOString(),
+    }).where('id', '=', runId).where('status', '=', end.from).execute();
     if (finish) await finish(tx);
     return tx.selectFrom('settlement_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
   });
