@@ -4,17 +4,17 @@ import type { Config } from '../../config.js';
 import type { KeyCache } from '../../plugins/auth.js';
 import { ApiError } from '../../errors.js';
 import { sendError, toApiError } from '../../plugins/errors.js';
-import { DEFAULT_SESSION_TTL_MS, LoginThrottle } from './sessions.js';
-import { adminGuard, sessionRoutes } from './session-routes.js';
-import { splitRuleRoutes } from './split-rules.js';
-import { splitRuleActionRoutes } from './split-rule-actions.js';
-import { adminAccountRoutes } from './accounts.js';
-import { accountViewRoutes, accountViewSchemas } from './account-views.js';
-import { adminPaymentRoutes, adminPaymentSchemas } from './payments.js';
-import { auditAdminWrites, auditLogRoutes, auditLogSchemas } from './audit-log.js';
-import { checkPermission, requirePermissionDeclared } from './permissions.js';
-import { settlementRunSchemas } from './settlement-runs.js';
-import { adminSchemas as baseAdminSchemas } from './schemas.js';
+import { DEFAULT_SESSION_TTL_MS, LoginThrottle } from './sessions/service.js';
+import { adminGuard, sessionRoutes } from './sessions/routes.js';
+import { splitRuleRoutes } from './split-rules/service.js';
+import { splitRuleActionRoutes } from './split-rules/actions.js';
+import { adminAccountRoutes } from './accounts/service.js';
+import { accountViewRoutes, accountViewSchemas } from './accounts/views.js';
+import { adminPaymentRoutes, adminPaymentSchemas } from './payments/service.js';
+import { auditAdminWrites, auditLogRoutes, auditLogSchemas } from './shared/audit.js';
+import { checkPermission, requirePermissionDeclared } from './shared/permissions.js';
+import { settlementRunSchemas } from './settlement-runs/routes.js';
+import { adminSchemas as baseAdminSchemas } from './split-rules/schemas.js';
 
 // The admin API (/admin/...): back-office operations behind an admin session (cookie + CSRF
 // token), never an API key. Everything lives in one encapsulated plugin scope (no prefix: routes
@@ -28,9 +28,9 @@ import { adminSchemas as baseAdminSchemas } from './schemas.js';
 // writes records an audit entry in the same transaction (audit-log.ts).
 
 export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...accountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas];
-export { createAdminUser } from './users.js';
-export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions.js';
-export { LOGIN_FAILED_MESSAGE } from './session-routes.js';
+export { createAdminUser } from './users/service.js';
+export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions/service.js';
+export { LOGIN_FAILED_MESSAGE } from './sessions/routes.js';
 
 export interface AdminDeps {
   store: Store;

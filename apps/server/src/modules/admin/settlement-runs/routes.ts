@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { Tx } from '../../store/index.js';
-import { ListQueryBase, listOf, ref, stringEnum } from '../../http/common.js';
-import { notFound } from '../../errors.js';
-import { paginate } from '../../http/pagination.js';
-import { AdminMutationHeaders, requiredReason } from './schemas.js';
-import type { AuditSpec } from './audit-log.js';
-import { Settlement } from '../settlements/schemas.js';
-import { SETTLEMENT_STATUSES } from '../../domain/states.js';
-import { createRun, getRun, JOB_RUN, listRuns, toRun, toSettlement, type SettlementRow } from '../settlements/service.js';
-import { enqueue } from '../../jobs/queue.js';
-import type { Store } from '../../store/index.js';
+import type { Tx } from '../../../store/index.js';
+import { ListQueryBase, listOf, ref, stringEnum } from '../../../http/common.js';
+import { notFound } from '../../../errors.js';
+import { paginate } from '../../../http/pagination.js';
+import { AdminMutationHeaders, requiredReason } from '../split-rules/schemas.js';
+import type { AuditSpec } from '../shared/audit.js';
+import { Settlement } from '../../settlements/schemas.js';
+import { SETTLEMENT_STATUSES } from '../../../domain/states.js';
+import { createRun, getRun, JOB_RUN, listRuns, toRun, toSettlement, type SettlementRow } from '../../settlements/service.js';
+import { enqueue } from '../../../jobs/queue.js';
+import type { Store } from '../../../store/index.js';
 
 const tags = ['Admin'];
 const security = [{ adminSession: [] }];

@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import type { Store, Tx } from '../../store/index.js';
-import type { RequestContext } from '../../plugins/idempotency.js';
-import { ApiError } from '../../errors.js';
-import { computeFee, type PaymentMethod } from '../../domain/fees.js';
-import { ref } from '../../http/common.js';
-import type { Page } from '../../http/pagination.js';
-import { parseSettings } from '../accounts/settings.js';
-import { activeRules, planSale } from '../receivables/service.js';
-import type { AuditSpec } from './audit-log.js';
-import { splitRuleSnapshot, toSplitRule } from './split-rules.js';
+import type { Store, Tx } from '../../../store/index.js';
+import type { RequestContext } from '../../../plugins/idempotency.js';
+import { ApiError } from '../../../errors.js';
+import { computeFee, type PaymentMethod } from '../../../domain/fees.js';
+import { ref } from '../../../http/common.js';
+import type { Page } from '../../../http/pagination.js';
+import { parseSettings } from '../../accounts/settings.js';
+import { activeRules, planSale } from '../../receivables/service.js';
+import type { AuditSpec } from '../shared/audit.js';
+import { splitRuleSnapshot, toSplitRule } from './service.js';
 import {
   AdminMutationHeaders,
   type ReorderSplitRulesRequest,

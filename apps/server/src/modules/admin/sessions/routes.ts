@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../errors.js';
-import type { Store } from '../../store/index.js';
-import { ref } from '../../http/common.js';
-import { dummyPasswordHash, verifyPassword } from './passwords.js';
-import { normalizeEmail } from './users.js';
+import { ApiError } from '../../../errors.js';
+import type { Store } from '../../../store/index.js';
+import { ref } from '../../../http/common.js';
+import { dummyPasswordHash, verifyPassword } from '../shared/passwords.js';
+import { normalizeEmail } from '../users/service.js';
 import {
   clearedSessionCookie,
   csrfMatches,
@@ -14,9 +14,9 @@ import {
   sessionCookie,
   type LoginThrottle,
   type SessionRecord,
-} from './sessions.js';
-import { AdminMutationHeaders, type AdminLoginRequest, type AdminSession } from './schemas.js';
-import { isAdminRole, permissionsOf, type AdminRole } from './permissions.js';
+} from './service.js';
+import { AdminMutationHeaders, type AdminLoginRequest, type AdminSession } from '../split-rules/schemas.js';
+import { isAdminRole, permissionsOf, type AdminRole } from '../shared/permissions.js';
 
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 // Same words whether the email is unknown or the password wrong.

@@ -1,11 +1,11 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { IdempotencyHeaders, ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
-import { MAX_PRIORITY, MAX_SPLITS_PER_RULE } from '../../domain/split.js';
-import { MAX_SETTLEMENT_DELAY_DAYS } from '../accounts/settings.js';
-import { MAX_AMOUNT_CENTS } from '../payments/schemas.js';
-import { ADMIN_ROLES, PERMISSION_NAMES } from './permissions.js';
-import { MAX_REASON_LENGTH } from './audit-log.js';
-import type { BankAccount } from '../../domain/bank-account.js';
+import { IdempotencyHeaders, ListQueryBase, listOf, ref, stringEnum, constant } from '../../../http/common.js';
+import { MAX_PRIORITY, MAX_SPLITS_PER_RULE } from '../../../domain/split.js';
+import { MAX_SETTLEMENT_DELAY_DAYS } from '../../accounts/settings.js';
+import { MAX_AMOUNT_CENTS } from '../../payments/schemas.js';
+import { ADMIN_ROLES, PERMISSION_NAMES } from '../shared/permissions.js';
+import { MAX_REASON_LENGTH } from '../shared/audit.js';
+import type { BankAccount } from '../../../domain/bank-account.js';
 
 // Objects of the admin API that belong to no mode (accounts, sessions, settlement runs) still
 // carry `livemode`, as every object does: false.

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Selectable } from 'kysely';
 import { Type, type Static } from 'typebox';
-import type { Store, Tx, WriteOp } from '../../store/index.js';
-import type { AdminAuditLogTable } from '../../store/schema.js';
-import { ApiError } from '../../errors.js';
-import { newId } from '../../domain/ids.js';
-import { constant, ListQueryBase, listOf, ref } from '../../http/common.js';
-import { paginate, type Page } from '../../http/pagination.js';
+import type { Store, Tx, WriteOp } from '../../../store/index.js';
+import type { AdminAuditLogTable } from '../../../store/schema.js';
+import { ApiError } from '../../../errors.js';
+import { newId } from '../../../domain/ids.js';
+import { constant, ListQueryBase, listOf, ref } from '../../../http/common.js';
+import { paginate, type Page } from '../../../http/pagination.js';
 
 // The audit log: one row per admin change, written by the admin scope's write wrapper in the
 // very transaction of the change (as Kill Bill's Kaui records who, when and why on every write).

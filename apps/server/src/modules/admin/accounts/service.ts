@@ -1,17 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { sql, type Selectable } from 'kysely';
-import type { Store, Tx } from '../../store/index.js';
-import type { AccountsTable } from '../../store/schema.js';
-import type { RequestContext } from '../../plugins/idempotency.js';
-import type { KeyCache } from '../../plugins/auth.js';
-import { notFound } from '../../errors.js';
-import { ref } from '../../http/common.js';
-import { paginate, type Page } from '../../http/pagination.js';
-import { parseSettings } from '../accounts/settings.js';
-import { AdminMutationHeaders, IdParams, ListAccountsQuery, type AdminAccount, type UpdateAccountSettingsRequest, type UpdatePayoutBankAccountRequest } from './schemas.js';
-import type { AuditSpec } from './audit-log.js';
-import { checkBankAccount } from '../recipients/service.js';
-import { releaseHeldSettlements } from '../settlements/service.js';
+import type { Store, Tx } from '../../../store/index.js';
+import type { AccountsTable } from '../../../store/schema.js';
+import type { RequestContext } from '../../../plugins/idempotency.js';
+import type { KeyCache } from '../../../plugins/auth.js';
+import { notFound } from '../../../errors.js';
+import { ref } from '../../../http/common.js';
+import { paginate, type Page } from '../../../http/pagination.js';
+import { parseSettings } from '../../accounts/settings.js';
+import { AdminMutationHeaders, IdParams, ListAccountsQuery, type AdminAccount, type UpdateAccountSettingsRequest, type UpdatePayoutBankAccountRequest } from '../split-rules/schemas.js';
+import type { AuditSpec } from '../shared/audit.js';
+import { checkBankAccount } from '../../recipients/service.js';
+import { releaseHeldSettlements } from '../../settlements/service.js';
 
 // Merchant accounts as the back office sees them: live-mode activation and money settings.
 // Settings are stored on the account row (accounts.settings JSON) as overrides only, in the

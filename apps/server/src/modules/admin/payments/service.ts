@@ -1,18 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { Selectable } from 'kysely';
 import { Type, type Static } from 'typebox';
-import type { Store } from '../../store/index.js';
-import type { PaymentsTable } from '../../store/schema.js';
-import { notFound } from '../../errors.js';
-import { idFloor } from '../../domain/ids.js';
-import { constant, ListQueryBase, listOf, ref, stringEnum } from '../../http/common.js';
-import { paginate } from '../../http/pagination.js';
-import { PAYMENT_STATUSES } from '../../domain/states.js';
-import { toPayment } from '../payments/repository.js';
-import { Payment } from '../payments/schemas.js';
-import { toReceivable } from '../receivables/service.js';
-import { toRefund } from '../refunds/service.js';
-import { toEvent } from '../events/service.js';
+import type { Store } from '../../../store/index.js';
+import type { PaymentsTable } from '../../../store/schema.js';
+import { notFound } from '../../../errors.js';
+import { idFloor } from '../../../domain/ids.js';
+import { constant, ListQueryBase, listOf, ref, stringEnum } from '../../../http/common.js';
+import { paginate } from '../../../http/pagination.js';
+import { PAYMENT_STATUSES } from '../../../domain/states.js';
+import { toPayment } from '../../payments/repository.js';
+import { Payment } from '../../payments/schemas.js';
+import { toReceivable } from '../../receivables/service.js';
+import { toRefund } from '../../refunds/service.js';
+import { toEvent } from '../../events/service.js';
 
 // Payments across every merchant account, for the back office: a search (by id, account, status,
 // method, mode and creation date) and a detail with what the payment produced.

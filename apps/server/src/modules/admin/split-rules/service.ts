@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Selectable } from 'kysely';
-import type { Store, Tx } from '../../store/index.js';
-import type { SplitRulesTable } from '../../store/schema.js';
-import type { RequestContext } from '../../plugins/idempotency.js';
-import { ApiError, notFound } from '../../errors.js';
-import { newId } from '../../domain/ids.js';
-import { validateSplitRuleShape } from '../../domain/split.js';
-import { ref } from '../../http/common.js';
-import { paginate, type Page } from '../../http/pagination.js';
-import type { AuditSpec } from './audit-log.js';
+import type { Store, Tx } from '../../../store/index.js';
+import type { SplitRulesTable } from '../../../store/schema.js';
+import type { RequestContext } from '../../../plugins/idempotency.js';
+import { ApiError, notFound } from '../../../errors.js';
+import { newId } from '../../../domain/ids.js';
+import { validateSplitRuleShape } from '../../../domain/split.js';
+import { ref } from '../../../http/common.js';
+import { paginate, type Page } from '../../../http/pagination.js';
+import type { AuditSpec } from '../shared/audit.js';
 import {
   AdminMutationHeaders,
   IdParams,

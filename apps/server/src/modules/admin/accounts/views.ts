@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Selectable } from 'kysely';
 import { Type, type Static } from 'typebox';
-import type { Store } from '../../store/index.js';
-import type { ApiKeysTable, Database, RecipientsTable } from '../../store/schema.js';
-import { notFound } from '../../errors.js';
-import { BankAccount, constant, ListQueryBase, listOf, ref, refTo, stringEnum } from '../../http/common.js';
-import { paginate } from '../../http/pagination.js';
-import { IdParams } from './schemas.js';
+import type { Store } from '../../../store/index.js';
+import type { ApiKeysTable, Database, RecipientsTable } from '../../../store/schema.js';
+import { notFound } from '../../../errors.js';
+import { BankAccount, constant, ListQueryBase, listOf, ref, refTo, stringEnum } from '../../../http/common.js';
+import { paginate } from '../../../http/pagination.js';
+import { IdParams } from '../split-rules/schemas.js';
 
 // Read-only views of a merchant account for the back office: its API keys (as their display
 // prefix, never a secret) and its recipients (documents masked).
