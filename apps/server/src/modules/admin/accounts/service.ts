@@ -1,14 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import { sql, type Selectable } from 'kysely';
 import type { Store, Tx } from '../../../store/index.js';
 import type { AccountsTable } from '../../../store/schema.js';
 import type { RequestContext } from '../../../plugins/idempotency.js';
 import type { KeyCache } from '../../../plugins/auth.js';
 import { notFound } from '../../../errors.js';
-import { ref } from '../../../http/common.js';
 import { paginate, type Page } from '../../../http/pagination.js';
 import { parseSettings } from '../../accounts/settings.js';
-import { AdminMutationHeaders, IdParams, ListAccountsQuery, type AdminAccount, type UpdateAccountSettingsRequest, type UpdatePayoutBankAccountRequest } from '../split-rules/schemas.js';
+import type { AdminAccount, ListAccountsQuery, UpdateAccountSettingsRequest, UpdatePayoutBankAccountRequest } from './schemas.js';
 import type { AuditSpec } from '../shared/audit.js';
 import { checkBankAccount } from '../../recipients/service.js';
 import { releaseHeldSettlements } from '../../settlements/service.js';
@@ -127,7 +125,7 @@ async function accountSnapshot(tx: Tx, id: string): Promise<AdminAccount | null>
   return row ? toAdminAccount(row) : null;
 }
 
-const audits = {
+export const accountAudit = {
   activateLive: {
     action: 'account.activate_live', objectType: 'account', snapshot: accountSnapshot, objectId: idParam,
     reasonRequired: true, reasonHint: 'live mode lets the account take real money',
@@ -141,64 +139,3 @@ const audits = {
   },
 } satisfies Record<string, AuditSpec>;
 
-const tags = ['Admin'];
-const security = [{ adminSession: [] }];
-const AccountIdParams = IdParams('Merchant account id (`acct_...`).');
-
-export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCache?: KeyCache): void {
-  scope.get<{ Querystring: ListAccountsQuery }>('/admin/accounts', {
-    config: { auth: 'none', permission: 'accounts:view' },
-    schema: {
-      operationId: 'adminListAccounts', tags, security, summary: 'List merchant accounts',
-      description: 'Every merchant account, newest first, with cursors. Filter by `liveEnabled`; `search` finds an account by id, or by a part of its name or email.',
-      querystring: ListAccountsQuery,
-      response: { 200: ref('AdminAccountList') },
-    },
-  }, (req) => listAccounts(store, req.query));
-
-  scope.get<{ Params: { id: string } }>('/admin/accounts/:id', {
-    config: { auth: 'none', permission: 'accounts:view' },
-    schema: {
-      operationId: 'adminGetAccount', tags, security, summary: 'Fetch a merchant account',
-      description: 'The account with its effective settings: processing fee per method (`percentBps`, `fixedCents`) and `settlementDelayDays` per method, defaults filled in.',
-      params: AccountIdParams,
-      response: { 200: ref('AdminAccount') },
-    },
-  }, (req) => getAccount(store, req.params.id));
-
-  scope.post<{ Params: { id: string }; Body: { reason: string } }>('/admin/accounts/:id/activate-live', {
-    config: { auth: 'none', permission: 'accounts:activate_live', audit: audits.activateLive },
-    schema: {
-      operationId: 'adminActivateLiveMode', tags, security, summary: 'Activate live mode for an account',
-      description: 'From now on the account\'s `sk_live_` / `pk_live_` keys work (until then they get PERMISSION_DENIED). Needs a `reason` (kept in the audit log): live mode takes real money. Activating an active account changes nothing.',
-      headers: AdminMutationHeaders,
-      params: AccountIdParams,
-      body: ref('ActivateLiveModeRequest'),
-      response: { 200: ref('AdminAccount') },
-    },
-  }, (req) => activateLiveMode(req.ctx, req.params.id, keyCache));
-
-  scope.patch<{ Params: { id: string }; Body: UpdateAccountSettingsRequest }>('/admin/accounts/:id/settings', {
-    config: { auth: 'none', permission: 'accounts:update', audit: audits.updateSettings },
-    schema: {
-      operationId: 'adminUpdateAccountSettings', tags, security, summary: 'Change an account\'s fees and settlement delays',
-      description: 'Fees per method (`percentBps` 0-10000, `fixedCents` >= 0) and `settlementDelayDays` per method (0-365). Only the fields sent change. Applies to payments approved from now on.',
-      headers: AdminMutationHeaders,
-      params: AccountIdParams,
-      body: ref('UpdateAccountSettingsRequest'),
-      response: { 200: ref('AdminAccount') },
-    },
-  }, (req) => updateAccountSettings(req.ctx, req.params.id, req.body));
-
-  scope.patch<{ Params: { id: string }; Body: UpdatePayoutBankAccountRequest }>('/admin/accounts/:id/payout-bank-account', {
-    config: { auth: 'none', permission: 'accounts:set_payout_bank_account', audit: audits.setPayoutBankAccount },
-    schema: {
-      operationId: 'adminUpdatePayoutBankAccount', tags, security, summary: 'Set an account\'s payout bank account',
-      description: 'Where the merchant\'s own settlements are paid, validated as a recipient\'s bank account (`bankCode` 3 digits, `agency` digits with an optional check digit, `account` digits, `-` and a check digit, `accountType`). Replaces the current one. Settlements that were `held` for want of it take it at once and go to payout (`settlement.updated` events); later settlements take it when they are made. Needs a `reason` (kept in the audit log): it decides where the merchant\'s money is paid.',
-      headers: AdminMutationHeaders,
-      params: AccountIdParams,
-      body: ref('UpdatePayoutBankAccountRequest'),
-      response: { 200: ref('AdminAccount') },
-    },
-  }, (req) => updatePayoutBankAccount(req.ctx, req.params.id, req.body));
-}

@@ -4,18 +4,9 @@ import type { Store } from '../../../store/index.js';
 import { ref } from '../../../http/common.js';
 import { dummyPasswordHash, verifyPassword } from '../shared/passwords.js';
 import { normalizeEmail } from '../users/service.js';
-import {
-  clearedSessionCookie,
-  csrfMatches,
-  findSession,
-  insertSession,
-  readCookie,
-  SESSION_COOKIE,
-  sessionCookie,
-  type LoginThrottle,
-  type SessionRecord,
-} from './service.js';
-import { AdminMutationHeaders, type AdminLoginRequest, type AdminSession } from '../split-rules/schemas.js';
+import { clearedSessionCookie, csrfMatches, findSession, insertSession, readCookie, SESSION_COOKIE, sessionCookie, type LoginThrottle, type SessionRecord } from './service.js';
+import { AdminMutationHeaders } from '../shared/schemas.js';
+import type { AdminLoginRequest, AdminSession } from './schemas.js';
 import { isAdminRole, permissionsOf, type AdminRole } from '../shared/permissions.js';
 
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);

@@ -1,62 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
-import type { Tx } from '../../../store/index.js';
-import { ListQueryBase, listOf, ref, stringEnum } from '../../../http/common.js';
-import { notFound } from '../../../errors.js';
-import { paginate } from '../../../http/pagination.js';
-import { AdminMutationHeaders, requiredReason } from '../split-rules/schemas.js';
-import type { AuditSpec } from '../shared/audit.js';
-import { Settlement } from '../../settlements/schemas.js';
-import { SETTLEMENT_STATUSES } from '../../../domain/states.js';
-import { createRun, getRun, JOB_RUN, listRuns, toRun, toSettlement, type SettlementRow } from '../../settlements/service.js';
+import { Type } from 'typebox';
+import { ListQueryBase, ref } from '../../../http/common.js';
+import { AdminMutationHeaders } from '../shared/schemas.js';
+import { ListRunSettlementsQuery, type SettlementRunRequest } from './schemas.js';
+import { listRunSettlements, runAudit } from './service.js';
+import { createRun, getRun, JOB_RUN, listRuns, toRun } from '../../settlements/service.js';
 import { enqueue } from '../../../jobs/queue.js';
 import type { Store } from '../../../store/index.js';
 
 const tags = ['Admin'];
 const security = [{ adminSession: [] }];
-
-export const SettlementRunRequest = Type.Object(
-  {
-    date: Type.Optional(Type.String({ format: 'date', description: 'Settle what is available on or before this date (default: today in São Paulo).' })),
-    reason: requiredReason,
-  },
-  { $id: 'SettlementRunRequest', additionalProperties: false, examples: [{ reason: 'Daily run missed after the outage of 2026-11-20' }] },
-);
-type SettlementRunRequest = Static<typeof SettlementRunRequest>;
-
-// A settlement with the merchant account it belongs to: a run spans every account.
-export const AdminSettlement = Type.Object(
-  { ...Settlement.properties, accountId: Type.String({ description: 'The merchant account (`acct_`).' }) },
-  { $id: 'AdminSettlement', additionalProperties: false, description: 'A settlement of a run, with its merchant account.' },
-);
-export type AdminSettlement = Static<typeof AdminSettlement>;
-export const AdminSettlementList = listOf('AdminSettlement', 'AdminSettlementList');
-
-export const ListRunSettlementsQuery = Type.Object(
-  {
-    limit: ListQueryBase.limit,
-    startingAfter: ListQueryBase.startingAfter,
-    endingBefore: ListQueryBase.endingBefore,
-    status: Type.Optional(stringEnum(SETTLEMENT_STATUSES, { description: '`failed`: the payouts the bank refused (their receivables went back to pending); `held`: merchant settlements waiting for the account\'s payout bank account.' })),
-  },
-  { additionalProperties: false },
-);
-type ListRunSettlementsQuery = Static<typeof ListRunSettlementsQuery>;
-
-export const settlementRunSchemas = [SettlementRunRequest, AdminSettlement, AdminSettlementList];
-
-const toAdminSettlement = (row: SettlementRow): AdminSettlement => ({ ...toSettlement(row), accountId: row.account_id });
-
-async function runSnapshot(tx: Tx, id: string) {
-  const row = await tx.selectFrom('settlement_runs').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? toRun(row) : null;
-}
-
-const runAudit = {
-  action: 'settlement_run.create', objectType: 'settlement_run', snapshot: runSnapshot,
-  objectId: (_req, result) => (result as { id?: string } | undefined)?.id,
-  reasonRequired: true, reasonHint: 'a settlement run pays money out',
-} satisfies AuditSpec;
 
 // Registered inside the admin scope, behind its session and CSRF guard.
 export function settlementRunRoutes(app: FastifyInstance, deps: { store: Store; kickWorker: () => void }): void {
@@ -108,12 +61,5 @@ export function settlementRunRoutes(app: FastifyInstance, deps: { store: Store; 
       querystring: ListRunSettlementsQuery,
       response: { 200: ref('AdminSettlementList') },
     },
-  }, async (req) => {
-    const run = await deps.store.db.selectFrom('settlement_runs').select('id').where('id', '=', req.params.id).executeTakeFirst();
-    if (!run) throw notFound('settlement run', 'id');
-    const scope = deps.store.db.selectFrom('settlements').selectAll().where('run_id', '=', req.params.id);
-    let qb = scope;
-    if (req.query.status) qb = qb.where('status', '=', req.query.status);
-    return paginate(qb, req.query, toAdminSettlement, scope);
-  });
+  }, (req) => listRunSettlements(deps.store, req.params.id, req.query));
 }
