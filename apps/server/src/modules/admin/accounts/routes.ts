@@ -1,16 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../../../store/index.js';
 import type { KeyCache } from '../../../plugins/auth.js';
-import { ref } from '../../../http/common.js';
+import { ref, refTo } from '../../../http/common.js';
 import { AdminMutationHeaders, IdParams, security, tags } from '../shared/schemas.js';
-import { ListAccountRecipientsQuery, ListAccountsQuery, ListKeysQuery, type UpdateAccountSettingsRequest, type UpdatePayoutBankAccountRequest } from './schemas.js';
+import { ActivateLiveModeRequest, ListAccountRecipientsQuery, ListAccountsQuery, ListKeysQuery, UpdateAccountSettingsRequest, UpdatePayoutBankAccountRequest } from './schemas.js';
 import { accountAudit as audits, activateLiveMode, getAccount, listAccounts, updateAccountSettings, updatePayoutBankAccount } from './service.js';
 import { accountList, toAdminApiKey, toAdminRecipient } from './views.js';
+import { typed } from '../../../http/typed.js';
 
 const AccountIdParams = IdParams('Merchant account id (`acct_...`).');
 
-export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCache?: KeyCache): void {
-  scope.get<{ Querystring: ListAccountsQuery }>('/admin/accounts', {
+export function adminAccountRoutes(scopeInstance: FastifyInstance, store: Store, keyCache?: KeyCache): void {
+  const scope = typed(scopeInstance);
+  scope.get('/admin/accounts', {
     config: { auth: 'none', permission: 'accounts:view' },
     schema: {
       operationId: 'adminListAccounts', tags, security, summary: 'List merchant accounts',
@@ -20,7 +22,7 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
     },
   }, (req) => listAccounts(store, req.query));
 
-  scope.get<{ Params: { id: string } }>('/admin/accounts/:id', {
+  scope.get('/admin/accounts/:id', {
     config: { auth: 'none', permission: 'accounts:view' },
     schema: {
       operationId: 'adminGetAccount', tags, security, summary: 'Fetch a merchant account',
@@ -30,45 +32,46 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
     },
   }, (req) => getAccount(store, req.params.id));
 
-  scope.post<{ Params: { id: string }; Body: { reason: string } }>('/admin/accounts/:id/activate-live', {
+  scope.post('/admin/accounts/:id/activate-live', {
     config: { auth: 'none', permission: 'accounts:activate_live', audit: audits.activateLive },
     schema: {
       operationId: 'adminActivateLiveMode', tags, security, summary: 'Activate live mode for an account',
       description: 'From now on the account\'s `sk_live_` / `pk_live_` keys work (until then they get PERMISSION_DENIED). Needs a `reason` (kept in the audit log): live mode takes real money. Activating an active account changes nothing.',
       headers: AdminMutationHeaders,
       params: AccountIdParams,
-      body: ref('ActivateLiveModeRequest'),
+      body: refTo(ActivateLiveModeRequest),
       response: { 200: ref('AdminAccount') },
     },
   }, (req) => activateLiveMode(req.ctx, req.params.id, keyCache));
 
-  scope.patch<{ Params: { id: string }; Body: UpdateAccountSettingsRequest }>('/admin/accounts/:id/settings', {
+  scope.patch('/admin/accounts/:id/settings', {
     config: { auth: 'none', permission: 'accounts:update', audit: audits.updateSettings },
     schema: {
       operationId: 'adminUpdateAccountSettings', tags, security, summary: 'Change an account\'s fees and settlement delays',
       description: 'Fees per method (`percentBps` 0-10000, `fixedCents` >= 0) and `settlementDelayDays` per method (0-365). Only the fields sent change. Applies to payments approved from now on.',
       headers: AdminMutationHeaders,
       params: AccountIdParams,
-      body: ref('UpdateAccountSettingsRequest'),
+      body: refTo(UpdateAccountSettingsRequest),
       response: { 200: ref('AdminAccount') },
     },
   }, (req) => updateAccountSettings(req.ctx, req.params.id, req.body));
 
-  scope.patch<{ Params: { id: string }; Body: UpdatePayoutBankAccountRequest }>('/admin/accounts/:id/payout-bank-account', {
+  scope.patch('/admin/accounts/:id/payout-bank-account', {
     config: { auth: 'none', permission: 'accounts:set_payout_bank_account', audit: audits.setPayoutBankAccount },
     schema: {
       operationId: 'adminUpdatePayoutBankAccount', tags, security, summary: 'Set an account\'s payout bank account',
       description: 'Where the merchant\'s own settlements are paid, validated as a recipient\'s bank account (`bankCode` 3 digits, `agency` digits with an optional check digit, `account` digits, `-` and a check digit, `accountType`). Replaces the current one. Settlements that were `held` for want of it take it at once and go to payout (`settlement.updated` events); later settlements take it when they are made. Needs a `reason` (kept in the audit log): it decides where the merchant\'s money is paid.',
       headers: AdminMutationHeaders,
       params: AccountIdParams,
-      body: ref('UpdatePayoutBankAccountRequest'),
+      body: refTo(UpdatePayoutBankAccountRequest),
       response: { 200: ref('AdminAccount') },
     },
   }, (req) => updatePayoutBankAccount(req.ctx, req.params.id, req.body));
 }
 
-export function accountViewRoutes(scope: FastifyInstance, store: Store): void {
-  scope.get<{ Params: { id: string }; Querystring: ListAccountRecipientsQuery }>('/admin/accounts/:id/api-keys', {
+export function accountViewRoutes(scopeInstance: FastifyInstance, store: Store): void {
+  const scope = typed(scopeInstance);
+  scope.get('/admin/accounts/:id/api-keys', {
     config: { auth: 'none', permission: 'accounts:view' },
     schema: {
       operationId: 'adminListAccountApiKeys', tags, security, summary: 'List an account\'s API keys',
@@ -79,7 +82,7 @@ export function accountViewRoutes(scope: FastifyInstance, store: Store): void {
     },
   }, accountList(store, 'api_keys', toAdminApiKey));
 
-  scope.get<{ Params: { id: string }; Querystring: ListAccountRecipientsQuery }>('/admin/accounts/:id/recipients', {
+  scope.get('/admin/accounts/:id/recipients', {
     config: { auth: 'none', permission: 'recipients:view' },
     schema: {
       operationId: 'adminListAccountRecipients', tags, security, summary: 'List an account\'s recipients',

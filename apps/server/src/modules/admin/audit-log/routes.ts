@@ -4,9 +4,11 @@ import { ref } from '../../../http/common.js';
 import { security, tags } from '../shared/schemas.js';
 import { ListAuditLogQuery } from './schemas.js';
 import { listAuditLog } from './service.js';
+import { typed } from '../../../http/typed.js';
 
-export function auditLogRoutes(scope: FastifyInstance, store: Store): void {
-  scope.get<{ Querystring: ListAuditLogQuery }>('/admin/audit-log', {
+export function auditLogRoutes(scopeInstance: FastifyInstance, store: Store): void {
+  const scope = typed(scopeInstance);
+  scope.get('/admin/audit-log', {
     config: { auth: 'none', permission: 'audit_log:view' },
     schema: {
       operationId: 'adminListAuditLog', tags, security, summary: 'List the audit log',

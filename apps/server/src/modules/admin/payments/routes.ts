@@ -5,9 +5,11 @@ import { ref } from '../../../http/common.js';
 import { security, tags } from '../shared/schemas.js';
 import { ListAdminPaymentsQuery } from './schemas.js';
 import { getAdminPayment, listAdminPayments } from './service.js';
+import { typed } from '../../../http/typed.js';
 
-export function adminPaymentRoutes(scope: FastifyInstance, store: Store): void {
-  scope.get<{ Querystring: ListAdminPaymentsQuery }>('/admin/payments', {
+export function adminPaymentRoutes(scopeInstance: FastifyInstance, store: Store): void {
+  const scope = typed(scopeInstance);
+  scope.get('/admin/payments', {
     config: { auth: 'none', permission: 'payments:view' },
     schema: {
       operationId: 'adminListPayments', tags, security, summary: 'Search payments',
@@ -17,7 +19,7 @@ export function adminPaymentRoutes(scope: FastifyInstance, store: Store): void {
     },
   }, (req) => listAdminPayments(store, req.query));
 
-  scope.get<{ Params: { id: string } }>('/admin/payments/:id', {
+  scope.get('/admin/payments/:id', {
     config: { auth: 'none', permission: 'payments:view' },
     schema: {
       operationId: 'adminGetPayment', tags, security, summary: 'Fetch a payment with its receivables, refunds and events',

@@ -1,25 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ListQueryBase, ref } from '../../../http/common.js';
+import { ListQueryBase, ref, refTo } from '../../../http/common.js';
 import { AdminMutationHeaders } from '../shared/schemas.js';
-import { ListRunSettlementsQuery, type SettlementRunRequest } from './schemas.js';
+import { ListRunSettlementsQuery, SettlementRunRequest } from './schemas.js';
 import { listRunSettlements, runAudit } from './service.js';
 import { createRun, getRun, JOB_RUN, listRuns, toRun } from '../../settlements/service.js';
 import { enqueue } from '../../../jobs/queue.js';
 import type { Store } from '../../../store/index.js';
+import { typed } from '../../../http/typed.js';
 
 const tags = ['Admin'];
 const security = [{ adminSession: [] }];
 
 // Registered inside the admin scope, behind its session and CSRF guard.
-export function settlementRunRoutes(app: FastifyInstance, deps: { store: Store; kickWorker: () => void }): void {
-  app.post<{ Body: SettlementRunRequest }>('/admin/settlement-runs', {
+export function settlementRunRoutes(appInstance: FastifyInstance, deps: { store: Store; kickWorker: () => void }): void {
+  const app = typed(appInstance);
+  app.post('/admin/settlement-runs', {
     config: { permission: 'settlement_runs:create', audit: runAudit },
     schema: {
       operationId: 'adminRunSettlement', tags, security, summary: 'Run settlement now',
       description: 'Starts a run and answers with it, `pending`: a worker carries it out in the background (poll `GET /admin/settlement-runs/{id}` until `completed`). It settles every pending receivable available on or before `date` (default: today in São Paulo): one settlement per payee. Needs a `reason` (VALIDATION_ERROR without one), kept in the audit log with the run. With an `Idempotency-Key`, a retry answers the same run and starts nothing; without one, a second run finds nothing left to settle twice.',
       headers: AdminMutationHeaders,
-      body: ref('SettlementRunRequest'),
+      body: refTo(SettlementRunRequest),
       response: { 200: ref('SettlementRun') },
     },
   }, async (req) => {
@@ -34,7 +36,7 @@ export function settlementRunRoutes(app: FastifyInstance, deps: { store: Store; 
     return run;
   });
 
-  app.get<{ Querystring: { limit?: number; startingAfter?: string; endingBefore?: string } }>('/admin/settlement-runs', {
+  app.get('/admin/settlement-runs', {
     config: { permission: 'settlement_runs:view' },
     schema: {
       operationId: 'adminListSettlementRuns', tags, security, summary: 'List settlement runs', description: 'Every run, scheduled or triggered, newest first, with what it settled.',
@@ -43,7 +45,7 @@ export function settlementRunRoutes(app: FastifyInstance, deps: { store: Store; 
     },
   }, (req) => listRuns(deps.store, req.query));
 
-  app.get<{ Params: { id: string } }>('/admin/settlement-runs/:id', {
+  app.get('/admin/settlement-runs/:id', {
     config: { permission: 'settlement_runs:view' },
     schema: {
       operationId: 'adminGetSettlementRun', tags, security, summary: 'Fetch a settlement run', description: 'One run: its date, trigger and totals.',
@@ -52,7 +54,7 @@ export function settlementRunRoutes(app: FastifyInstance, deps: { store: Store; 
     },
   }, (req) => getRun(deps.store, req.params.id));
 
-  app.get<{ Params: { id: string }; Querystring: ListRunSettlementsQuery }>('/admin/settlement-runs/:id/settlements', {
+  app.get('/admin/settlement-runs/:id/settlements', {
     config: { permission: 'settlement_runs:view' },
     schema: {
       operationId: 'adminListSettlementRunSettlements', tags, security, summary: 'List the settlements of a run',
