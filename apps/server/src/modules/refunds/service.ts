@@ -11,12 +11,13 @@ import { paginate } from '../../http/pagination.js';
 import { localDate } from '../accounts/settings.js';
 import { emitEvents, recordEvent, type Owner } from '../events/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
+import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
 import { toPayment, transition } from '../payments/repository.js';
 import { toReceivable, type ReceivableRow } from '../receivables/service.js';
 import type { CreateRefundBody, ListRefundsQuery, Refund } from './schemas.js';
 
-export const JOB_REFUND = 'refund.process';
+export const JOB_REFUND = 'refund.process' satisfies JobType;
 
 export function toRefund(row: Selectable<RefundsTable>): Refund {
   return {
@@ -167,7 +168,7 @@ export async function listRefunds(store: Store, owner: Owner, q: ListRefundsQuer
 
 export async function refundJob(deps: { store: Store; provider: PaymentProvider; retryBaseMs: number }, job: JobRow, workerId: string): Promise<void> {
   const { store, provider } = deps;
-  const { refundId } = JSON.parse(job.payload) as { refundId: string };
+  const { refundId } = readPayload(job, JOB_REFUND);
   const refund = await store.db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
   if (!refund || refund.status !== 'pending') {
     await store.write((tx) => complete(tx, job, workerId));
