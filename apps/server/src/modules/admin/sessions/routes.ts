@@ -5,7 +5,7 @@ import { ref, refTo } from '../../../http/common.js';
 import { dummyPasswordHash, verifyPassword } from '../shared/passwords.js';
 import { normalizeEmail } from '../users/service.js';
 import { clearedSessionCookie, csrfMatches, findSession, insertSession, readCookie, SESSION_COOKIE, sessionCookie, type LoginThrottle, type SessionRecord } from './service.js';
-import { AdminMutationHeaders } from '../shared/schemas.js';
+import { AdminMutationHeaders, security, tags } from '../shared/schemas.js';
 import { AdminLoginRequest, type AdminSession } from './schemas.js';
 import { isAdminRole, permissionsOf, type AdminRole } from '../shared/permissions.js';
 import { typed } from '../../../http/typed.js';
@@ -58,8 +58,6 @@ function sessionView(session: { adminId: string; email: string; role: AdminRole;
   };
 }
 
-const tags = ['Admin'];
-const security = [{ adminSession: [] }];
 
 export function sessionRoutes(scopeInstance: FastifyInstance, options: SessionOptions): void {
   const scope = typed(scopeInstance);

@@ -1,16 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ListQueryBase, ref, refTo } from '../../../http/common.js';
-import { AdminMutationHeaders } from '../shared/schemas.js';
+import { AdminMutationHeaders, security, tags } from '../shared/schemas.js';
 import { ListRunSettlementsQuery, SettlementRunRequest } from './schemas.js';
-import { listRunSettlements, runAudit } from './service.js';
-import { createRun, getRun, JOB_RUN, listRuns, toRun } from '../../settlements/service.js';
-import { enqueue } from '../../../jobs/queue.js';
+import { listRunSettlements, runAudit, startRun } from './service.js';
+import { getRun, listRuns } from '../../settlements/service.js';
 import type { Store } from '../../../store/index.js';
 import { typed } from '../../../http/typed.js';
-
-const tags = ['Admin'];
-const security = [{ adminSession: [] }];
 
 // Registered inside the admin scope, behind its session and CSRF guard.
 export function settlementRunRoutes(appInstance: FastifyInstance, deps: { store: Store; kickWorker: () => void }): void {
@@ -24,17 +20,7 @@ export function settlementRunRoutes(appInstance: FastifyInstance, deps: { store:
       body: refTo(SettlementRunRequest),
       response: { 200: ref('SettlementRun') },
     },
-  }, async (req) => {
-    // The run, the job that carries it out and the audit entry commit with the Idempotency-Key
-    // (the run itself can take minutes and many transactions: it is background work, as a row).
-    const run = await req.ctx.write(async (tx) => {
-      const created = await createRun(tx, { date: req.body.date, trigger: 'admin' });
-      await enqueue(tx, JOB_RUN, { runId: created.id });
-      return toRun(created);
-    });
-    deps.kickWorker();
-    return run;
-  });
+  }, (req) => startRun(req.ctx, req.body, deps.kickWorker));
 
   app.get('/admin/settlement-runs', {
     config: { permission: 'settlement_runs:view' },

@@ -1,9 +1,12 @@
 import type { Store, Tx } from '../../../store/index.js';
+import type { RequestContext } from '../../../plugins/idempotency.js';
+import { enqueue } from '../../../jobs/queue.js';
 import { notFound } from '../../../errors.js';
 import { paginate, type Page } from '../../../http/pagination.js';
-import { toRun, toSettlement, type SettlementRow } from '../../settlements/service.js';
+import { createRun, JOB_RUN, toRun, toSettlement, type SettlementRow } from '../../settlements/service.js';
 import type { AuditSpec } from '../shared/audit.js';
-import type { AdminSettlement, ListRunSettlementsQuery } from './schemas.js';
+import type { AdminSettlement, ListRunSettlementsQuery, SettlementRunRequest } from './schemas.js';
+import type { SettlementRun } from '../../settlements/schemas.js';
 
 const toAdminSettlement = (row: SettlementRow): AdminSettlement => ({ ...toSettlement(row), accountId: row.account_id });
 
@@ -27,4 +30,17 @@ export async function listRunSettlements(store: Store, runId: string, query: Lis
   let qb = scope;
   if (query.status) qb = qb.where('status', '=', query.status);
   return paginate(qb, query, toAdminSettlement, scope);
+}
+
+// POST /admin/settlement-runs: the run, the job that carries it out and the audit entry commit
+// with the Idempotency-Key (the run itself can take minutes and many transactions: it is
+// background work, as a row).
+export async function startRun(ctx: RequestContext, body: SettlementRunRequest, kickWorker: () => void): Promise<SettlementRun> {
+  const run = await ctx.write(async (tx) => {
+    const created = await createRun(tx, { date: body.date, trigger: 'admin' });
+    await enqueue(tx, JOB_RUN, { runId: created.id });
+    return toRun(created);
+  });
+  kickWorker();
+  return run;
 }
