@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import { SESSION_COOKIE } from '../modules/admin/sessions/service.js';
@@ -14,21 +14,28 @@ export const API_DESCRIPTION = `Payments for Brazilian merchants: Pix and card, 
 - **Errors**: every non-2xx answer is \`{"error": {"code", "message", "correlationId", "param"?}}\`.
 - **Sandbox**: \`POST /v1/sandbox/accounts\` gives you keys at once; test tokens \`tok_visa\`, \`tok_mastercard\` approve, \`tok_declined\`, \`tok_insufficient_funds\` decline, \`tok_provider_error\` fails at the provider.`;
 
-// The only third-party host the docs page may reach: Scalar's font files. Everything else (the
-// script, the document, try-it requests) is this instance.
-export const DOCS_FONT_ORIGIN = 'https://fonts.scalar.com';
+// The docs page's icon (the back office's mark), served by the instance: a page that asks for
+// /favicon.ico and gets a 404 is a page with an error in its console.
+export const DOCS_FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0b5394"/><text x="16" y="22" font-family="sans-serif" font-size="16" font-weight="700" text-anchor="middle" fill="#fff">R$</text></svg>';
+
+// Runs before Scalar's bundle. The validator bundled in Scalar (zod 4) probes `Function('')` to
+// pick a compiled fast path; under this page's policy (no 'unsafe-eval') that probe is a CSP
+// violation in the console. Its documented switch, `jitless`, skips the probe.
+const DOCS_SETUP_JS = 'globalThis.__zod_globalConfig = Object.assign(globalThis.__zod_globalConfig || {}, { jitless: true });\n';
 
 // The docs page gets its own policy (the API's `default-src 'none'` would blank it). It makes
 // "the page talks only to this instance" something the browser enforces rather than a property
 // of the current Scalar build: scripts, the document and try-it calls are same-origin only.
-// `'unsafe-inline'` is needed for Scalar's inline bootstrap script and its runtime styles.
+// `'unsafe-inline'` is needed for Scalar's inline bootstrap script and its runtime styles. Fonts
+// are the system's (Scalar's default fonts, from fonts.scalar.com, are turned off): the page
+// makes no request outside the instance and works offline.
 function docsContentSecurityPolicy(publicOrigin: string | null): string {
   const connect = ["'self'", ...(publicOrigin ? [publicOrigin] : [])].join(' ');
   return [
     "default-src 'none'",
     "script-src 'self' 'unsafe-inline'",
     "style-src 'self' 'unsafe-inline'",
-    `font-src 'self' data: ${DOCS_FONT_ORIGIN}`,
+    "font-src 'self' data:",
     "img-src 'self' data: blob:",
     `connect-src ${connect}`,
     "worker-src 'self' blob:",
@@ -215,27 +222,44 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
   });
 
   const csp = docsContentSecurityPolicy(originOf(options.publicUrl));
-  await app.register(scalar, {
-    routePrefix: '/v1/docs',
-    logLevel: 'warn',
-    hooks: {
-      onRequest: async (_req, reply) => {
-        reply.header('content-security-policy', csp);
-        reply.header('x-frame-options', 'DENY');
-      },
-    },
-    configuration: {
-      pageTitle: 'Pagamentos API reference',
-      title: 'Pagamentos API reference',
-      // The document comes from this instance, and try-it calls go straight to this instance
-      // (no third-party proxy) with the key the reader types in.
-      url: '/v1/openapi.json',
-      hideClientButton: true,
-      telemetry: false,
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      showDeveloperTools: 'never',
-      authentication: { preferredSecurityScheme: 'secretKey' },
-    } as Record<string, unknown>,
+  const docsHeaders = async (_req: FastifyRequest, reply: FastifyReply) => {
+    reply.header('content-security-policy', csp);
+    reply.header('x-frame-options', 'DENY');
+  };
+  // Scalar's routes in a context of their own, so the hook that puts the setup script in front of
+  // Scalar's bundle sees only the docs page.
+  await app.register(async (docs) => {
+    docs.addHook('onSend', async (req, reply, payload) => {
+      if (typeof payload !== 'string' || !String(reply.getHeader('content-type')).startsWith('text/html')) return payload;
+      return payload.replace('<script src="js/scalar.js"', '<script src="js/setup.js"></script>\n    <script src="js/scalar.js"');
+    });
+    docs.get('/v1/docs/js/setup.js', { config: { auth: 'none' }, schema: { hide: true }, onRequest: docsHeaders }, async (_req, reply) =>
+      reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(DOCS_SETUP_JS));
+    await docs.register(scalar, {
+      routePrefix: '/v1/docs',
+      logLevel: 'warn',
+      hooks: { onRequest: docsHeaders },
+      configuration: {
+        pageTitle: 'Pagamentos API reference',
+        title: 'Pagamentos API reference',
+        // The document comes from this instance, and try-it calls go straight to this instance
+        // (no third-party proxy) with the key the reader types in.
+        url: '/v1/openapi.json',
+        // System fonts, not fonts.scalar.com: nothing outside the instance, works offline.
+        withDefaultFonts: false,
+        favicon: '/favicon.svg',
+        hideClientButton: true,
+        telemetry: false,
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        showDeveloperTools: 'never',
+        authentication: { preferredSecurityScheme: 'secretKey' },
+      } as Record<string, unknown>,
+    });
   });
+  // The icon, where browsers look for it (also the back office's <link rel="icon">).
+  for (const url of ['/favicon.svg', '/favicon.ico']) {
+    app.get(url, { config: { auth: 'none' }, schema: { hide: true }, logLevel: 'warn' }, async (_req, reply) =>
+      reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(DOCS_FAVICON_SVG));
+  }
 }
