@@ -1,10 +1,10 @@
 import { CompiledQuery, type Insertable, type Kysely, type Selectable } from 'kysely';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteConnection } from './sqlite.js';
 import type { Database } from './schema.js';
 import { RAW, batchOf } from './index.js';
 
 // Kysely builds and compiles a query on every call (~6-9 µs); better-sqlite3 runs a cached
-// statement in ~2 µs. On the hot paths (payment create and approval, events, idempotency,
+// statement in ~2 µs (node:sqlite likewise). On the hot paths (payment create and approval, events, idempotency,
 // jobs) the same shapes repeat, so we let Kysely compile each shape once (it stays the one
 // writer of our SQL, dialect quoting and placeholders included) and reuse the text.
 const cache = new Map<string, string>();
@@ -12,8 +12,8 @@ const MAX_SHAPES = 1000;
 
 type Db = Kysely<Database>;
 
-function raw(db: Db): BetterSqlite3.Database | undefined {
-  return (db as unknown as Record<symbol, BetterSqlite3.Database | undefined>)[RAW];
+function raw(db: Db): SqliteConnection | undefined {
+  return (db as unknown as Record<symbol, SqliteConnection | undefined>)[RAW];
 }
 
 async function run(db: Db, text: string, params: unknown[]): Promise<{ rows: unknown[]; changes: number }> {
@@ -28,7 +28,7 @@ async function run(db: Db, text: string, params: unknown[]): Promise<{ rows: unk
     }
     try {
       if (stmt.reader) return { rows: stmt.all(params), changes: 0 };
-      return { rows: [], changes: stmt.run(params).changes };
+      return { rows: [], changes: Number(stmt.run(params).changes) };
     } catch (error) {
       batch?.failed();
       throw error;

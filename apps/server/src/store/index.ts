@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type DatabaseConnection, type Dialect, type KyselyProps } from 'kysely';
 import { BatchAborted, BatchContext, isWrite, type RawExec } from './batch.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
+import { openSqlite, sqliteDriverName, type SqliteConnection, type SqliteDriverName, type SqliteStatement } from './sqlite.js';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Tx = Kysely<Database>;
@@ -31,6 +31,8 @@ export class Store {
   private readonly batcher: WriteBatcher;
   private closed = false;
   private readonly writeChecks: Array<() => void> = [];
+  // Which SQLite driver this Node got (store/sqlite.ts); null on PostgreSQL.
+  sqliteDriver: SqliteDriverName | null = null;
 
   private constructor(engine: Engine, db: Kysely<Database>, writer: Kysely<Database>, batcher: WriteBatcher) {
     this.engine = engine;
@@ -55,20 +57,23 @@ export class Store {
     const file = url.slice('sqlite:'.length);
     if (!file) throw new Error('DATABASE_URL sqlite:<file> needs a file name');
     mkdirSync(dirname(resolve(file)), { recursive: true });
-    const writerConn = new BetterSqlite3(file);
-    writerConn.pragma('journal_mode = WAL');
-    writerConn.pragma('synchronous = FULL');
-    writerConn.pragma('busy_timeout = 5000');
-    writerConn.pragma('foreign_keys = ON');
-    const readerConn = new BetterSqlite3(file);
-    readerConn.pragma('busy_timeout = 5000');
+    const driver = sqliteDriverName();
+    const writerConn = openSqlite(file, driver);
+    writerConn.exec('pragma journal_mode = WAL');
+    writerConn.exec('pragma synchronous = FULL');
+    writerConn.exec('pragma busy_timeout = 5000');
+    writerConn.exec('pragma foreign_keys = ON');
+    const readerConn = openSqlite(file, driver);
+    readerConn.exec('pragma busy_timeout = 5000');
     const writerStatements = cachedStatements(writerConn);
     const readerStatements = cachedStatements(readerConn);
     const writerDialect = new SqliteDialect({ database: writerStatements });
     const writer = new Kysely<Database>({ dialect: writerDialect });
     const reader = new Kysely<Database>({ dialect: new SqliteDialect({ database: readerStatements }) });
     attachRaw(reader, readerStatements);
-    return new Store('sqlite', reader, writer, new WriteBatcher(writer, writerDialect, 'sqlite', batchMax, 1, writerStatements));
+    const store = new Store('sqlite', reader, writer, new WriteBatcher(writer, writerDialect, 'sqlite', batchMax, 1, writerStatements));
+    store.sqliteDriver = driver;
+    return store;
   }
 
   // Group-commit counters, for /metrics: how many writes share a commit, and what commits cost.
@@ -129,10 +134,10 @@ export class Store {
   }
 }
 
-// better-sqlite3 compiles a statement per prepare(); Kysely prepares per query. Caching by SQL
+// SQLite compiles a statement per prepare(); Kysely prepares per query. Caching by SQL
 // text makes the hot path a bind-and-step. Bounded so ad hoc SQL cannot grow it without limit.
-function cachedStatements(conn: BetterSqlite3.Database) {
-  const cache = new Map<string, BetterSqlite3.Statement>();
+function cachedStatements(conn: SqliteConnection): SqliteConnection {
+  const cache = new Map<string, SqliteStatement>();
   const maxStatements = 500;
   return {
     prepare(sqlText: string) {
@@ -144,10 +149,13 @@ function cachedStatements(conn: BetterSqlite3.Database) {
       }
       return stmt;
     },
+    exec(sqlText: string) {
+      conn.exec(sqlText);
+    },
     close() {
       conn.close();
     },
-  } as unknown as BetterSqlite3.Database;
+  };
 }
 
 export interface WriteStats {
@@ -159,11 +167,11 @@ export interface WriteStats {
   batchMs: number; // time from BEGIN to the end of COMMIT
 }
 
-// The better-sqlite3 statements behind a SQLite Kysely instance, so store/fast.ts can run a
+// The SQLite statements behind a SQLite Kysely instance, so store/fast.ts can run a
 // compiled-once query without Kysely's executor (it is synchronous underneath anyway).
 export const RAW = Symbol('raw sqlite statements');
 
-function attachRaw(db: Kysely<Database>, statements: BetterSqlite3.Database): void {
+function attachRaw(db: Kysely<Database>, statements: SqliteConnection): void {
   (db as unknown as Record<symbol, unknown>)[RAW] = statements;
 }
 
@@ -191,7 +199,7 @@ class WriteBatcher {
     private readonly batchMax: number,
     private readonly concurrency: number,
     // SQLite: the writer's statements, lent to the ops of a batch for the compiled-once fast path.
-    private readonly rawStatements: BetterSqlite3.Database | null = null,
+    private readonly rawStatements: SqliteConnection | null = null,
   ) {}
 
   enqueue<T>(op: WriteOp<T>): Promise<T> {
