@@ -94,7 +94,7 @@ describe('API reference in a real browser', { skip: SKIP }, () => {
     await page.addInitScript(() => {
       const w = window as unknown as { __csp: string[] };
       w.__csp = [];
-      document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+      document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}${e.sourceFile ? ` at ${e.sourceFile.split("/").pop()}:${e.lineNumber}:${e.columnNumber}` : ""}`));
     });
   });
 
@@ -194,7 +194,12 @@ describe('API reference in a real browser', { skip: SKIP }, () => {
     assert.deepEqual(violations, [], 'Content-Security-Policy violations');
     const csp = consoleMessages.filter((m) => /Content Security Policy|Refused to/i.test(m.text));
     assert.deepEqual(csp, [], 'CSP reports in the console');
-    const errors = consoleMessages.filter((m) => m.type === 'error' || m.type === 'warning');
-    assert.deepEqual(errors, [], 'console errors and warnings');
+    assert.deepEqual(consoleMessages.filter((m) => m.type === 'error'), [], 'console errors');
+    // Scalar 1.46 (the last release whose packages support Node 20) checks the document against
+    // its own model, which rejects the resolved value it stores beside every component that holds
+    // a $ref ("Expected union value" at /components/schemas/Payment, ...); later releases do not.
+    // The document itself is linted by Redocly in openapi.test.ts.
+    const warnings = consoleMessages.filter((m) => m.type === 'warning' && !/^document validation errors: |^\[Object(, Object)*\]$/.test(m.text));
+    assert.deepEqual(warnings, [], 'console warnings');
   });
 });

@@ -18,10 +18,15 @@ export const API_DESCRIPTION = `Payments for Brazilian merchants: Pix and card, 
 // /favicon.ico and gets a 404 is a page with an error in its console.
 export const DOCS_FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0b5394"/><text x="16" y="22" font-family="sans-serif" font-size="16" font-weight="700" text-anchor="middle" fill="#fff">R$</text></svg>';
 
-// Runs before Scalar's bundle. The validator bundled in Scalar (zod 4) probes `Function('')` to
-// pick a compiled fast path; under this page's policy (no 'unsafe-eval') that probe is a CSP
-// violation in the console. Its documented switch, `jitless`, skips the probe.
-const DOCS_SETUP_JS = 'globalThis.__zod_globalConfig = Object.assign(globalThis.__zod_globalConfig || {}, { jitless: true });\n';
+// Runs before Scalar's bundle. The validator bundled in Scalar (zod 4) probes `new Function('')`
+// once to pick a compiled fast path, and falls back when it throws. Under this page's policy
+// (no 'unsafe-eval') the browser refuses it anyway, but with a CSP violation in the console. The
+// constructor is wrapped to refuse it the same way (an EvalError) before the browser has to.
+const DOCS_SETUP_JS = `(() => {
+  const refuse = () => { throw new EvalError('code from strings is refused on this page (Content-Security-Policy)'); };
+  globalThis.Function = new Proxy(Function, { construct: refuse, apply: refuse });
+})();
+`;
 
 // The docs page gets its own policy (the API's `default-src 'none'` would blank it). It makes
 // "the page talks only to this instance" something the browser enforces rather than a property
