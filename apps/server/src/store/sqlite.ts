@@ -67,7 +67,13 @@ interface BetterDatabase {
 }
 
 function openBetterSqlite3(file: string): SqliteConnection {
-  const Database = require('better-sqlite3') as new (file: string) => BetterDatabase;
+  let Database: new (file: string) => BetterDatabase;
+  try {
+    Database = require('better-sqlite3') as new (file: string) => BetterDatabase;
+  } catch (error) {
+    // An optional dependency: its install (a prebuilt binary, else a compile) may have failed.
+    throw new Error(`the embedded store needs better-sqlite3 on Node ${process.versions.node} and it did not load (${(error as Error).message.split('\n')[0]}); run \`npm rebuild better-sqlite3\`, or use Node >= ${NODE_SQLITE_SINCE.join('.')} (its built-in node:sqlite needs nothing)`);
+  }
   // better-sqlite3 takes an array as the anonymous parameters, so its statements already have
   // the shape: handed out as they are, no wrapper on the hot path.
   return new Database(file) as unknown as SqliteConnection;
