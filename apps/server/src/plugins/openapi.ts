@@ -14,8 +14,8 @@ export const API_DESCRIPTION = `Payments for Brazilian merchants: Pix and card, 
 - **Errors**: every non-2xx answer is \`{"error": {"code", "message", "correlationId", "param"?}}\`.
 - **Sandbox**: \`POST /v1/sandbox/accounts\` gives you keys at once; test tokens \`tok_visa\`, \`tok_mastercard\` approve, \`tok_declined\`, \`tok_insufficient_funds\` decline, \`tok_provider_error\` fails at the provider.`;
 
-// The docs page's icon (the back office's mark), served by the instance: a page that asks for
-// /favicon.ico and gets a 404 is a page with an error in its console.
+// The docs page's icon (the back office's mark), served by the instance: without one the browser
+// asks for /favicon.ico, and a 404 is an error in the page's console.
 export const DOCS_FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0b5394"/><text x="16" y="22" font-family="sans-serif" font-size="16" font-weight="700" text-anchor="middle" fill="#fff">R$</text></svg>';
 
 // Runs before Scalar's bundle. The validator bundled in Scalar (zod 4) probes `new Function('')`
@@ -31,14 +31,15 @@ const DOCS_SETUP_JS = `(() => {
 // The docs page gets its own policy (the API's `default-src 'none'` would blank it). It makes
 // "the page talks only to this instance" something the browser enforces rather than a property
 // of the current Scalar build: scripts, the document and try-it calls are same-origin only.
-// `'unsafe-inline'` is needed for Scalar's inline bootstrap script and its runtime styles. Fonts
+// No inline script (Scalar's start-up is served as a file); `'unsafe-inline'` styles are Scalar's
+// runtime styles. Fonts
 // are the system's (Scalar's default fonts, from fonts.scalar.com, are turned off): the page
 // makes no request outside the instance and works offline.
 function docsContentSecurityPolicy(publicOrigin: string | null): string {
   const connect = ["'self'", ...(publicOrigin ? [publicOrigin] : [])].join(' ');
   return [
     "default-src 'none'",
-    "script-src 'self' 'unsafe-inline'",
+    "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
     "font-src 'self' data:",
     "img-src 'self' data: blob:",
@@ -231,15 +232,33 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
     reply.header('content-security-policy', csp);
     reply.header('x-frame-options', 'DENY');
   };
-  // Scalar's routes in a context of their own, so the hook that puts the setup script in front of
-  // Scalar's bundle sees only the docs page.
+  // Scalar's routes in a context of their own, so the hook that rewrites the page sees only the
+  // docs page. Scalar renders its start-up as an inline script; the page carries it as a file of
+  // this instance instead (js/init.js), so its policy allows no inline script at all, and the
+  // setup script goes in front of Scalar's bundle.
+  let initScript: string | null = null;
+  const INLINE_INIT = /<script type="text\/javascript">\s*(Scalar\.createApiReference\([\s\S]*?\))\s*<\/script>/;
   await app.register(async (docs) => {
-    docs.addHook('onSend', async (req, reply, payload) => {
+    docs.addHook('onSend', async (_req, reply, payload) => {
       if (typeof payload !== 'string' || !String(reply.getHeader('content-type')).startsWith('text/html')) return payload;
-      return payload.replace('<script src="js/scalar.js"', '<script src="js/setup.js"></script>\n    <script src="js/scalar.js"');
+      const init = INLINE_INIT.exec(payload);
+      if (!init) throw new Error('the docs page has no Scalar start-up script where expected (a Scalar upgrade?)');
+      initScript = init[1] + ';\n';
+      return payload
+        .replace(init[0], '<script src="js/init.js"></script>')
+        .replace('<script src="js/scalar.js"', '<script src="js/setup.js"></script>\n    <script src="js/scalar.js"');
     });
-    docs.get('/v1/docs/js/setup.js', { config: { auth: 'none' }, schema: { hide: true }, onRequest: docsHeaders }, async (_req, reply) =>
-      reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(DOCS_SETUP_JS));
+    const script = (body: () => Promise<string>) => async (_req: FastifyRequest, reply: FastifyReply) =>
+      reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(await body());
+    const route = { config: { auth: 'none' as const }, schema: { hide: true }, onRequest: docsHeaders, logLevel: 'warn' as const };
+    docs.get('/v1/docs/js/setup.js', route, script(async () => DOCS_SETUP_JS));
+    docs.get('/v1/docs/favicon.svg', route, async (_req, reply) =>
+      reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(DOCS_FAVICON_SVG));
+    docs.get('/v1/docs/js/init.js', route, script(async () => {
+      // Asked for before this process rendered the page (a cached page): render it once.
+      if (initScript === null) await app.inject({ method: 'GET', url: '/v1/docs/' });
+      return initScript ?? '';
+    }));
     await docs.register(scalar, {
       routePrefix: '/v1/docs',
       logLevel: 'warn',
@@ -252,7 +271,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
         url: '/v1/openapi.json',
         // System fonts, not fonts.scalar.com: nothing outside the instance, works offline.
         withDefaultFonts: false,
-        favicon: '/favicon.svg',
+        favicon: '/v1/docs/favicon.svg',
         hideClientButton: true,
         telemetry: false,
         agent: { disabled: true },
@@ -262,9 +281,4 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
       } as Record<string, unknown>,
     });
   });
-  // The icon, where browsers look for it (also the back office's <link rel="icon">).
-  for (const url of ['/favicon.svg', '/favicon.ico']) {
-    app.get(url, { config: { auth: 'none' }, schema: { hide: true }, logLevel: 'warn' }, async (_req, reply) =>
-      reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(DOCS_FAVICON_SVG));
-  }
 }
