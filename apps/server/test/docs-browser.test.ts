@@ -124,6 +124,13 @@ describe('API reference in a real browser', { skip: SKIP }, () => {
     const csp = String(res.headers.get('content-security-policy'));
     assert.match(csp, /script-src 'self';/, 'no inline script: Scalar starts from a file of this instance');
     assert.match(csp, /connect-src 'self'[;]/);
+    // Scalar's own document routes point at the one document (they answered 500 with Scalar 1.46).
+    const moved = await fetch(`${local}/v1/docs/openapi.json`, { redirect: 'manual' });
+    assert.equal(moved.status, 301);
+    assert.equal(moved.headers.get('location'), '/v1/openapi.json');
+    const yaml = await fetch(`${local}/v1/docs/openapi.yaml`);
+    assert.equal(yaml.status, 404);
+    assert.equal((await yaml.json()).error.code, 'NOT_FOUND');
   });
 
   test('the reference renders in Chromium', async () => {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import { SESSION_COOKIE } from '../modules/admin/sessions/service.js';
-import type { ErrorCode } from '../errors.js';
+import { ApiError, type ErrorCode } from '../errors.js';
 import { registerContracts, type ResponseHeader, type RouteContract } from '../http/contract.js';
 import { takesNoBody } from './route-rules.js';
 
@@ -247,6 +247,13 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
       return payload
         .replace(init[0], '<script src="js/init.js"></script>')
         .replace('<script src="js/scalar.js"', '<script src="js/setup.js"></script>\n    <script src="js/scalar.js"');
+    });
+    // Scalar 1.46 also registers /v1/docs/openapi.json and .yaml, which fail (500) when the
+    // document is given as a URL: the document's one address is /v1/openapi.json.
+    docs.addHook('onRequest', async (req, reply) => {
+      const url = req.routeOptions.url;
+      if (url === '/v1/docs/openapi.json') return reply.redirect('/v1/openapi.json', 301);
+      if (url === '/v1/docs/openapi.yaml') throw new ApiError('NOT_FOUND', 'No such route: the document is JSON, at /v1/openapi.json.');
     });
     const script = (body: () => Promise<string>) => async (_req: FastifyRequest, reply: FastifyReply) =>
       reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(await body());
