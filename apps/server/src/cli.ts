@@ -77,7 +77,7 @@ async function serve(config: Config): Promise<void> {
   await built.startWorker();
   const base = config.publicUrl ?? address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   const lines = [
-    `Payments API listening on ${base} (store: ${describeDb(config.databaseUrl)}, worker: ${config.workerInProcess ? 'in process' : 'separate'})`,
+    `Payments API listening on ${base} (store: ${describeDb(config.databaseUrl)}${store.sqliteDriver ? ` via ${store.sqliteDriver}` : ''}, worker: ${config.workerInProcess ? 'in process' : 'separate'})`,
     `API reference: ${base}/v1/docs   OpenAPI: ${base}/v1/openapi.json`,
     `Back office: ${base}/backoffice/   (users: npm run cli -- admin:create --email you@example.com --password '…' [--role viewer])`,
   ];

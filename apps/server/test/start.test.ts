@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sqliteDriverName } from '../src/store/sqlite.js';
 
 // What a newcomer does first, as the README says it: `npm start` (the CLI's serve, on the
 // embedded store) prints the URL and a pair of sandbox keys that work; the README's admin quick
@@ -19,6 +20,7 @@ interface Started {
   base: string;
   secretKey: string;
   publishableKey: string;
+  listening: string;
 }
 
 function serve(env: NodeJS.ProcessEnv): Promise<Started> {
@@ -35,7 +37,7 @@ function serve(env: NodeJS.ProcessEnv): Promise<Started> {
       const publishableKey = /Sandbox publishable key: (pk_test_\w+)/.exec(out)?.[1];
       if (base && secretKey && publishableKey) {
         clearTimeout(timer);
-        resolvePromise({ child, base, secretKey, publishableKey });
+        resolvePromise({ child, base, secretKey, publishableKey, listening: /Payments API listening on .*/.exec(out)?.[0] ?? '' });
       }
     });
     child.on('exit', (code) => reject(new Error(`serve exited (${code}):\n${out}\n${err}`)));
@@ -56,6 +58,8 @@ describe('npm start and the README quick start', () => {
   test('npm start prints a sandbox secret key and a publishable key, both working, the same on every start', async () => {
     const first = await serve(env);
     try {
+      // The start line names the SQLite driver this Node got (README, "Node versions").
+      assert.match(first.listening, new RegExp(`\\(store: sqlite:\\S+ via ${sqliteDriverName().replace(':', '\\:')}, worker: in process\\)`));
       const balance = await fetch(`${first.base}/v1/balance`, { headers: { authorization: `Bearer ${first.secretKey}` } });
       assert.equal(balance.status, 200);
       const token = await fetch(`${first.base}/v1/tokens`, {
