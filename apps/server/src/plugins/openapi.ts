@@ -32,9 +32,8 @@ const DOCS_SETUP_JS = `(() => {
 // "the page talks only to this instance" something the browser enforces rather than a property
 // of the current Scalar build: scripts, the document and try-it calls are same-origin only.
 // No inline script (Scalar's start-up is served as a file); `'unsafe-inline'` styles are Scalar's
-// runtime styles. Fonts
-// are the system's (Scalar's default fonts, from fonts.scalar.com, are turned off): the page
-// makes no request outside the instance and works offline.
+// runtime styles. Fonts are the system's (Scalar's default fonts, from fonts.scalar.com, are
+// turned off): the page makes no request outside the instance and works offline.
 function docsContentSecurityPolicy(publicOrigin: string | null): string {
   const connect = ["'self'", ...(publicOrigin ? [publicOrigin] : [])].join(' ');
   return [
