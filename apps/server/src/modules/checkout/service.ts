@@ -15,7 +15,7 @@ import {
   CHECKOUT_METHODS, DEFAULT_EXPIRES_IN_SECONDS,
   type CheckoutMethod, type CheckoutPayRequest, type CheckoutSession, type CheckoutSessionClientView, type CreateCheckoutSessionRequest, type ListCheckoutSessionsQuery,
 } from './schemas.js';
-import { loadCheckoutSession, lockCheckoutSession, markExpired, toCheckoutSession, type CheckoutSessionRow } from './repository.js';
+import { loadCheckoutSession, lockCheckoutSession, lockCheckoutSessionAndPayment, markExpired, toCheckoutSession, type CheckoutSessionRow } from './repository.js';
 
 export const JOB_CHECKOUT_EXPIRE = 'checkout_session.expire';
 // A session due to expire while a card payment is being confirmed waits this long and looks again.
@@ -86,7 +86,7 @@ async function expireIfDue(store: Store, row: CheckoutSessionRow): Promise<Check
   if (row.status !== 'open' || row.expires_at_ms > Date.now()) return row;
   return store.write(async (tx) => {
     const nowMs = Date.now();
-    const locked = await lockCheckoutSession(tx, store.engine, row.id);
+    const locked = await lockCheckoutSessionAndPayment(tx, store.engine, row.id);
     if (!locked || locked.status !== 'open' || locked.expires_at_ms > nowMs) return locked ?? row;
     const result = await expireNow(tx, locked, nowMs);
     return result === 'busy' ? locked : result;
@@ -110,7 +110,7 @@ export async function listCheckoutSessions(deps: PaymentDeps, owner: Owner, quer
 export async function expireCheckoutSession(deps: PaymentDeps, ctx: RequestContext, id: string): Promise<CheckoutSession> {
   return ctx.write(async (tx) => {
     await loadCheckoutSession(tx, ctx, id);
-    const row = await lockCheckoutSession(tx, deps.store.engine, id) as CheckoutSessionRow;
+    const row = await lockCheckoutSessionAndPayment(tx, deps.store.engine, id) as CheckoutSessionRow;
     if (row.status === 'expired') throw invalidState('This checkout session has already expired.');
     if (row.status === 'complete') throw invalidState('This checkout session is complete: its payment was approved. Refund the payment instead.');
     const result = await expireNow(tx, row, Date.now());
@@ -124,7 +124,7 @@ export async function expireCheckoutSessionJob(deps: PaymentDeps, job: JobRow, w
   const { sessionId } = JSON.parse(job.payload) as { sessionId: string };
   await deps.store.write(async (tx) => {
     const nowMs = Date.now();
-    const row = await lockCheckoutSession(tx, deps.store.engine, sessionId);
+    const row = await lockCheckoutSessionAndPayment(tx, deps.store.engine, sessionId);
     if (!row || row.status !== 'open') return void (await complete(tx, job, workerId));
     if (row.expires_at_ms > nowMs) return reschedule(tx, job, workerId, row.expires_at_ms, null);
     const result = await expireNow(tx, row, nowMs);
