@@ -6,6 +6,7 @@ import { newId } from '../../domain/ids.js';
 import { insertRows, selectWhere } from '../../store/fast.js';
 import { paginate } from '../../http/pagination.js';
 import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js';
+import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { qrSvg } from '../../domain/qr.js';
 import type { Owner } from '../events/service.js';
 import { publishableKeyFor, randomBase62, readablePublishableKey } from '../accounts/service.js';
@@ -17,7 +18,7 @@ import {
 } from './schemas.js';
 import { loadCheckoutSession, lockCheckoutSession, lockCheckoutSessionAndPayment, markExpired, toCheckoutSession, type CheckoutSessionRow } from './repository.js';
 
-export const JOB_CHECKOUT_EXPIRE = 'checkout_session.expire';
+export const JOB_CHECKOUT_EXPIRE = 'checkout_session.expire' as const satisfies JobType;
 // A session due to expire while a card payment is being confirmed waits this long and looks again.
 const EXPIRY_RETRY_MS = 5_000;
 // base62 characters after `_secret_`: ~238 bits.
@@ -121,7 +122,7 @@ export async function expireCheckoutSession(deps: PaymentDeps, ctx: RequestConte
 
 // Worker: the session's expiry time has come.
 export async function expireCheckoutSessionJob(deps: PaymentDeps, job: JobRow, workerId: string): Promise<void> {
-  const { sessionId } = JSON.parse(job.payload) as { sessionId: string };
+  const { sessionId } = readPayload(job, JOB_CHECKOUT_EXPIRE);
   await deps.store.write(async (tx) => {
     const nowMs = Date.now();
     const row = await lockCheckoutSessionAndPayment(tx, deps.store.engine, sessionId);
