@@ -1205,7 +1205,7 @@ export interface components {
         UpdateEmbedOriginsRequest: {
             /** @description Exact origins, `scheme://host[:port]`, no path: https for any host; http only for `localhost` and `127.0.0.1`, which may take any port as `:*`. No other wildcard. Replaces the list; `[]` lets no site frame the checkout. */
             origins: string[];
-            /** @description Why, for the audit log. Required: this action moves money. */
+            /** @description Why, for the audit log. Required: it decides which sites may show the payment page. */
             reason: string;
         };
         /**
