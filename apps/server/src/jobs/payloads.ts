@@ -17,6 +17,7 @@ export const JOB_PAYLOADS = {
   'refund.process': Type.Object({ refundId: idOf('refund') }, { additionalProperties: false }),
   'settlement.payout': Type.Object({ settlementId: idOf('settlement') }, { additionalProperties: false }),
   'settlement.run': Type.Object({ runId: idOf('settlementRun') }, { additionalProperties: false }),
+  'checkout_session.expire': Type.Object({ sessionId: idOf('checkoutSession') }, { additionalProperties: false }),
   // Recurring jobs carry nothing: the row is their schedule.
   'settlement.daily': nothing,
   'maintenance.purge': nothing,

@@ -11,7 +11,7 @@ import { AdminLoginRequest, AdminSession, AdminSessionEnded } from './sessions/s
 import { splitRuleActionRoutes, splitRuleRoutes } from './split-rules/routes.js';
 import { ActivateSplitRuleRequest, AmountSplitShare, CreateSplitRuleRequest, DeactivateSplitRuleRequest, PercentageSplitShare, ReorderSplitRulesRequest, SplitPreview, SplitPreviewRequest, SplitRule, SplitRuleConditions, SplitRuleList, SplitShare, UpdateSplitRuleRequest } from './split-rules/schemas.js';
 import { adminAccountRoutes, accountViewRoutes } from './accounts/routes.js';
-import { AccountViewSchemas, ActivateLiveModeRequest, AdminAccount, AdminAccountList, AdminAccountSettings, UpdateAccountSettingsRequest, UpdatePayoutBankAccountRequest } from './accounts/schemas.js';
+import { AccountViewSchemas, ActivateLiveModeRequest, AdminAccount, AdminAccountList, AdminAccountSettings, UpdateAccountSettingsRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest } from './accounts/schemas.js';
 import { adminPaymentRoutes } from './payments/routes.js';
 import { adminPaymentSchemas } from './payments/schemas.js';
 import { auditAdminWrites } from './shared/audit.js';
@@ -41,7 +41,7 @@ const baseAdminSchemas: TSchema[] = [
   SplitRuleConditions, PercentageSplitShare, AmountSplitShare, SplitShare, CreateSplitRuleRequest, UpdateSplitRuleRequest, SplitRule, SplitRuleList,
   AdminAccountSettings, AdminAccount, AdminAccountList, UpdateAccountSettingsRequest,
   ActivateSplitRuleRequest, DeactivateSplitRuleRequest, ReorderSplitRulesRequest, SplitPreviewRequest, SplitPreview,
-  ActivateLiveModeRequest, UpdatePayoutBankAccountRequest,
+  ActivateLiveModeRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest,
 ];
 
 export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas];

@@ -3,8 +3,8 @@ import type { Store } from '../../../store/index.js';
 import type { KeyCache } from '../../../plugins/auth.js';
 import { ref, refTo } from '../../../http/common.js';
 import { AdminMutationHeaders, IdParams, security, tags } from '../shared/schemas.js';
-import { ActivateLiveModeRequest, ListAccountRecipientsQuery, ListAccountsQuery, ListKeysQuery, UpdateAccountSettingsRequest, UpdatePayoutBankAccountRequest } from './schemas.js';
-import { accountAudit as audits, activateLiveMode, getAccount, listAccounts, updateAccountSettings, updatePayoutBankAccount } from './service.js';
+import { ActivateLiveModeRequest, ListAccountRecipientsQuery, ListAccountsQuery, ListKeysQuery, UpdateAccountSettingsRequest, UpdateEmbedOriginsRequest, UpdatePayoutBankAccountRequest } from './schemas.js';
+import { accountAudit as audits, activateLiveMode, getAccount, listAccounts, updateAccountSettings, updateEmbedOrigins, updatePayoutBankAccount } from './service.js';
 import { accountList, toAdminApiKey, toAdminRecipient } from './views.js';
 import { typed } from '../../../http/typed.js';
 
@@ -67,6 +67,18 @@ export function adminAccountRoutes(scopeInstance: FastifyInstance, store: Store,
       response: { 200: ref('AdminAccount') },
     },
   }, (req) => updatePayoutBankAccount(req.ctx, req.params.id, req.body));
+
+  scope.put('/admin/accounts/:id/embed-origins', {
+    config: { auth: 'none', permission: 'accounts:set_embed_origins', audit: audits.setEmbedOrigins },
+    schema: {
+      operationId: 'adminUpdateEmbedOrigins', tags, security, summary: 'Set the origins allowed to frame an account\'s hosted checkout',
+      description: 'Replaces the list the hosted checkout page\'s `Content-Security-Policy: frame-ancestors` is built from, for the account\'s sandbox and live sessions alike. Exact origins (`https://loja.example`, `https://loja.example:8443`); http only for `localhost` / `127.0.0.1`, which may use `:*` for any port. Each invalid origin is a VALIDATION_ERROR naming it (`origins.N`). Needs a `reason` (kept in the audit log).',
+      headers: AdminMutationHeaders,
+      params: AccountIdParams,
+      body: refTo(UpdateEmbedOriginsRequest),
+      response: { 200: ref('AdminAccount') },
+    },
+  }, (req) => updateEmbedOrigins(req.ctx, req.params.id, req.body));
 }
 
 export function accountViewRoutes(scopeInstance: FastifyInstance, store: Store): void {

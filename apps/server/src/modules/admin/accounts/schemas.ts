@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { BankAccount, ListQueryBase, listOf, ref, refTo, stringEnum, constant } from '../../../http/common.js';
 import { MAX_SETTLEMENT_DELAY_DAYS } from '../../accounts/settings.js';
 import { MAX_AMOUNT_CENTS } from '../../payments/schemas.js';
-import { ADMIN_LIVEMODE, optionalReason, requiredReason } from '../shared/schemas.js';
+import { ADMIN_LIVEMODE, optionalReason, reasonText, requiredReason } from '../shared/schemas.js';
 import type { BankAccount as BankAccountBody } from '../../../domain/bank-account.js';
 
 const MethodFee = Type.Object(
@@ -32,6 +32,7 @@ export const AdminAccount = Type.Object(
     livemode: ADMIN_LIVEMODE,
     settings: ref('AdminAccountSettings'),
     payoutBankAccount: Type.Union([ref('BankAccount'), Type.Null()], { description: 'Where the merchant\'s settlements are paid. Null until set: meanwhile the merchant\'s settlements are `held`.' }),
+    embedOrigins: Type.Array(Type.String(), { description: 'Origins allowed to frame the hosted checkout (its CSP `frame-ancestors`). Until an admin sets them: `http://localhost:*` and `http://127.0.0.1:*` for sandbox sessions, none for live ones.' }),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { $id: 'AdminAccount', additionalProperties: false, description: 'A merchant account, as the back office sees it.' },
@@ -89,6 +90,23 @@ export const UpdatePayoutBankAccountRequest = Type.Object(
   },
 );
 export type UpdatePayoutBankAccountRequest = Static<typeof UpdatePayoutBankAccountRequest>;
+
+export const UpdateEmbedOriginsRequest = Type.Object(
+  {
+    origins: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+      maxItems: 20,
+      description: 'Exact origins, `scheme://host[:port]`, no path: https for any host; http only for `localhost` and `127.0.0.1`, which may take any port as `:*`. No other wildcard. Replaces the list; `[]` lets no site frame the checkout.',
+    }),
+    reason: reasonText('Why, for the audit log. Required: it decides which sites may show the payment page.'),
+  },
+  {
+    $id: 'UpdateEmbedOriginsRequest',
+    additionalProperties: false,
+    description: 'The sites allowed to show the hosted checkout in a frame (a modal opened by /v1/checkout.js), and why.',
+    examples: [{ origins: ['https://loja.example', 'http://localhost:*'], reason: 'Merchant site goes live (ticket 4412)' }],
+  },
+);
+export type UpdateEmbedOriginsRequest = Static<typeof UpdateEmbedOriginsRequest>;
 
 
 // Read-only views of a merchant account: its API keys and its recipients.

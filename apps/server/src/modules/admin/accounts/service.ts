@@ -3,10 +3,11 @@ import type { Store, Tx } from '../../../store/index.js';
 import type { AccountsTable } from '../../../store/schema.js';
 import type { RequestContext } from '../../../plugins/idempotency.js';
 import type { KeyCache } from '../../../plugins/auth.js';
-import { notFound } from '../../../errors.js';
+import { notFound, validation } from '../../../errors.js';
+import { effectiveEmbedOrigins, InvalidOrigin, parseEmbedOrigin } from '../../../domain/embed-origins.js';
 import { paginate, type Page } from '../../../http/pagination.js';
 import { parseSettings } from '../../accounts/settings.js';
-import type { AdminAccount, ListAccountsQuery, UpdateAccountSettingsRequest, UpdatePayoutBankAccountRequest } from './schemas.js';
+import type { AdminAccount, ListAccountsQuery, UpdateAccountSettingsRequest, UpdateEmbedOriginsRequest, UpdatePayoutBankAccountRequest } from './schemas.js';
 import type { AuditSpec } from '../shared/audit.js';
 import { checkBankAccount } from '../../recipients/service.js';
 import { releaseHeldSettlements } from '../../settlements/service.js';
@@ -35,6 +36,7 @@ export function toAdminAccount(row: Row): AdminAccount {
       settlementDelayDays: { pix: settings.settlementDelayDays.pix, credit_card: settings.settlementDelayDays.credit_card },
     },
     payoutBankAccount: row.payout_bank_account ? JSON.parse(row.payout_bank_account) : null,
+    embedOrigins: effectiveEmbedOrigins(row.embed_origins, false),
     createdAt: row.created_at,
   };
 }
@@ -125,6 +127,28 @@ async function accountSnapshot(tx: Tx, id: string): Promise<AdminAccount | null>
   return row ? toAdminAccount(row) : null;
 }
 
+// Replaces the origins allowed to frame the account's hosted checkout: each checked and made
+// canonical (lowercase, default port dropped), duplicates dropped.
+export async function updateEmbedOrigins(ctx: RequestContext, id: string, body: UpdateEmbedOriginsRequest): Promise<AdminAccount> {
+  const origins: string[] = [];
+  body.origins.forEach((origin, i) => {
+    let canonical: string;
+    try {
+      canonical = parseEmbedOrigin(origin);
+    } catch (error) {
+      if (error instanceof InvalidOrigin) throw validation(`origins[${i}] ${error.message}.`, `origins.${i}`);
+      throw error;
+    }
+    if (!origins.includes(canonical)) origins.push(canonical);
+  });
+  return ctx.write(async (tx) => {
+    const row = await loadAccount(tx, id);
+    const embedOrigins = JSON.stringify(origins);
+    await tx.updateTable('accounts').set({ embed_origins: embedOrigins }).where('id', '=', id).execute();
+    return toAdminAccount({ ...row, embed_origins: embedOrigins });
+  });
+}
+
 export const accountAudit = {
   activateLive: {
     action: 'account.activate_live', objectType: 'account', snapshot: accountSnapshot, objectId: idParam,
@@ -136,6 +160,11 @@ export const accountAudit = {
   setPayoutBankAccount: {
     action: 'account.set_payout_bank_account', objectType: 'account', snapshot: accountSnapshot, objectId: idParam,
     reasonRequired: true, reasonHint: 'the payout bank account decides where the merchant\'s money is paid',
+  },
+  // Which sites may frame the payment page: a security setting, so it says why.
+  setEmbedOrigins: {
+    action: 'account.set_embed_origins', objectType: 'account', snapshot: accountSnapshot, objectId: idParam,
+    reasonRequired: true, reasonHint: 'embed origins decide which sites may show the payment page in a frame',
   },
 } satisfies Record<string, AuditSpec>;
 
