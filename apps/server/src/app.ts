@@ -47,6 +47,10 @@ import { webhookSchemas } from './modules/webhooks/schemas.js';
 import { WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { takeDeliveriesCreated } from './modules/events/service.js';
 import { backofficeRoutes } from './modules/backoffice.js';
+import { checkoutRoutes } from './modules/checkout/routes.js';
+import { checkoutPageRoutes } from './modules/checkout/pages.js';
+import { checkoutSchemas, CheckoutPayFields, checkPayShape } from './modules/checkout/schemas.js';
+import { expireCheckoutSessionJob, JOB_CHECKOUT_EXPIRE } from './modules/checkout/service.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -63,8 +67,14 @@ export const LOG_REDACT = [
   '*.cardNumber',
   '*.cvc',
   '*.secret',
+  '*.clientSecret',
   '*.key',
 ];
+
+// A checkout client secret pasted into a path (it belongs in the Authorization header or a
+// URL fragment, which browsers never send) is not written to the log.
+const CLIENT_SECRET_IN_TEXT = /_secret_[0-9A-Za-z]+/g;
+export const redactUrl = (url: string) => url.replace(CLIENT_SECRET_IN_TEXT, '_secret_[redacted]');
 
 export interface AppOptions {
   config: Config;
@@ -143,6 +153,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const schemas = [
     ...sharedSchemas, ...paymentRequestSchemas, Payment, PaymentList, ...accountSchemas, ...tokenSchemas,
     ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, Balance, ...webhookSchemas, ...adminSchemas,
+    ...checkoutSchemas,
   ];
   for (const schema of schemas) {
     app.addSchema(schema);
@@ -154,6 +165,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     CreatePaymentRequest: { loose: CreatePaymentFields, check: checkPaymentShape },
     CreateSplitRuleRequest: { loose: LooseCreateSplitRuleRequest, check: checkShares },
     UpdateSplitRuleRequest: { loose: LooseUpdateSplitRuleRequest, check: checkShares },
+    CheckoutPayRequest: { loose: CheckoutPayFields, check: checkPayShape },
   };
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? compileBody(ajv.body, schema as Record<string, unknown>, shapes) : ajv.url.compile(schema)));
 
@@ -215,7 +227,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }
 
   app.addHook('onResponse', async (req, reply) => {
-    req.log.info({ method: req.method, url: req.routeOptions.url ?? req.url.split('?')[0], statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100, accountId: req.auth?.accountId }, 'request completed');
+    req.log.info({ method: req.method, url: req.routeOptions.url ?? redactUrl(req.url.split('?')[0]), statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100, accountId: req.auth?.accountId }, 'request completed');
   });
 
   await registerOpenApi(app, { publicUrl: config.publicUrl });
@@ -235,8 +247,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   refundRoutes(app, store, deps.kickWorker);
   balanceRoutes(app, store);
   webhookRoutes(app, store);
+  checkoutRoutes(app, deps);
   await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, kickWorker: deps.kickWorker })] });
   backofficeRoutes(app, { dir: config.backofficeDist ?? undefined });
+  checkoutPageRoutes(app, store, { pageDir: config.checkoutPageDist, scriptFile: config.checkoutJsDist });
   if (config.benchCeiling) benchCeilingRoutes(app, store);
 
   const worker = createWorker(store, config, deps, app.log, config.workerInProcess ? load : undefined);
@@ -292,6 +306,7 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
     [JOB_PAYOUT]: (job, workerId) => payoutJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
     [JOB_REFUND]: (job, workerId) => refundJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
     [JOB_RUN]: (job, workerId) => settlementRunJob(deps, job, workerId),
+    [JOB_CHECKOUT_EXPIRE]: (job, workerId) => expireCheckoutSessionJob(deps, job, workerId),
   };
   const batchHandlers = { [JOB_CONFIRM]: (jobs: JobRow[], workerId: string) => confirmCardJobs(deps, jobs, workerId) };
   const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency, yieldTo: load, busyRoundMs: config.workerBusyRoundMs }, log, batchHandlers);

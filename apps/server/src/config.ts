@@ -40,6 +40,10 @@ export interface Config {
   publicUrl: string | null;
   // Where the built back office is (default: apps/backoffice/dist of this repository).
   backofficeDist: string | null;
+  // The hosted checkout page's build (default: apps/checkout-page/dist) and the browser library's
+  // script-tag build (default: packages/checkout/dist/checkout.global.js).
+  checkoutPageDist: string | null;
+  checkoutJsDist: string | null;
   writeGuard: boolean;
 }
 
@@ -108,6 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     providerBreakerCooldownMs: int(env, 'PROVIDER_BREAKER_COOLDOWN_MS', 30_000),
     publicUrl: env.PUBLIC_URL || null,
     backofficeDist: env.BACKOFFICE_DIST || null,
+    checkoutPageDist: env.CHECKOUT_PAGE_DIST || null,
+    checkoutJsDist: env.CHECKOUT_JS_DIST || null,
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
     webhookScheduleMs: env.WEBHOOK_SCHEDULE_MS ? env.WEBHOOK_SCHEDULE_MS.split(',').map((v) => Number(v)) : [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
     webhookDisableAfterMs: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120) * 3600_000,

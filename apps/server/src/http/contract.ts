@@ -56,7 +56,7 @@ export function routeContract(route: RouteLike): RouteContract | null {
   const admin = route.url.startsWith('/admin/');
   const signIn = admin && method === 'POST' && route.url === '/admin/session';
   const takesBody = BODY_METHODS.has(method);
-  const keyAuth = config.auth === 'secret' || config.auth === 'publishable';
+  const keyAuth = config.auth === 'secret' || config.auth === 'publishable' || config.auth === 'checkout';
   const rateLimited = keyAuth || config.rateLimit !== undefined;
   // The idempotency preHandler scopes keys to an API key's account or to a signed-in admin.
   const idempotent = takesBody && config.idempotent !== false && (keyAuth || (admin && !signIn));

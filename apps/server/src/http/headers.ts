@@ -11,7 +11,9 @@ export function responseHeaders(url: string, correlationId: string): Record<stri
   // The docs page sets its own policy (plugins/openapi.ts); everything else is JSON that no
   // browser should frame, run or cache.
   if (!url.startsWith('/v1/docs')) {
-    headers['x-frame-options'] = 'DENY';
+    // The hosted checkout page may be framed by its account's embed origins, which its own CSP
+    // frame-ancestors lists (modules/checkout/pages.ts); X-Frame-Options cannot say a list.
+    if (!url.startsWith('/checkout/')) headers['x-frame-options'] = 'DENY';
     headers['content-security-policy'] = "default-src 'none'; frame-ancestors 'none'";
     headers['cache-control'] = 'no-store';
   }

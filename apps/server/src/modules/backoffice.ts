@@ -30,7 +30,7 @@ export const BACKOFFICE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const TYPES: Record<string, string> = {
+export const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -45,14 +45,14 @@ const TYPES: Record<string, string> = {
 const MAX_FILES = 200;
 const MAX_TOTAL_BYTES = 20 * 1024 * 1024;
 
-interface Asset {
+export interface Asset {
   body: Buffer;
   type: string;
   etag: string;
   immutable: boolean;
 }
 
-function loadDist(dir: string): Map<string, Asset> | null {
+export function loadDist(dir: string, what = 'back office build'): Map<string, Asset> | null {
   if (!existsSync(join(dir, 'index.html'))) return null;
   const files = new Map<string, Asset>();
   let total = 0;
@@ -65,7 +65,7 @@ function loadDist(dir: string): Map<string, Asset> | null {
       }
       const body = readFileSync(full);
       total += body.length;
-      if (files.size >= MAX_FILES || total > MAX_TOTAL_BYTES) throw new Error(`back office build at ${dir} is larger than expected (${MAX_FILES} files, ${MAX_TOTAL_BYTES} bytes)`);
+      if (files.size >= MAX_FILES || total > MAX_TOTAL_BYTES) throw new Error(`${what} at ${dir} is larger than expected (${MAX_FILES} files, ${MAX_TOTAL_BYTES} bytes)`);
       const path = '/' + relative(dir, full).split(sep).join('/');
       files.set(path, {
         body,

@@ -1,14 +1,19 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { Store } from '../store/index.js';
 import { findKey, hashKey, parseKeyPrefix, type AuthRecord } from '../modules/accounts/service.js';
 
-export type AuthMode = 'secret' | 'publishable' | 'none';
+export type AuthMode = 'secret' | 'publishable' | 'checkout' | 'none';
+
+// A checkout session's client secret: `<session id>_secret_<32+ base62>`.
+export const CLIENT_SECRET = /^(cs_[0-9a-z]{26})_secret_[0-9A-Za-z]{32,64}$/;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     // Which key the route takes: 'secret' (default under /v1), 'publishable' (browser routes,
-    // which also take a secret key), or 'none'.
+    // which also take a secret key), 'checkout' (the hosted page's own calls: only the client
+    // secret of the session named in the path), or 'none'.
     auth?: AuthMode;
   }
   interface FastifyRequest {
@@ -21,7 +26,7 @@ declare module 'fastify' {
 // another instance) takes effect within the TTL.
 export class KeyCache {
   private entries = new Map<string, { record: AuthRecord; expiresAtMs: number }>();
-  constructor(private readonly store: Store, private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
+  constructor(readonly store: Store, private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
 
   async lookup(plain: string): Promise<AuthRecord | null> {
     const hash = hashKey(plain);
@@ -50,6 +55,7 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode, cache: K
   // RFC 9110 11.1: the scheme is case-insensitive (`bearer sk_...` too), then one or more spaces.
   const m = /^bearer +(\S+)$/i.exec(header);
   if (!m) throw new ApiError('AUTHENTICATION_REQUIRED', 'The Authorization header must be "Bearer <API key>".');
+  if (mode === 'checkout') return checkoutSecret(req, m[1], cache.store);
   const prefix = parseKeyPrefix(m[1]);
   // Never echo the key: a pasted live key in an error message ends up in someone's logs.
   if (!prefix) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
@@ -62,6 +68,27 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode, cache: K
     throw new ApiError('PERMISSION_DENIED', 'Live mode is not activated for this account yet; use your sk_test_ key in the sandbox.');
   }
   return record;
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+// The hosted page is authorized by its session's client secret, and by nothing else: merchant
+// keys are refused (a page never holds one), and so is another session's secret. Nothing of
+// the secret is ever echoed.
+async function checkoutSecret(req: FastifyRequest, secret: string, store: Store): Promise<AuthRecord> {
+  if (parseKeyPrefix(secret)) {
+    throw new ApiError('PERMISSION_DENIED', 'The checkout page API only takes the session\'s client secret, never an API key.');
+  }
+  const m = CLIENT_SECRET.exec(secret);
+  const sessionId = (req.params as { id?: string } | undefined)?.id;
+  const invalid = () => new ApiError('INVALID_API_KEY', 'The client secret is not valid for this checkout session.');
+  if (!m || !sessionId || m[1] !== sessionId) throw invalid();
+  const row = await store.db.selectFrom('checkout_sessions')
+    .innerJoin('accounts', 'accounts.id', 'checkout_sessions.account_id')
+    .select(['checkout_sessions.account_id as accountId', 'checkout_sessions.livemode', 'checkout_sessions.client_secret', 'accounts.live_enabled'])
+    .where('checkout_sessions.id', '=', sessionId).executeTakeFirst();
+  if (!row || !timingSafeEqual(digest(row.client_secret), digest(secret))) throw invalid();
+  return { keyId: `checkout:${sessionId}`, accountId: row.accountId, livemode: row.livemode === 1, kind: 'checkout', liveEnabled: row.live_enabled === 1, checkoutSessionId: sessionId };
 }
 
 export function registerAuth(app: FastifyInstance, cache: KeyCache): void {

@@ -200,7 +200,10 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
     }
     const key = header;
     const fp = fingerprint(req.method, req.url, req.body);
-    const scope = `${auth.accountId}\u0000${auth.livemode ? 1 : 0}\u0000${key}`;
+    // The hosted page's keys (chosen by a buyer's browser) live in their session's own scope,
+    // apart from the merchant's.
+    const keyScope = req.auth?.kind === 'checkout' ? { accountId: `${auth.accountId}:${req.auth.checkoutSessionId}`, livemode: auth.livemode } : auth;
+    const scope = `${keyScope.accountId}\u0000${keyScope.livemode ? 1 : 0}\u0000${key}`;
 
     const startedMs = inFlight.get(scope);
     if (startedMs !== undefined && Date.now() - startedMs < IN_FLIGHT_STALE_MS) {
@@ -210,7 +213,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
     inFlight.set(scope, Date.now());
     reply.raw.once('close', () => inFlight.delete(scope));
 
-    const stored = await lookup(auth.accountId, auth.livemode, key);
+    const stored = await lookup(keyScope.accountId, keyScope.livemode, key);
     if (stored) {
       inFlight.delete(scope);
       if (stored.fingerprint !== fp) {
@@ -229,7 +232,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
           // bytes sent; committed with the effects or not at all.
           body = reply.serialize(result) as string;
           try {
-            await insertKey(tx, auth, key, fp, reply.statusCode, body);
+            await insertKey(tx, keyScope, key, fp, reply.statusCode, body);
           } catch (error) {
             if (isUniqueViolation(error)) throw new KeyConflict();
             throw error;
@@ -244,7 +247,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
       } catch (error) {
         if (!(error instanceof KeyConflict)) throw error;
         // Another process committed this key while we ran; our effects were rolled back.
-        const winner = await lookup(auth.accountId, auth.livemode, key);
+        const winner = await lookup(keyScope.accountId, keyScope.livemode, key);
         if (!winner) throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry in a moment.', { headers: { 'retry-after': '1' } });
         if (winner.fingerprint !== fp) throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
         throw new StoredResponse(winner.status_code, winner.body);
@@ -253,7 +256,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
 
     req.storeIdempotentError = async (statusCode, body) => {
       try {
-        await unguarded(() => store.write((tx) => insertKey(tx, auth, key, fp, statusCode, body)));
+        await unguarded(() => store.write((tx) => insertKey(tx, keyScope, key, fp, statusCode, body)));
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
       }

@@ -116,7 +116,7 @@ function applyContracts(doc: Json, contracts: Map<string, RouteContract>): void 
 // The absolute URL clients should call: PUBLIC_URL, else what this request was sent to. The
 // Host header is the client's, so only a plain host[:port] is believed.
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
-function requestOrigin(req: FastifyRequest): string {
+export function requestOrigin(req: FastifyRequest): string {
   const host = req.host;
   const protocol = req.protocol === 'https' ? 'https' : 'http';
   if (host && HOST.test(host)) return `${protocol}://${host}`;
@@ -155,6 +155,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
         { name: 'Balance', description: 'Pending, available and settled totals, for the merchant and per recipient.' },
         { name: 'Events', description: 'Every state change, as it happened; what webhooks deliver.' },
         { name: 'Webhook endpoints', description: 'Where we send events, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).' },
+        { name: 'Checkout', description: 'Hosted checkout sessions: made with the secret key; the hosted page\'s own calls (`/client`) take only the session\'s client secret.' },
         { name: 'Sandbox', description: 'Sign-up and simulators that only exist in the sandbox.' },
         { name: 'Admin', description: 'Back office (`/admin/...`): an admin session cookie and CSRF token, never an API key.' },
       ],
@@ -162,6 +163,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
         securitySchemes: {
           secretKey: { type: 'http', scheme: 'bearer', description: 'Secret key: `sk_test_...` (sandbox) or `sk_live_...`. Server side only.' },
           publishableKey: { type: 'http', scheme: 'bearer', description: 'Publishable key: `pk_test_...` or `pk_live_...`. Safe in the browser; only tokenizes cards.' },
+          checkoutClientSecret: { type: 'http', scheme: 'bearer', description: 'A checkout session\'s `clientSecret` (`cs_..._secret_...`): the hosted page\'s calls for that one session. API keys are refused there.' },
           adminSession: {
             type: 'apiKey',
             in: 'cookie',

@@ -16,9 +16,10 @@ export const NoBody = Type.Object({}, { additionalProperties: false });
 
 export const MUTATING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-// Routes that serve pages and their assets (the docs, the back office), not the API: a page's
+// Routes that serve pages and their assets (the docs, the back office, the hosted checkout and
+// its script), not the API: a page's
 // URL carries the page's own state in its query string.
-const PAGES = ['/v1/docs', '/backoffice'];
+const PAGES = ['/v1/docs', '/backoffice', '/checkout', '/v1/checkout.js'];
 const isPage = (url: string) => PAGES.some((p) => url === p || url.startsWith(`${p}/`));
 
 function closed(schema: TSchema): boolean {

@@ -328,6 +328,46 @@ const migrations: Record<string, Migration> = {
         .where(sql.ref('status'), '=', sql.lit('held')).execute();
     },
   },
+  // Hosted checkout (issue 15): checkout sessions, the payment a session made, the account's
+  // allowed embed origins, and publishable keys kept readable (they are public by design: the
+  // hosted page is handed its account's key to tokenize cards).
+  '0006_checkout': {
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('checkout_sessions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull().check(sql`amount > 0`))
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('methods', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('metadata', 'text')
+        .addColumn('customer', 'text')
+        .addColumn('installments', 'integer', (c) => c.notNull())
+        .addColumn('success_url', 'text')
+        .addColumn('cancel_url', 'text')
+        .addColumn('base_url', 'text', (c) => c.notNull())
+        .addColumn('client_secret', 'text', (c) => c.notNull())
+        .addColumn('payment_id', 'text')
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('completed_at', 'text')
+        .addColumn('expired_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('checkout_sessions_list').on('checkout_sessions').columns(['account_id', 'livemode', 'id']).execute();
+      await db.schema.alterTable('payments').addColumn('checkout_session_id', 'text').execute();
+      // At most one payment per session that is in flight or was sold: a second pay while one is
+      // pending, or after one was approved, cannot be written, whatever the requests race. A
+      // declined, failed, canceled or expired payment leaves the session free for another.
+      await sql`create unique index payments_one_live_per_checkout on payments (checkout_session_id)
+        where checkout_session_id is not null and status in ('pending', 'approved', 'partially_refunded', 'refunded')`.execute(db);
+      await db.schema.alterTable('accounts').addColumn('embed_origins', 'text').execute();
+      await db.schema.alterTable('api_keys').addColumn('publishable_key', 'text').execute();
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

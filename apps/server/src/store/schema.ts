@@ -12,6 +12,8 @@ export interface AccountsTable {
   // JSON {bankCode, agency, account, accountType}: where the merchant's settlements are paid;
   // null until an admin sets it (merchant settlements are held meanwhile).
   payout_bank_account: string | null;
+  // JSON string[]: origins allowed to frame the hosted checkout; null = the sandbox default.
+  embed_origins: string | null;
   created_at: string;
 }
 
@@ -24,6 +26,9 @@ export interface ApiKeysTable {
   display: string; // e.g. "sk_test_…a1b2": enough to recognise, never enough to use
   created_at: string;
   revoked_at: string | null;
+  // The publishable key itself (public by design: the hosted checkout hands it to the page);
+  // null for secret keys, which are only ever stored hashed.
+  publishable_key: string | null;
 }
 
 export interface PaymentsTable {
@@ -50,6 +55,35 @@ export interface PaymentsTable {
   net_amount: number | null;
   provider_charge_id: string | null;
   provider_attempts: number;
+  created_at: string;
+  updated_at: string;
+  // The checkout session the payment was made in (null for API payments).
+  checkout_session_id: string | null;
+}
+
+export interface CheckoutSessionsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  status: string; // open | complete | expired
+  amount: number;
+  currency: string;
+  methods: string; // JSON array
+  description: string | null;
+  metadata: string | null;
+  customer: string | null;
+  installments: number; // the most the buyer may choose
+  success_url: string | null;
+  cancel_url: string | null;
+  // The instance's public URL when the session was made (PUBLIC_URL, else the request's
+  // origin): the page's `url` is built on it, in answers and in events alike.
+  base_url: string;
+  client_secret: string;
+  payment_id: string | null; // the session's latest payment
+  expires_at: string;
+  expires_at_ms: number;
+  completed_at: string | null;
+  expired_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -290,6 +324,7 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   payments: PaymentsTable;
+  checkout_sessions: CheckoutSessionsTable;
   card_tokens: CardTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;

@@ -9,13 +9,15 @@ export interface AuthRecord {
   keyId: string;
   accountId: string;
   livemode: boolean;
-  kind: KeyKind;
+  // 'checkout': the hosted page, authorized by one checkout session's client secret.
+  kind: KeyKind | 'checkout';
   liveEnabled: boolean;
+  checkoutSessionId?: string;
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-function randomBase62(length: number): string {
+export function randomBase62(length: number): string {
   // Rejection sampling keeps every character uniformly likely.
   let out = '';
   while (out.length < length) {
@@ -63,6 +65,7 @@ export async function insertKey(tx: Tx, accountId: string, kind: KeyKind, livemo
     display,
     created_at: new Date().toISOString(),
     revoked_at: null,
+    publishable_key: kind === 'publishable' ? key : null,
   }).execute();
   return { id, key, kind, livemode, display };
 }
@@ -103,6 +106,18 @@ export async function revokeKey(store: Store, keyIdOrKey: string): Promise<{ id:
     if (!row.revoked_at) await tx.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', row.id).execute();
     return { id: row.id, display: row.display };
   });
+}
+
+// The account's publishable key for a mode, to hand to the hosted checkout page: the newest
+// active one kept readable, or a new one (keys made before they were kept readable are only
+// stored hashed).
+export async function publishableKeyFor(tx: Tx, accountId: string, livemode: boolean): Promise<string> {
+  const row = await tx.selectFrom('api_keys').select('publishable_key')
+    .where('account_id', '=', accountId).where('livemode', '=', livemode ? 1 : 0).where('kind', '=', 'publishable')
+    .where('revoked_at', 'is', null).where('publishable_key', 'is not', null)
+    .orderBy('id', 'desc').limit(1).executeTakeFirst();
+  if (row?.publishable_key) return row.publishable_key;
+  return (await insertKey(tx, accountId, 'publishable', livemode)).key;
 }
 
 export async function activateLive(store: Store, accountId: string): Promise<void> {

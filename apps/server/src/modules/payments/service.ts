@@ -22,6 +22,7 @@ import type { CreatePaymentBody, CreatePaymentFields, ListPaymentsQuery, Payment
 import { checkTransition, loadPayment, toPayment, transition, type PaymentRow } from './repository.js';
 import { invalidState } from '../../errors.js';
 import { sql } from 'kysely';
+import { completeCheckoutSession } from '../checkout/repository.js';
 
 export const JOB_CONFIRM = 'payment.confirm';
 export const JOB_EXPIRE = 'payment.expire';
@@ -36,7 +37,7 @@ export interface PaymentDeps {
   breaker: CircuitBreaker;
 }
 
-function maskDocument(doc: string): string {
+export function maskDocument(doc: string): string {
   const clean = doc.replace(/[^0-9A-Za-z]/g, '');
   return '*'.repeat(Math.max(0, clean.length - 2)) + clean.slice(-2);
 }
@@ -83,7 +84,14 @@ export async function cardOutcome(store: Store, token: string): Promise<TestOutc
   return (row?.test_outcome as TestOutcome | undefined) ?? 'approve';
 }
 
-export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body: CreatePaymentBody): Promise<Payment> {
+export interface PreparedPayment {
+  row: PaymentRow;
+  // When its background job runs: the card confirmation at once, the Pix expiry at its end.
+  jobAtMs: number;
+}
+
+// The payment row of a create, built before its transaction (the BR Code is pure work).
+export function preparePayment(deps: PaymentDeps, owner: Owner, body: CreatePaymentBody, checkoutSessionId: string | null = null): PreparedPayment {
   const amountCents = checkPaymentShape(body);
   if (body.method === 'credit_card') {
     const retryAfter = deps.breaker.retryAfterSeconds();
@@ -99,8 +107,8 @@ export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body
     : null;
   const row: PaymentRow = {
     id,
-    account_id: ctx.accountId,
-    livemode: ctx.livemode ? 1 : 0,
+    account_id: owner.accountId,
+    livemode: owner.livemode ? 1 : 0,
     status: 'pending',
     amount: amountCents,
     currency: 'BRL',
@@ -123,11 +131,12 @@ export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body
     provider_attempts: 0,
     created_at: nowIso,
     updated_at: nowIso,
+    checkout_session_id: checkoutSessionId,
   };
-  let expiresAtMs = 0;
+  let jobAtMs = nowMs;
   if (body.method === 'pix') {
-    expiresAtMs = nowMs + (body.pixExpiresInSeconds ?? deps.config.pixExpiresInSeconds) * 1000;
-    row.expires_at = new Date(expiresAtMs).toISOString();
+    jobAtMs = nowMs + (body.pixExpiresInSeconds ?? deps.config.pixExpiresInSeconds) * 1000;
+    row.expires_at = new Date(jobAtMs).toISOString();
     row.pix_copy_paste = buildPixBrCode({
       pixKey: deps.config.pixKey,
       amountCents,
@@ -136,19 +145,28 @@ export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body
       merchantCity: deps.config.pixMerchantCity,
     });
   }
-  const payment = await ctx.write(async (tx) => {
-    if (body.method === 'credit_card') {
-      const card = await useCardToken(tx, ctx, body.cardToken as string, nowIso);
-      row.card_brand = card.brand;
-      row.card_last4 = card.last4;
-    }
-    await insertRows(tx, 'payments', [row]);
-    if (body.method === 'credit_card') await enqueue(tx, JOB_CONFIRM, { paymentId: id }, nowMs);
-    else await enqueue(tx, JOB_EXPIRE, { paymentId: id }, expiresAtMs);
-    const resource = toPayment(row);
-    await recordEvent(tx, ctx, 'payment.created', resource, nowMs);
-    return resource;
-  });
+  return { row, jobAtMs };
+}
+
+// Writes a prepared payment in the caller's transaction: the card token consumed, the row, its
+// job and its event.
+export async function insertPayment(tx: Tx, owner: Owner, prepared: PreparedPayment): Promise<Payment> {
+  const { row } = prepared;
+  if (row.method === 'credit_card') {
+    const card = await useCardToken(tx, owner, row.card_token as string, row.created_at);
+    row.card_brand = card.brand;
+    row.card_last4 = card.last4;
+  }
+  await insertRows(tx, 'payments', [row]);
+  await enqueue(tx, row.method === 'credit_card' ? JOB_CONFIRM : JOB_EXPIRE, { paymentId: row.id }, prepared.jobAtMs);
+  const resource = toPayment(row);
+  await recordEvent(tx, owner, 'payment.created', resource, Date.parse(row.created_at));
+  return resource;
+}
+
+export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body: CreatePaymentBody): Promise<Payment> {
+  const prepared = preparePayment(deps, ctx, body);
+  const payment = await ctx.write((tx) => insertPayment(tx, ctx, prepared));
   if (body.method === 'credit_card') deps.kickWorker();
   return payment;
 }
@@ -166,7 +184,7 @@ export async function listPayments(deps: PaymentDeps, owner: Owner, query: ListP
   return paginate(qb, query, toPayment, scope);
 }
 
-async function moveWithEvent(tx: Tx, row: PaymentRow, to: 'approved' | 'declined' | 'failed' | 'canceled' | 'expired', changes: Partial<PaymentRow> = {}): Promise<Payment> {
+export async function moveWithEvent(tx: Tx, row: PaymentRow, to: 'approved' | 'declined' | 'failed' | 'canceled' | 'expired', changes: Partial<PaymentRow> = {}): Promise<Payment> {
   const moved = toPayment(await transition(tx, row, to, changes));
   await recordEvent(tx, { accountId: row.account_id, livemode: row.livemode === 1 }, `payment.${to}`, moved);
   return moved;
@@ -204,6 +222,8 @@ async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>, me
   }
   const moved = { ...changes, fee_amount: feeCents, net_amount: netCents };
   const approved = toPayment(later ? later.approve(row, moved) : await transition(tx, row, 'approved', moved));
+  // A checkout session completes with its payment's approval, in this same transaction.
+  if (row.checkout_session_id) await completeCheckoutSession(tx, row.checkout_session_id, approved.id, nowMs);
   const receivables = await createSaleReceivables(tx, { paymentId: row.id, ...owner, amountCents: row.amount, netCents, method }, settings, nowMs, rules);
   await emitEvents(tx, owner, [
     { type: 'payment.approved', object: approved },

@@ -1,0 +1,100 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Store } from '../../store/index.js';
+import { ApiError } from '../../errors.js';
+import { loadDist, type Asset } from '../backoffice.js';
+import { effectiveEmbedOrigins, frameAncestors } from '../../domain/embed-origins.js';
+
+// The hosted checkout page (apps/checkout-page, its build in dist/) and the script-tag build of
+// the browser library (packages/checkout), served by the instance itself so the buyer's browser
+// only ever talks to this origin. Builds are read on first use and kept (so an instance started
+// before the build serves it once it exists); until then the routes answer 503 in the envelope.
+
+export const DEFAULT_CHECKOUT_PAGE_DIST = fileURLToPath(new URL('../../../../checkout-page/dist/', import.meta.url));
+export const DEFAULT_CHECKOUT_JS_DIST = fileURLToPath(new URL('../../../../../packages/checkout/dist/checkout.global.js', import.meta.url));
+
+// Nothing but this origin's own files; inline script and style refused. The QR code comes as SVG
+// markup the page inserts, and may come as a data: image. frame-ancestors is the account's list.
+export function checkoutPageCsp(ancestors: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    `frame-ancestors ${ancestors}`,
+  ].join('; ');
+}
+
+const SESSION_ID = /^cs_[0-9a-z]{26}$/;
+
+export function checkoutPageRoutes(app: FastifyInstance, store: Store, options: { pageDir?: string | null; scriptFile?: string | null } = {}): void {
+  const pageDir = options.pageDir ?? DEFAULT_CHECKOUT_PAGE_DIST;
+  const scriptFile = options.scriptFile ?? DEFAULT_CHECKOUT_JS_DIST;
+  let page: Map<string, Asset> | null = null;
+  let script: Asset | null = null;
+  const pageFiles = () => (page ??= loadDist(pageDir, 'checkout page build'));
+  const scriptAsset = () => {
+    if (!script && existsSync(scriptFile)) {
+      const body = readFileSync(scriptFile);
+      script = { body, type: 'text/javascript; charset=utf-8', etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, immutable: false };
+    }
+    return script;
+  };
+  const notBuilt = (what: string, command: string) => new ApiError('SERVICE_UNAVAILABLE', `The ${what} is not built: run \`${command}\` (npm install and npm start do it for you).`);
+
+  const send = (req: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string) => {
+    reply.header('cache-control', cacheControl);
+    reply.header('etag', asset.etag);
+    if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(asset.type).send(asset.body);
+  };
+  const config = { auth: 'none' as const, idempotent: false };
+
+  // The page shell. Its policy lets only the account's embed origins frame it ('none' for an
+  // id that names no session: the page then says so, unframed).
+  app.get<{ Params: { id: string } }>('/checkout/:id', { config, schema: { hide: true } }, async (req, reply) => {
+    const files = pageFiles();
+    const index = files?.get('/index.html');
+    if (!index) throw notBuilt('checkout page', 'npm run build -w apps/checkout-page');
+    let ancestors: string[] = [];
+    if (SESSION_ID.test(req.params.id)) {
+      const row = await store.db.selectFrom('checkout_sessions').innerJoin('accounts', 'accounts.id', 'checkout_sessions.account_id')
+        .select(['checkout_sessions.livemode', 'accounts.embed_origins']).where('checkout_sessions.id', '=', req.params.id).executeTakeFirst();
+      if (row) ancestors = effectiveEmbedOrigins(row.embed_origins, row.livemode === 1);
+    }
+    reply.header('content-security-policy', checkoutPageCsp(frameAncestors(ancestors)));
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('cross-origin-resource-policy', 'same-origin');
+    return send(req, reply, index, 'no-store');
+  });
+
+  app.get('/checkout/assets/*', { config, schema: { hide: true } }, async (req, reply) => {
+    const files = pageFiles();
+    if (!files) throw notBuilt('checkout page', 'npm run build -w apps/checkout-page');
+    let path: string;
+    try {
+      path = decodeURIComponent(req.url.split('?')[0].slice('/checkout'.length));
+    } catch {
+      throw new ApiError('NOT_FOUND', 'No such file of the checkout page.');
+    }
+    const asset = path.startsWith('/assets/') ? files.get(path) : undefined;
+    if (!asset) throw new ApiError('NOT_FOUND', 'No such file of the checkout page.');
+    reply.header('cross-origin-resource-policy', 'same-origin');
+    return send(req, reply, asset, 'public, max-age=31536000, immutable');
+  });
+
+  // Merchants load the library from this origin with a script tag, on their own pages.
+  app.get('/v1/checkout.js', { config, schema: { hide: true } }, async (req, reply) => {
+    const asset = scriptAsset();
+    if (!asset) throw notBuilt('checkout library', 'npm run build -w packages/checkout');
+    reply.header('cross-origin-resource-policy', 'cross-origin');
+    reply.header('access-control-allow-origin', '*');
+    return send(req, reply, asset, 'public, max-age=300');
+  });
+}

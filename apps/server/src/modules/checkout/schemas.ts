@@ -1,0 +1,172 @@
+import { Type, type Static, type TSchema } from 'typebox';
+import { constant, ListQueryBase, listOf, ref, refTo, stringEnum } from '../../http/common.js';
+import { MAX_AMOUNT_CENTS, PaymentCustomer } from '../payments/schemas.js';
+import { validation } from '../../errors.js';
+
+export const CHECKOUT_METHODS = ['credit_card', 'pix'] as const;
+export type CheckoutMethod = (typeof CHECKOUT_METHODS)[number];
+export const CHECKOUT_STATUSES = ['open', 'complete', 'expired'] as const;
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
+
+export const MIN_EXPIRES_IN_SECONDS = 300;
+export const MAX_EXPIRES_IN_SECONDS = 86_400;
+export const DEFAULT_EXPIRES_IN_SECONDS = 3600;
+
+const methodsField = Type.Array(stringEnum([...CHECKOUT_METHODS]), {
+  minItems: 1, maxItems: 2, uniqueItems: true,
+  description: 'What the buyer may pay with, in the order the page offers them. Default both: `["credit_card", "pix"]`.',
+});
+const redirectUrl = (what: string) => Type.String({
+  minLength: 8, maxLength: 2048, format: 'uri', pattern: '^https?://',
+  description: `Redirect mode: where the hosted page sends the buyer ${what} (http or https).`,
+});
+
+export const CreateCheckoutSessionRequest = Type.Object(
+  {
+    amount: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Amount in centavos (1050 = R$ 10,50).', examples: [1050] }),
+    currency: Type.Optional(constant('BRL', { description: 'Only BRL. Defaults to BRL.' })),
+    methods: Type.Optional(methodsField),
+    description: Type.Optional(Type.String({ maxLength: 500, description: 'Shown to the buyer on the page, and copied to the payment.' })),
+    metadata: Type.Optional(ref('Metadata')),
+    customer: Type.Optional(refTo(PaymentCustomer)),
+    installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'The most installments the buyer may choose for a card, 1-12 (default 1: no choice offered).' })),
+    successUrl: Type.Optional(redirectUrl('after paying')),
+    cancelUrl: Type.Optional(redirectUrl('when they give up')),
+    expiresInSeconds: Type.Optional(Type.Integer({ minimum: MIN_EXPIRES_IN_SECONDS, maximum: MAX_EXPIRES_IN_SECONDS, description: `Seconds until the session expires, ${MIN_EXPIRES_IN_SECONDS}-${MAX_EXPIRES_IN_SECONDS} (default ${DEFAULT_EXPIRES_IN_SECONDS}). A Pix made in the session expires with it.` })),
+  },
+  {
+    $id: 'CreateCheckoutSessionRequest',
+    additionalProperties: false,
+    description: 'A hosted checkout for one sale: the buyer pays it on the page at `url` (or in a modal opened by /v1/checkout.js).',
+    examples: [{ amount: 1050, description: 'Pedido 1234', methods: ['credit_card', 'pix'], installments: 3 }],
+  },
+);
+export type CreateCheckoutSessionRequest = Static<typeof CreateCheckoutSessionRequest>;
+
+export const CheckoutSession = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `cs_`.', examples: ['cs_01jc6v8x2a9m3yq0d7b4e5f6g8'] }),
+    object: constant('checkout_session'),
+    status: stringEnum([...CHECKOUT_STATUSES], { description: '`open` until its payment is approved (`complete`) or it expires (`expired`).' }),
+    amount: Type.Integer({ description: 'Centavos.' }),
+    currency: constant('BRL'),
+    methods: Type.Array(stringEnum([...CHECKOUT_METHODS])),
+    description: Type.Union([Type.String(), Type.Null()]),
+    metadata: ref('Metadata'),
+    customer: Type.Union([refTo(PaymentCustomer), Type.Null()]),
+    installments: Type.Integer({ description: 'The most installments the buyer may choose.' }),
+    successUrl: Type.Union([Type.String(), Type.Null()]),
+    cancelUrl: Type.Union([Type.String(), Type.Null()]),
+    url: Type.String({ description: 'The hosted page, with the client secret in its fragment (never sent to a server by the browser). Redirect the buyer there, or open it with /v1/checkout.js.' }),
+    clientSecret: Type.Union([Type.String(), Type.Null()], { description: 'Authorizes the hosted page\'s calls for this session only; give it to the browser that opens the checkout, nowhere else. Null once the session is no longer open.' }),
+    paymentId: Type.Union([Type.String(), Type.Null()], { description: 'The session\'s latest payment (`pay_`); when `complete`, the approved one. Confirm it from your server before you ship.' }),
+    expiresAt: Type.String({ format: 'date-time' }),
+    livemode: Type.Boolean(),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    expiredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { $id: 'CheckoutSession', additionalProperties: false, description: 'A hosted checkout: at most one approved payment, whatever the buyer clicks.' },
+);
+export type CheckoutSession = Static<typeof CheckoutSession>;
+export const CheckoutSessionList = listOf('CheckoutSession', 'CheckoutSessionList');
+
+export const CheckoutSessionClientPayment = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `pay_`.' }),
+    method: stringEnum([...CHECKOUT_METHODS]),
+    status: Type.String({ description: 'The payment\'s status (`pending`, `approved`, `declined`, ...).' }),
+    failureMessage: Type.Union([Type.String(), Type.Null()], { description: 'Why it was declined or failed, to show the buyer.' }),
+    pix: Type.Union([
+      Type.Object({
+        copyPaste: Type.String({ description: 'The Pix "copia e cola" (BR Code).' }),
+        qrCodeSvg: Type.String({ description: 'The BR Code as a QR code, SVG markup.' }),
+        expiresAt: Type.String({ format: 'date-time', description: 'When the BR Code expires: the page counts down to it.' }),
+      }, { additionalProperties: false }),
+      Type.Null(),
+    ]),
+  },
+  { $id: 'CheckoutSessionClientPayment', additionalProperties: false, description: 'The session\'s latest payment, as the buyer may see it.' },
+);
+
+export const CheckoutSessionClientView = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `cs_`.' }),
+    object: constant('checkout_session.client'),
+    status: stringEnum([...CHECKOUT_STATUSES]),
+    amount: Type.Integer({ description: 'Centavos.' }),
+    currency: constant('BRL'),
+    description: Type.Union([Type.String(), Type.Null()]),
+    merchantName: Type.String(),
+    methods: Type.Array(stringEnum([...CHECKOUT_METHODS])),
+    installments: Type.Integer({ description: 'The most installments the buyer may choose.' }),
+    expiresAt: Type.String({ format: 'date-time' }),
+    livemode: Type.Boolean(),
+    publishableKey: Type.String({ description: 'The merchant\'s publishable key, to tokenize the card with POST /v1/tokens.' }),
+    successUrl: Type.Union([Type.String(), Type.Null()]),
+    cancelUrl: Type.Union([Type.String(), Type.Null()]),
+    payment: Type.Union([ref('CheckoutSessionClientPayment'), Type.Null()]),
+  },
+  { $id: 'CheckoutSessionClientView', additionalProperties: false, description: 'What the hosted page needs of its session: no metadata, no customer, no secret.' },
+);
+export type CheckoutSessionClientView = Static<typeof CheckoutSessionClientView>;
+
+export const CheckoutCardPayRequest = Type.Object(
+  {
+    method: constant('credit_card'),
+    cardToken: Type.String({ pattern: '^tok_[A-Za-z0-9_]{1,64}$', description: 'A `tok_` made by POST /v1/tokens with the view\'s publishable key.' }),
+    installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'At most the session\'s `installments` (default 1).' })),
+  },
+  { $id: 'CheckoutCardPayRequest', additionalProperties: false, examples: [{ method: 'credit_card', cardToken: 'tok_01jc6v8x2a9m3yq0d7b4e5f6g8' }] },
+);
+export const CheckoutPixPayRequest = Type.Object(
+  { method: constant('pix') },
+  { $id: 'CheckoutPixPayRequest', additionalProperties: false, examples: [{ method: 'pix' }] },
+);
+type PayShapes = Static<typeof CheckoutCardPayRequest> | Static<typeof CheckoutPixPayRequest>;
+export const CheckoutPayRequest = Type.Unsafe<PayShapes>({
+  $id: 'CheckoutPayRequest',
+  oneOf: [ref('CheckoutCardPayRequest'), ref('CheckoutPixPayRequest')],
+  description: 'A card (`cardToken`, optional `installments`) or Pix.',
+  examples: [{ method: 'credit_card', cardToken: 'tok_01jc6v8x2a9m3yq0d7b4e5f6g8', installments: 1 }, { method: 'pix' }],
+});
+export type CheckoutPayRequest = PayShapes;
+
+// The pay request's fields without its shape rule (see http/shapes.ts), and the rule in code.
+export const CheckoutPayFields = Type.Object(
+  {
+    method: stringEnum([...CHECKOUT_METHODS]),
+    cardToken: Type.Optional(CheckoutCardPayRequest.properties.cardToken),
+    installments: Type.Optional(CheckoutCardPayRequest.properties.installments),
+  },
+  { additionalProperties: false },
+);
+export function checkPayShape(body: Static<typeof CheckoutPayFields>): void {
+  if (body.method === 'credit_card') {
+    if (body.cardToken === undefined) throw validation('cardToken is required to pay by card.', 'cardToken');
+  } else {
+    if (body.cardToken !== undefined) throw validation('cardToken is not accepted for pix.', 'cardToken');
+    if (body.installments !== undefined) throw validation('installments only applies to credit_card.', 'installments');
+  }
+}
+
+export const ListCheckoutSessionsQuery = Type.Object(
+  { ...ListQueryBase, status: Type.Optional(stringEnum([...CHECKOUT_STATUSES], { description: 'Only sessions in this status.' })) },
+  { additionalProperties: false },
+);
+export type ListCheckoutSessionsQuery = Static<typeof ListCheckoutSessionsQuery>;
+
+export const CheckoutSessionIdParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Checkout session id (`cs_...`).' }) }, { additionalProperties: false });
+
+// The pay route requires a key: the page makes one per attempt, so a retried request never pays twice.
+export const RequiredIdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.String({
+    minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$',
+    description: 'Required here: one per payment attempt (the page makes a random one), reused by its retries.',
+  }),
+});
+
+export const checkoutSchemas: TSchema[] = [
+  CreateCheckoutSessionRequest, CheckoutSession, CheckoutSessionList, CheckoutSessionClientPayment, CheckoutSessionClientView,
+  CheckoutCardPayRequest, CheckoutPixPayRequest, CheckoutPayRequest,
+];

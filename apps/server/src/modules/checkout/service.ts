@@ -1,0 +1,224 @@
+import type { Store, Tx } from '../../store/index.js';
+import type { RequestContext } from '../../plugins/idempotency.js';
+import { isUniqueViolation } from '../../store/index.js';
+import { ApiError, invalidState } from '../../errors.js';
+import { newId } from '../../domain/ids.js';
+import { insertRows, selectWhere } from '../../store/fast.js';
+import { paginate } from '../../http/pagination.js';
+import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js';
+import { qrSvg } from '../../domain/qr.js';
+import type { Owner } from '../events/service.js';
+import { publishableKeyFor, randomBase62 } from '../accounts/service.js';
+import { insertPayment, maskDocument, moveWithEvent, preparePayment, type PaymentDeps } from '../payments/service.js';
+import type { PaymentRow } from '../payments/repository.js';
+import {
+  CHECKOUT_METHODS, DEFAULT_EXPIRES_IN_SECONDS,
+  type CheckoutMethod, type CheckoutPayRequest, type CheckoutSession, type CheckoutSessionClientView, type CreateCheckoutSessionRequest, type ListCheckoutSessionsQuery,
+} from './schemas.js';
+import { loadCheckoutSession, lockCheckoutSession, markExpired, toCheckoutSession, type CheckoutSessionRow } from './repository.js';
+
+export const JOB_CHECKOUT_EXPIRE = 'checkout_session.expire';
+// A session due to expire while a card payment is being confirmed waits this long and looks again.
+const EXPIRY_RETRY_MS = 5_000;
+// base62 characters after `_secret_`: ~238 bits.
+const CLIENT_SECRET_CHARS = 40;
+
+export async function createCheckoutSession(deps: PaymentDeps, ctx: RequestContext, body: CreateCheckoutSessionRequest, baseUrl: string): Promise<CheckoutSession> {
+  const nowMs = Date.now();
+  const nowIso = new Date(nowMs).toISOString();
+  const id = newId('checkoutSession', nowMs);
+  const expiresAtMs = nowMs + (body.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS) * 1000;
+  const methods = body.methods ?? [...CHECKOUT_METHODS];
+  const customer = body.customer ? { ...body.customer, ...(body.customer.document ? { document: maskDocument(body.customer.document) } : {}) } : null;
+  const row: CheckoutSessionRow = {
+    id,
+    account_id: ctx.accountId,
+    livemode: ctx.livemode ? 1 : 0,
+    status: 'open',
+    amount: body.amount,
+    currency: 'BRL',
+    methods: JSON.stringify(methods),
+    description: body.description ?? null,
+    metadata: body.metadata ? JSON.stringify(body.metadata) : null,
+    customer: customer ? JSON.stringify(customer) : null,
+    installments: body.installments ?? 1,
+    success_url: body.successUrl ?? null,
+    cancel_url: body.cancelUrl ?? null,
+    base_url: baseUrl.replace(/\/+$/, ''),
+    client_secret: `${id}_secret_${randomBase62(CLIENT_SECRET_CHARS)}`,
+    payment_id: null,
+    expires_at: new Date(expiresAtMs).toISOString(),
+    expires_at_ms: expiresAtMs,
+    completed_at: null,
+    expired_at: null,
+    created_at: nowIso,
+    updated_at: nowIso,
+  };
+  return ctx.write(async (tx) => {
+    await insertRows(tx, 'checkout_sessions', [row]);
+    // The page will need the account's publishable key: made now if the account has none
+    // readable, so reading the session never writes.
+    await publishableKeyFor(tx, ctx.accountId, ctx.livemode);
+    // The session expires on time even if nobody looks at it.
+    await enqueue(tx, JOB_CHECKOUT_EXPIRE, { sessionId: id }, expiresAtMs);
+    return toCheckoutSession(row);
+  });
+}
+
+async function latestPayment(db: Store['db'] | Tx, row: CheckoutSessionRow): Promise<PaymentRow | undefined> {
+  if (!row.payment_id) return undefined;
+  return (await selectWhere(db, 'payments', '*', { id: row.payment_id }))[0];
+}
+
+// Expires an open session that is due, in the caller's transaction: its pending Pix expires with
+// it. A card payment being confirmed holds it ('busy'): its answer decides.
+async function expireNow(tx: Tx, row: CheckoutSessionRow, nowMs: number): Promise<CheckoutSessionRow | 'busy'> {
+  const payment = await latestPayment(tx, row);
+  if (payment?.status === 'pending') {
+    if (payment.method !== 'pix') return 'busy';
+    await moveWithEvent(tx, payment, 'expired');
+  }
+  return markExpired(tx, row, nowMs);
+}
+
+// Sessions past their expiry read as expired even before their job has run: the read expires it.
+async function expireIfDue(store: Store, row: CheckoutSessionRow): Promise<CheckoutSessionRow> {
+  if (row.status !== 'open' || row.expires_at_ms > Date.now()) return row;
+  return store.write(async (tx) => {
+    const nowMs = Date.now();
+    const locked = await lockCheckoutSession(tx, store.engine, row.id);
+    if (!locked || locked.status !== 'open' || locked.expires_at_ms > nowMs) return locked ?? row;
+    const result = await expireNow(tx, locked, nowMs);
+    return result === 'busy' ? locked : result;
+  });
+}
+
+export async function getCheckoutSession(deps: PaymentDeps, owner: Owner, id: string): Promise<CheckoutSession> {
+  return toCheckoutSession(await expireIfDue(deps.store, await loadCheckoutSession(deps.store.db, owner, id)));
+}
+
+export async function listCheckoutSessions(deps: PaymentDeps, owner: Owner, query: ListCheckoutSessionsQuery) {
+  const scope = deps.store.db.selectFrom('checkout_sessions').selectAll()
+    .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0);
+  const qb = query.status ? scope.where('status', '=', query.status) : scope;
+  return paginate(qb, query, toCheckoutSession, scope);
+}
+
+// On demand: an open session expires now, with its pending Pix. Refused while a card payment is
+// being confirmed (its answer comes within seconds) and once complete; an expired one is
+// answered as it is.
+export async function expireCheckoutSession(deps: PaymentDeps, ctx: RequestContext, id: string): Promise<CheckoutSession> {
+  return ctx.write(async (tx) => {
+    await loadCheckoutSession(tx, ctx, id);
+    const row = await lockCheckoutSession(tx, deps.store.engine, id) as CheckoutSessionRow;
+    if (row.status === 'expired') return toCheckoutSession(row);
+    if (row.status === 'complete') throw invalidState('This checkout session is complete: its payment was approved. Refund the payment instead.');
+    const result = await expireNow(tx, row, Date.now());
+    if (result === 'busy') throw invalidState('A card payment of this session is being confirmed; try again in a few seconds.');
+    return toCheckoutSession(result);
+  });
+}
+
+// Worker: the session's expiry time has come.
+export async function expireCheckoutSessionJob(deps: PaymentDeps, job: JobRow, workerId: string): Promise<void> {
+  const { sessionId } = JSON.parse(job.payload) as { sessionId: string };
+  await deps.store.write(async (tx) => {
+    const nowMs = Date.now();
+    const row = await lockCheckoutSession(tx, deps.store.engine, sessionId);
+    if (!row || row.status !== 'open') return void (await complete(tx, job, workerId));
+    if (row.expires_at_ms > nowMs) return reschedule(tx, job, workerId, row.expires_at_ms, null);
+    const result = await expireNow(tx, row, nowMs);
+    if (result === 'busy') return reschedule(tx, job, workerId, nowMs + EXPIRY_RETRY_MS, 'a card payment is being confirmed');
+    await complete(tx, job, workerId);
+  });
+}
+
+// ----------------------------------------------------------------------------------------------
+// The hosted page's API (authorized by the session's client secret; see plugins/auth.ts).
+
+async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment: PaymentRow | undefined): Promise<CheckoutSessionClientView> {
+  const account = await db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
+  const key = await db.selectFrom('api_keys').select('publishable_key')
+    .where('account_id', '=', row.account_id).where('livemode', '=', row.livemode).where('kind', '=', 'publishable')
+    .where('revoked_at', 'is', null).where('publishable_key', 'is not', null)
+    .orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return {
+    id: row.id,
+    object: 'checkout_session.client',
+    status: row.status as CheckoutSessionClientView['status'],
+    amount: row.amount,
+    currency: 'BRL',
+    description: row.description,
+    merchantName: account.name,
+    methods: JSON.parse(row.methods) as CheckoutMethod[],
+    installments: row.installments,
+    expiresAt: row.expires_at,
+    livemode: row.livemode === 1,
+    // Made with the session (createCheckoutSession); empty only if the merchant revoked it since.
+    publishableKey: key?.publishable_key ?? '',
+    successUrl: row.success_url,
+    cancelUrl: row.cancel_url,
+    payment: payment ? {
+      id: payment.id,
+      method: payment.method as CheckoutMethod,
+      status: payment.status,
+      failureMessage: payment.failure_message,
+      pix: payment.method === 'pix' && payment.pix_copy_paste
+        ? { copyPaste: payment.pix_copy_paste, qrCodeSvg: qrSvg(payment.pix_copy_paste), expiresAt: payment.expires_at ?? row.expires_at }
+        : null,
+    } : null,
+  };
+}
+
+export async function getClientView(deps: PaymentDeps, owner: Owner, id: string): Promise<CheckoutSessionClientView> {
+  const row = await expireIfDue(deps.store, await loadCheckoutSession(deps.store.db, owner, id));
+  return clientView(deps.store.db, row, await latestPayment(deps.store.db, row));
+}
+
+const inFlight = () => invalidState('A payment of this checkout session is already being processed; wait for its result.');
+
+// The buyer pays. At most one payment per session is pending or approved: checked here under the
+// session's lock, and enforced by the store (payments_one_live_per_checkout), so that no
+// interleaving of tabs, double clicks and retries makes a second one. A second Pix request while
+// one is pending gets that same Pix; a declined or failed card leaves room for another try.
+export async function payCheckoutSession(deps: PaymentDeps, ctx: RequestContext, id: string, body: CheckoutPayRequest): Promise<CheckoutSessionClientView> {
+  const session = await loadCheckoutSession(deps.store.db, ctx, id);
+  const methods = JSON.parse(session.methods) as CheckoutMethod[];
+  if (!methods.includes(body.method)) throw new ApiError('VALIDATION_ERROR', `This checkout session does not take ${body.method}; it takes ${methods.join(', ')}.`, { param: 'method' });
+  const installments = body.method === 'credit_card' ? body.installments ?? 1 : undefined;
+  if (installments !== undefined && installments > session.installments) {
+    throw new ApiError('VALIDATION_ERROR', `This checkout session allows at most ${session.installments} installment(s).`, { param: 'installments' });
+  }
+  const nowMs = Date.now();
+  const common = { amount: session.amount, currency: 'BRL' as const, description: session.description ?? undefined, metadata: session.metadata ? JSON.parse(session.metadata) : undefined, customer: session.customer ? JSON.parse(session.customer) : undefined };
+  const prepared = body.method === 'credit_card'
+    ? preparePayment(deps, ctx, { ...common, method: 'credit_card', cardToken: body.cardToken, installments }, id)
+    // The BR Code expires with the session (or sooner, at the configured Pix expiry).
+    : preparePayment(deps, ctx, { ...common, method: 'pix', pixExpiresInSeconds: Math.max(1, Math.min(deps.config.pixExpiresInSeconds, Math.floor((session.expires_at_ms - nowMs) / 1000))) }, id);
+  let created = false;
+  let view: CheckoutSessionClientView;
+  try {
+    view = await ctx.write(async (tx) => {
+      const row = await lockCheckoutSession(tx, deps.store.engine, id) as CheckoutSessionRow;
+      if (row.status !== 'open') throw invalidState(`This checkout session is ${row.status}.`);
+      if (row.expires_at_ms <= Date.now()) throw invalidState('This checkout session has expired.');
+      const current = await latestPayment(tx, row);
+      if (current && current.status !== 'declined' && current.status !== 'failed' && current.status !== 'canceled' && current.status !== 'expired') {
+        if (current.status === 'pending' && current.method === 'pix' && body.method === 'pix') return clientView(tx, row, current);
+        throw inFlight();
+      }
+      await insertPayment(tx, ctx, prepared);
+      const nowIso = new Date().toISOString();
+      await tx.updateTable('checkout_sessions').set({ payment_id: prepared.row.id, updated_at: nowIso }).where('id', '=', id).execute();
+      created = true;
+      return clientView(tx, { ...row, payment_id: prepared.row.id, updated_at: nowIso }, prepared.row);
+    });
+  } catch (error) {
+    // The store's own guard: another payment of this session is pending or approved.
+    if (isUniqueViolation(error)) throw inFlight();
+    throw error;
+  }
+  if (created && body.method === 'credit_card') deps.kickWorker();
+  return view;
+}
+
