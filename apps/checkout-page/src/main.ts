@@ -134,7 +134,7 @@ function showSuccess(v: SessionView): void {
   stopTimers();
   setBusy(false);
   const paymentId = v.payment?.id ?? '';
-  const redirect = !embedded && v.successUrl ? v.successUrl.replace('{CHECKOUT_SESSION_ID}', encodeURIComponent(v.id)) : null;
+  const redirect = !embedded && v.successUrl ? v.successUrl : null;
   draw(h('section', { class: 'result success' },
     h('h2', { tabindex: -1 }, t.successTitle),
     h('p', {}, t.successBody),

@@ -19,8 +19,8 @@ document.getElementById('pay').addEventListener('click', async () => {
   window.PagamentosCheckout.open({
     sessionId,
     clientSecret,
-    onSuccess: async ({ paymentId }) => {
-      note(`success ${paymentId}`);
+    onSuccess: async ({ paymentId, status }) => {
+      note(`success ${paymentId} ${sessionId} ${status}`);
       // Never ship on the browser's word: confirm from the server (or wait for the webhook).
       const confirmed = await (await fetch(`/confirm?session=${encodeURIComponent(sessionId)}`)).json();
       result.textContent = confirmed.paymentStatus === 'approved' ? `Pedido pago (${confirmed.paymentId}).` : 'Pagamento em análise.';
