@@ -382,10 +382,12 @@ function pixStart(v: SessionView): HTMLElement {
       }
       starting = false;
       button.disabled = false;
-      say(err instanceof ApiFailure && err.status === 0 ? t.network : t.failed);
+      notice.textContent = err instanceof ApiFailure && err.status === 0 ? t.network : t.failed;
+      say(notice.textContent);
     }
   });
-  return h('div', { class: 'pix-start' }, h('p', {}, t.pixIntro), button);
+  const notice = h('p', { class: 'notice' });
+  return h('div', { class: 'pix-start' }, h('p', {}, t.pixIntro), notice, button);
 }
 
 function remaining(ms: number): string {
@@ -410,11 +412,12 @@ function showPix(v: SessionView): void {
     onclick: async () => {
       try {
         await navigator.clipboard.writeText(pix.copyPaste);
-        say(t.pixCopied);
+        copied.textContent = t.pixCopied;
       } catch {
         code.select();
-        say(document.execCommand?.('copy') ? t.pixCopied : t.pixCopyFailed);
+        copied.textContent = document.execCommand?.('copy') ? t.pixCopied : t.pixCopyFailed;
       }
+      say(copied.textContent);
     },
   }, t.pixCopy);
   const timer = h('p', { class: 'countdown', role: 'timer', 'aria-live': 'off' });

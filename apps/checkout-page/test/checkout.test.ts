@@ -58,7 +58,7 @@ for (const engine of ENGINES) {
       });
       return { status: res.status, body: await res.json() as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
     };
-    const newMerchant = async (name = `Loja Exemplo ${engine}`): Promise<Keys> => {
+    const newMerchant = async (name = 'Loja Exemplo'): Promise<Keys> => {
       const res = await fetch(`${api}/v1/sandbox/accounts`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, body: JSON.stringify({ name }) });
       const body = await res.json() as { keys: { secretKey: { key: string }; publishableKey: { key: string } } };
       assert.equal(res.status, 200);
@@ -302,7 +302,8 @@ for (const engine of ENGINES) {
       const code = await frame().getByLabel('Pix copia e cola').inputValue();
       assert.match(code, /^000201/);
       await frame().getByRole('button', { name: 'Copiar código' }).click();
-      await frame().locator('#status').getByText('Código copiado.').waitFor();
+      await frame().locator('.copied').getByText('Código copiado.').waitFor();
+      assert.equal(await frame().locator('#status').textContent(), 'Código copiado.', 'announced');
       const f = await checkoutFrame();
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code, 'the copia e cola is on the clipboard');
       const remaining = async (fr: Frame) => Number(await fr.locator('.countdown').getAttribute('data-remaining-seconds'));
