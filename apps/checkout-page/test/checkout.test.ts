@@ -319,12 +319,23 @@ for (const engine of ENGINES) {
       assert.equal(await frame().getByLabel('Pix copia e cola').inputValue(), code, 'the same Pix');
       assert.ok((await remaining(again)) <= first, 'the countdown did not start over');
 
+      // Closed and opened again: the same Pix, and the countdown goes on.
+      await frame().getByLabel('Pix copia e cola').focus();
+      await page.keyboard.press('Escape');
+      await page.locator('[role="dialog"]').waitFor({ state: 'detached' });
+      await open(s);
+      await loaded();
+      await frame().getByRole('img', { name: 'QR Code Pix para pagamento' }).waitFor();
+      assert.equal(await frame().getByLabel('Pix copia e cola').inputValue(), code, 'the same Pix after reopening');
+      assert.ok((await remaining(await checkoutFrame())) <= first, 'the countdown did not start over on reopening');
+
       const paymentId = (await call('GET', `/v1/checkout/sessions/${s.id}`)).body.paymentId as string;
       const paid = await call('POST', `/v1/sandbox/payments/${paymentId}/pay`);
       assert.equal(paid.status, 200, JSON.stringify(paid.body));
       await frame().getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
       assert.equal(await frame().locator('[data-payment-id]').textContent(), paymentId);
       await eventually(async () => (await log()).includes(`success ${paymentId} ${s.id} approved`), 'onSuccess for the Pix');
+      assert.deepEqual(await log(), ['cancel', `success ${paymentId} ${s.id} approved`]);
     });
 
     test('Esc inside the checkout calls onCancel and gives the focus back', async () => {

@@ -8,12 +8,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: checkout library browser test skipped`;
 const SCRIPT = new URL('../dist/checkout.global.js', import.meta.url);
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SESSION = 'cs_01fixturesession000000000';
 const SECRET = `${SESSION}_secret_abcdefghijklmnopqrstuvwxyz0123456789`;
 const SILENT = 'cs_01silentsession0000000000';
@@ -135,6 +137,13 @@ describe('checkout library modal in a real browser', { skip: SKIP }, () => {
     assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).overflow), 'hidden');
     assert.equal(await page.evaluate(() => (document.querySelector('main') as HTMLElement).inert), true);
     assert.equal(await dialog().getAttribute('aria-modal'), 'true');
+    // The shop's page with the dialog open (the checkout page itself is checked by its own test).
+    await page.evaluate(AXE);
+    const violations = await page.evaluate(async () => {
+      const result = await (window as unknown as { axe: { run: (ctx: object, opts: object) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run({ exclude: [['iframe']] }, { resultTypes: ['violations'], iframes: false });
+      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    });
+    assert.deepEqual(violations, []);
   });
 
   test('focus stays in the dialog with the iframe inside: Tab cycles close button -> page -> close button', async () => {
