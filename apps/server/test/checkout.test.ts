@@ -226,8 +226,10 @@ for (const engine of ENGINES) {
       assert.ok(expired.expiredAt);
       assert.equal(expired.clientSecret, null);
       assert.equal((await ok('GET', `/v1/payments/${pix.id}`, sk())).status, 'expired');
-      // Again: answered as it is.
-      assert.equal((await ok('POST', `/v1/checkout/sessions/${s.id}/expire`, sk())).status, 'expired');
+      // Again: only an open session expires.
+      const again = await call('POST', `/v1/checkout/sessions/${s.id}/expire`, sk());
+      assert.equal(again.statusCode, 409);
+      assert.equal(again.json().error.code, 'INVALID_STATE');
       // Paying an expired session, or its expired Pix: refused.
       assert.equal((await pay(s, { method: 'pix' })).statusCode, 409);
       assert.equal((await call('POST', `/v1/sandbox/payments/${pix.id}/pay`, sk())).statusCode, 409);

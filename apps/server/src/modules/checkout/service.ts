@@ -104,14 +104,14 @@ export async function listCheckoutSessions(deps: PaymentDeps, owner: Owner, quer
   return paginate(qb, query, toCheckoutSession, scope);
 }
 
-// On demand: an open session expires now, with its pending Pix. Refused while a card payment is
-// being confirmed (its answer comes within seconds) and once complete; an expired one is
-// answered as it is.
+// On demand: an open session expires now, with its pending Pix. Only an open one (as Stripe's
+// expire): refused once complete or expired, and while a card payment is being confirmed (its
+// answer comes within seconds).
 export async function expireCheckoutSession(deps: PaymentDeps, ctx: RequestContext, id: string): Promise<CheckoutSession> {
   return ctx.write(async (tx) => {
     await loadCheckoutSession(tx, ctx, id);
     const row = await lockCheckoutSession(tx, deps.store.engine, id) as CheckoutSessionRow;
-    if (row.status === 'expired') return toCheckoutSession(row);
+    if (row.status === 'expired') throw invalidState('This checkout session has already expired.');
     if (row.status === 'complete') throw invalidState('This checkout session is complete: its payment was approved. Refund the payment instead.');
     const result = await expireNow(tx, row, Date.now());
     if (result === 'busy') throw invalidState('A card payment of this session is being confirmed; try again in a few seconds.');
