@@ -166,9 +166,13 @@ for (const engine of ENGINES) {
       let checked = 0;
       for (const route of t.routes) {
         // Pages (the docs, the back office) keep their own state in the query string.
-        if (route.method !== 'GET' || route.url.startsWith('/v1/docs') || route.url.startsWith('/backoffice')) continue;
-        const url = route.url.replace(/:(\w+)/g, 'x_$1');
-        const headers: Record<string, string> = route.url.startsWith('/admin/') ? { cookie: admin.cookie } : route.url.startsWith('/v1/') && route.url !== '/v1/openapi.json' ? auth(k.secretKey) : {};
+        if (route.method !== 'GET' || route.url.startsWith('/v1/docs') || route.url.startsWith('/backoffice') || route.url.startsWith('/checkout/') || route.url === '/v1/checkout.js') continue;
+        // The checkout page API: a real session, with its client secret.
+        const cs = (route.config as { auth?: string }).auth === 'checkout'
+          ? (await t.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(k.secretKey), payload: { amount: 100 } })).json()
+          : null;
+        const url = route.url.replace(/:(\w+)/g, (_m, name: string) => (cs ? cs.id : `x_${name}`));
+        const headers: Record<string, string> = cs ? { authorization: `Bearer ${cs.clientSecret}` } : route.url.startsWith('/admin/') ? { cookie: admin.cookie } : route.url.startsWith('/v1/') && route.url !== '/v1/openapi.json' ? auth(k.secretKey) : {};
         const err = envelope(await t.app.inject({ method: 'GET', url: `${url}?sneaky=1`, headers }), 400, 'VALIDATION_ERROR');
         assert.equal(err.param, 'sneaky', route.url);
         assert.equal(err.message, 'Unknown query parameter: sneaky', route.url);

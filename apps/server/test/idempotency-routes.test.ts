@@ -64,6 +64,7 @@ for (const engine of ENGINES) {
     };
     const recipient = () => ok('POST', '/v1/recipients', { name: 'Loja Parceira Ltda', document: '11.222.333/0001-81', bankAccount: { bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' } });
     const endpoint = () => ok('POST', '/v1/webhook-endpoints', { url: 'https://example.com/hooks', events: ['*'] });
+    const checkoutSession = () => ok('POST', '/v1/checkout/sessions', { amount: 990 });
     const splitRule = async () => ok('POST', '/admin/split-rules', { accountId: k.accountId, priority: 50, splits: [{ recipientId: (await recipient()).id, percentage: 10 }], reason: 'walking the routes' }, adminHeaders());
 
     // One successful request per mutating route, made fresh for each use (a cancel needs a
@@ -89,6 +90,13 @@ for (const engine of ENGINES) {
         // No body: the body is optional.
         return { url: `/v1/events/${events.json().data[0].id}/redeliver`, headers: v1() };
       },
+      'POST /v1/checkout/sessions': async () => ({ url: '/v1/checkout/sessions', headers: v1(), payload: { amount: 1050, methods: ['pix'], description: 'Pedido 1' } }),
+      'POST /v1/checkout/sessions/:id/expire': async () => ({ url: `/v1/checkout/sessions/${(await checkoutSession()).id}/expire`, headers: v1() }),
+      'POST /v1/checkout/sessions/:id/client/pay': async () => {
+        const s = await checkoutSession();
+        return { url: `/v1/checkout/sessions/${s.id}/client/pay`, headers: { authorization: `Bearer ${s.clientSecret}` }, payload: { method: 'pix' } };
+      },
+      'PUT /admin/accounts/:id/embed-origins': async () => ({ url: `/admin/accounts/${(await signup(t, 'Embeds')).accountId}/embed-origins`, headers: adminHeaders(), payload: { origins: ['https://loja.example'], reason: 'merchant site' } }),
       'DELETE /admin/session': async () => {
         const other = await adminSession(t);
         return { url: '/admin/session', headers: adminHeaders(other), replay: { status: 401, code: 'AUTHENTICATION_REQUIRED', why: 'the session the request ended is gone, and with it the scope of its key' } };
@@ -151,7 +159,7 @@ for (const engine of ENGINES) {
         const prepare = requests[name];
         assert.ok(prepare, `${name} has no request in ${import.meta.url.split('/').pop()}: add one, so that its replay is proven like every other route's`);
         const req = await prepare();
-        const method = route.method as 'POST' | 'PATCH' | 'DELETE';
+        const method = route.method as 'POST' | 'PUT' | 'PATCH' | 'DELETE';
         const headers = { ...req.headers, 'idempotency-key': `walk-${randomUUID()}` };
         const send = () => t.app.inject({ method, url: req.url, headers, ...(req.payload === undefined ? {} : { payload: req.payload as object }) });
 

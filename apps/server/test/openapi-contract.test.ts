@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
@@ -147,7 +148,7 @@ describe('OpenAPI contract', () => {
       const where = `${method.toUpperCase()} ${path} (${op.operationId})`;
       const declared = new Set(Object.keys(op.responses).map(Number));
       const security: Json[] = op.security ?? doc.security;
-      const needsKey = security.length > 0 && security.some((r) => 'secretKey' in r || 'publishableKey' in r);
+      const needsKey = security.length > 0 && security.some((r) => 'secretKey' in r || 'publishableKey' in r || 'checkoutClientSecret' in r);
       const admin = path.startsWith('/admin/');
       const signIn = admin && method === 'post' && path === '/admin/session';
       const body = ['post', 'patch', 'delete', 'put'].includes(method);
@@ -163,7 +164,7 @@ describe('OpenAPI contract', () => {
       expect(415, body);
       expect(429, needsKey || signIn || op.operationId === 'createSandboxAccount');
       expect(409, idempotent);
-      expect(503, op.operationId === 'createPayment');
+      expect(503, op.operationId === 'createPayment' || op.operationId === 'payCheckoutSession');
       expect(405, false);
       if (path.includes('{')) expect(404, true);
       if (declared.has(404) && !path.includes('{')) assert.ok(['createRefund', 'createSandboxAccount'].includes(op.operationId), `${where}: 404 without an id in the path`);
@@ -202,6 +203,8 @@ describe('OpenAPI contract', () => {
     const csrf = login.json().csrfToken as string;
     const limited = await startApp('sqlite', { rateLimitPerMinute: 1, sandboxSignupPerHour: 1 }, { worker: false });
     const limitedKeys = await signup(limited);
+    // A checkout session there, made before its key's one request a minute is spent.
+    const limitedCs = (await limited.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(limitedKeys.secretKey), payload: { amount: 100 } })).json();
     const off = await startApp('sqlite', { sandboxSignupEnabled: false }, { worker: false });
     const missed: string[] = [];
     let probed = 0;
@@ -211,25 +214,32 @@ describe('OpenAPI contract', () => {
         const admin = path.startsWith('/admin/');
         const signIn = admin && method === 'post' && path === '/admin/session';
         const usesPk = (op.security ?? doc.security).some((r: Json) => 'publishableKey' in r);
+        // The checkout page API takes a real session's client secret (an unknown session is
+        // refused by its secret, 401, before it could be a 404).
+        const usesCs = (op.security ?? doc.security).some((r: Json) => 'checkoutClientSecret' in r);
+        const csOf = async (app: TestApp, key: string) => (await app.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(key), payload: { amount: 100 } })).json();
+        const cs = usesCs ? await csOf(t, k.secretKey) : null;
         const credentials: Record<string, string> = admin
           ? { cookie, ...(method === 'get' ? {} : { 'x-csrf-token': csrf }) }
+          : cs ? { authorization: `Bearer ${cs.clientSecret}`, 'idempotency-key': randomUUID() }
           : (op.security ?? doc.security).length === 0 ? {} : auth(usesPk ? k.publishableKey : k.secretKey);
-        const url = path.replace(/\{[^}]+\}/g, 'x_does_not_exist');
+        const url = path.replace(/\{[^}]+\}/g, cs ? cs.id : 'x_does_not_exist');
         const send = (app: TestApp, headers: Record<string, string>, payload?: string, u = url) =>
           app.app.inject({ method: method.toUpperCase() as 'GET', url: u, headers, ...(payload === undefined ? {} : { payload }) });
         const json = { 'content-type': 'application/json' };
         const probes: Record<number, () => Promise<{ statusCode: number }>> = {
-          400: () => (['post', 'patch', 'delete'].includes(method) ? send(t, { ...credentials, ...json }, '{"broken":') : send(t, credentials, undefined, path.includes('{') ? path.replace(/\{[^}]+\}/g, 'x'.repeat(65)) : `${url}?limit=0`)),
-          401: () => (signIn ? send(t, json, JSON.stringify({ email, password: 'not the password' })) : send(t, admin ? {} : { authorization: 'Bearer sk_test_' + 'A'.repeat(32) })),
+          400: () => (['post', 'put', 'patch', 'delete'].includes(method) ? send(t, { ...credentials, ...json }, '{"broken":') : send(t, credentials, undefined, path.includes('{') && !cs ? path.replace(/\{[^}]+\}/g, 'x'.repeat(65)) : `${url}?limit=0`)),
+          401: () => (signIn ? send(t, json, JSON.stringify({ email, password: 'not the password' })) : send(t, admin ? {} : { authorization: cs ? `Bearer ${cs.id}_secret_${'A'.repeat(40)}` : 'Bearer sk_test_' + 'A'.repeat(32) })),
           403: () => send(t, admin ? { authorization: `Bearer ${k.secretKey}` } : auth(k.publishableKey)),
-          404: () => (op.operationId === 'createSandboxAccount' ? send(off, json, '{}') : send(t, { ...credentials, ...json }, ['post', 'patch', 'delete'].includes(method) ? JSON.stringify(example(op)) : undefined)),
+          404: () => (op.operationId === 'createSandboxAccount' ? send(off, json, '{}') : send(t, { ...credentials, ...json }, ['post', 'put', 'patch', 'delete'].includes(method) ? JSON.stringify(example(op)) : undefined)),
           413: () => send(t, { ...credentials, ...json }, JSON.stringify({ pad: 'x'.repeat(t.config.bodyLimitBytes) })),
           415: () => send(t, { ...credentials, 'content-type': 'text/plain' }, 'hello'),
           429: async () => {
-            const h = op.operationId === 'createSandboxAccount' ? json : auth(usesPk ? limitedKeys.publishableKey : limitedKeys.secretKey);
+            const h = op.operationId === 'createSandboxAccount' ? json : cs ? { authorization: `Bearer ${limitedCs.clientSecret}` } : auth(usesPk ? limitedKeys.publishableKey : limitedKeys.secretKey);
             const payload = method === 'get' ? undefined : '{}';
-            await send(limited, h, payload);
-            return send(limited, h, payload);
+            const u = cs ? path.replace(/\{[^}]+\}/g, limitedCs.id) : url;
+            await send(limited, h, payload, u);
+            return send(limited, h, payload, u);
           },
         };
         for (const status of Object.keys(op.responses).map(Number)) {
@@ -237,6 +247,7 @@ describe('OpenAPI contract', () => {
           if (!probe) continue;
           if (status === 403 && usesPk) continue; // the publishable routes take both kinds of key: 403 is live mode not activated (errors.test)
           if (status === 429 && admin) continue; // sign-in throttling: admin.test
+          if (status === 404 && cs) continue; // the session's own secret names an existing session: test/checkout.test.ts
           const res = await probe();
           probed++;
           if (res.statusCode !== status) missed.push(`${where}: probe for ${status} got ${res.statusCode}`);

@@ -200,6 +200,8 @@ describe('OpenAPI document', () => {
     for (const entry of ops) {
       const names = securityOf(doc, entry.op).flatMap((r) => Object.keys(r));
       if (entry.path.startsWith('/admin/')) assert.ok(names.every((n) => schemes[n]?.type === 'apiKey' && schemes[n]?.in === 'cookie'), `${label(entry)}: admin routes use the session cookie`);
+      // The hosted checkout page's own calls take its session's client secret, and only that.
+      else if (entry.path.endsWith('/client') || entry.path.includes('/client/')) assert.deepEqual(names, ['checkoutClientSecret'], `${label(entry)}: the checkout page API takes the client secret`);
       else assert.ok(names.every((n) => n === 'secretKey' || n === 'publishableKey'), `${label(entry)}: API routes use keys`);
     }
     assert.deepEqual(doc.security, [{ secretKey: [] }], 'the secret key is the default');

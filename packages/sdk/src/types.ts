@@ -81,46 +81,8 @@ export type ErrorCode = ErrorEnvelope['error']['code'];
 /** One problem of a refused request: the field (`param`) and what is wrong with it. */
 export type ErrorDetail = NonNullable<ErrorEnvelope['error']['details']>[number];
 
-// Checkout sessions, as docs/product-decisions describe them (POST /v1/checkout/sessions,
-// retrieve, list, expire; `cs_` ids). Written by hand until the server's document has them;
-// then these become ResponseOf<...>/BodyOf<...> like the others.
-export type CheckoutSessionStatus = 'open' | 'complete' | 'expired';
-export type CheckoutMethod = 'credit_card' | 'pix';
-export interface CheckoutSession {
-  id: string;
-  object: 'checkout_session';
-  status: CheckoutSessionStatus;
-  /** The hosted page: redirect to it, or open it with the checkout library. */
-  url: string;
-  amount: number;
-  currency: 'BRL';
-  methods: CheckoutMethod[];
-  description: string | null;
-  metadata: Record<string, string>;
-  /** The approved payment, once complete. */
-  paymentId: string | null;
-  expiresAt: string;
-  livemode: boolean;
-  createdAt: string;
-  [field: string]: unknown;
-}
-export interface CheckoutSessionCreateParams {
-  /** Centavos. */
-  amount: number;
-  currency?: 'BRL';
-  methods?: CheckoutMethod[];
-  description?: string;
-  metadata?: Record<string, string>;
-  customer?: { name?: string; email?: string; document?: string };
-  /** Most installments the buyer may choose (card). */
-  installments?: number;
-  successUrl?: string;
-  cancelUrl?: string;
-  expiresInSeconds?: number;
-}
-export interface CheckoutSessionListParams {
-  limit?: number;
-  startingAfter?: string;
-  endingBefore?: string;
-  status?: CheckoutSessionStatus;
-}
+export type CheckoutSession = ResponseOf<'getCheckoutSession'>;
+export type CheckoutSessionStatus = CheckoutSession['status'];
+export type CheckoutMethod = CheckoutSession['methods'][number];
+export type CheckoutSessionCreateParams = BodyOf<'createCheckoutSession'>;
+export type CheckoutSessionListParams = QueryOf<'listCheckoutSessions'>;

@@ -16,13 +16,12 @@ for (const engine of ENGINES) {
     let server: Running;
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
     let client: Pagamentos;
-    let publishableKey: string;
     let secret: string;
 
     before(async () => {
       server = await startServer(engine);
       receiver = await startReceiver();
-      ({ client, publishableKey } = await merchant(server.baseUrl));
+      ({ client } = await merchant(server.baseUrl));
       secret = (await client.webhookEndpoints.create({ url: receiver.url, events: ['checkout_session.completed', 'checkout_session.expired'] })).secret;
     });
     after(async () => {
@@ -69,16 +68,19 @@ for (const engine of ENGINES) {
 
     test('paid on its page: complete, with its payment and a typed webhook', async () => {
       const session = await client.checkoutSessions.create({ amount: 2500, methods: ['credit_card'] });
-      // The buyer's browser: a card token with the publishable key, then the page's own call,
-      // authenticated by the session id.
+      // The buyer's browser, as the hosted page does it: the session loaded with its client
+      // secret, a card token with the publishable key it names, then the page's own pay call.
+      const page = { authorization: `Bearer ${session.clientSecret}`, 'content-type': 'application/json' };
+      const view = await (await fetch(`${server.baseUrl}/v1/checkout/sessions/${session.id}/client`, { headers: page })).json() as { publishableKey: string };
+      assert.match(view.publishableKey, /^pk_test_/);
       const token = await (await fetch(`${server.baseUrl}/v1/tokens`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${publishableKey}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${view.publishableKey}`, 'content-type': 'application/json' },
         body: JSON.stringify({ card: { number: '4242 4242 4242 4242', expMonth: 12, expYear: 2040, cvc: '123' } }),
       })).json() as { id: string };
-      const pay = await fetch(`${server.baseUrl}/v1/checkout/page/pay`, {
+      const pay = await fetch(`${server.baseUrl}/v1/checkout/sessions/${session.id}/client/pay`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${session.id}`, 'content-type': 'application/json' },
+        headers: { ...page, 'idempotency-key': crypto.randomUUID() },
         body: JSON.stringify({ method: 'credit_card', cardToken: token.id }),
       });
       assert.equal(pay.status, 200, await pay.clone().text());

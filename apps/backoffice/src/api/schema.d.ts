@@ -81,6 +81,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/accounts/{id}/embed-origins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the origins allowed to frame an account's hosted checkout
+         * @description Replaces the list the hosted checkout page's `Content-Security-Policy: frame-ancestors` is built from, for the account's sandbox and live sessions alike. Exact origins (`https://loja.example`, `https://loja.example:8443`); http only for `localhost` / `127.0.0.1`, which may use `:*` for any port. Each invalid origin is a VALIDATION_ERROR naming it (`origins.N`). Needs a `reason` (kept in the audit log).
+         */
+        put: operations["adminUpdateEmbedOrigins"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/accounts/{id}/payout-bank-account": {
         parameters: {
             query?: never;
@@ -448,6 +468,8 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             email: string | null;
+            /** @description Origins allowed to frame the hosted checkout (its CSP `frame-ancestors`). Until an admin sets them: `http://localhost:*` and `http://127.0.0.1:*` for sandbox sessions, none for live ones. */
+            embedOrigins: string[];
             /** @description Prefix `acct_`. */
             id: string;
             /** @description Whether the account's `sk_live_` keys work. */
@@ -671,7 +693,7 @@ export interface components {
             /** @constant */
             object: "admin_session";
             /** @description What this role may do, as `resource:verb` (e.g. `split_rules:update`). The server enforces them (PERMISSION_DENIED); the back office shows only what they allow. */
-            permissions: ("accounts:view" | "accounts:update" | "accounts:activate_live" | "accounts:set_payout_bank_account" | "recipients:view" | "split_rules:view" | "split_rules:preview" | "split_rules:create" | "split_rules:update" | "split_rules:activate" | "split_rules:deactivate" | "payments:view" | "settlement_runs:view" | "settlement_runs:create" | "audit_log:view")[];
+            permissions: ("accounts:view" | "accounts:update" | "accounts:activate_live" | "accounts:set_payout_bank_account" | "accounts:set_embed_origins" | "recipients:view" | "split_rules:view" | "split_rules:preview" | "split_rules:create" | "split_rules:update" | "split_rules:activate" | "split_rules:deactivate" | "payments:view" | "settlement_runs:view" | "settlement_runs:create" | "audit_log:view")[];
         };
         /** @description The session was ended. */
         AdminSessionEnded: {
@@ -1171,6 +1193,22 @@ export interface components {
             };
         };
         /**
+         * @description The sites allowed to show the hosted checkout in a frame (a modal opened by /v1/checkout.js), and why.
+         * @example {
+         *       "origins": [
+         *         "https://loja.example",
+         *         "http://localhost:*"
+         *       ],
+         *       "reason": "Merchant site goes live (ticket 4412)"
+         *     }
+         */
+        UpdateEmbedOriginsRequest: {
+            /** @description Exact origins, `scheme://host[:port]`, no path: https for any host; http only for `localhost` and `127.0.0.1`, which may take any port as `:*`. No other wildcard. Replaces the list; `[]` lets no site frame the checkout. */
+            origins: string[];
+            /** @description Why, for the audit log. Required: this action moves money. */
+            reason: string;
+        };
+        /**
          * @description The merchant's payout bank account, replaced whole and validated as a recipient's, and why (money will be paid there).
          * @example {
          *       "bankAccount": {
@@ -1571,6 +1609,132 @@ export interface operations {
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminUpdateEmbedOrigins: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+                /** @description The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise). */
+                "x-csrf-token": string;
+            };
+            path: {
+                /** @description Merchant account id (`acct_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateEmbedOriginsRequest"];
+            };
+        };
+        responses: {
+            /** @description A merchant account, as the back office sees it. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccount"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;

@@ -46,6 +46,14 @@ export function AccountDetail({ id }: { id: string }) {
 
         <PayoutBankAccount account={a} onChanged={account.reload} />
 
+        <section aria-labelledby="embed-title">
+          <h2 id="embed-title">{t('account.embedOrigins')}</h2>
+          <p class="hint">{t('account.embedOriginsHelp')}</p>
+          {a.embedOrigins.length === 0 ? <p>{t('common.none')}</p> : (
+            <ul>{a.embedOrigins.map((o) => <li key={o}><code>{o}</code></li>)}</ul>
+          )}
+        </section>
+
         <section aria-labelledby="fees-title">
           <h2 id="fees-title">{t('account.fees')}</h2>
           <table>

@@ -112,12 +112,15 @@ export async function revokeKey(store: Store, keyIdOrKey: string): Promise<{ id:
 // active one kept readable, or a new one (keys made before they were kept readable are only
 // stored hashed).
 export async function publishableKeyFor(tx: Tx, accountId: string, livemode: boolean): Promise<string> {
-  const row = await tx.selectFrom('api_keys').select('publishable_key')
+  return (await readablePublishableKey(tx, accountId, livemode)) ?? (await insertKey(tx, accountId, 'publishable', livemode)).key;
+}
+
+export async function readablePublishableKey(db: Store['db'] | Tx, accountId: string, livemode: boolean): Promise<string | null> {
+  const row = await db.selectFrom('api_keys').select('publishable_key')
     .where('account_id', '=', accountId).where('livemode', '=', livemode ? 1 : 0).where('kind', '=', 'publishable')
     .where('revoked_at', 'is', null).where('publishable_key', 'is not', null)
     .orderBy('id', 'desc').limit(1).executeTakeFirst();
-  if (row?.publishable_key) return row.publishable_key;
-  return (await insertKey(tx, accountId, 'publishable', livemode)).key;
+  return row?.publishable_key ?? null;
 }
 
 export async function activateLive(store: Store, accountId: string): Promise<void> {

@@ -4,11 +4,12 @@ import type { Store, Tx } from '../../store/index.js';
 import type { AccountsTable } from '../../store/schema.js';
 import type { RequestContext } from '../../plugins/idempotency.js';
 import type { KeyCache } from '../../plugins/auth.js';
-import { notFound } from '../../errors.js';
+import { notFound, validation } from '../../errors.js';
+import { effectiveEmbedOrigins, InvalidOrigin, parseEmbedOrigin } from '../../domain/embed-origins.js';
 import { ref } from '../../http/common.js';
 import { paginate, type Page } from '../../http/pagination.js';
 import { parseSettings } from '../accounts/settings.js';
-import { AdminMutationHeaders, IdParams, ListAccountsQuery, type AdminAccount, type UpdateAccountSettingsRequest, type UpdatePayoutBankAccountRequest } from './schemas.js';
+import { AdminMutationHeaders, IdParams, ListAccountsQuery, type AdminAccount, type UpdateAccountSettingsRequest, type UpdateEmbedOriginsRequest, type UpdatePayoutBankAccountRequest } from './schemas.js';
 import type { AuditSpec } from './audit-log.js';
 import { checkBankAccount } from '../recipients/service.js';
 import { releaseHeldSettlements } from '../settlements/service.js';
@@ -37,6 +38,7 @@ export function toAdminAccount(row: Row): AdminAccount {
       settlementDelayDays: { pix: settings.settlementDelayDays.pix, credit_card: settings.settlementDelayDays.credit_card },
     },
     payoutBankAccount: row.payout_bank_account ? JSON.parse(row.payout_bank_account) : null,
+    embedOrigins: effectiveEmbedOrigins(row.embed_origins, false),
     createdAt: row.created_at,
   };
 }
@@ -121,6 +123,28 @@ export async function updatePayoutBankAccount(ctx: RequestContext, id: string, b
   });
 }
 
+// Replaces the origins allowed to frame the account's hosted checkout: each checked and made
+// canonical (lowercase, default port dropped), duplicates dropped.
+export async function updateEmbedOrigins(ctx: RequestContext, id: string, body: UpdateEmbedOriginsRequest): Promise<AdminAccount> {
+  const origins: string[] = [];
+  body.origins.forEach((origin, i) => {
+    let canonical: string;
+    try {
+      canonical = parseEmbedOrigin(origin);
+    } catch (error) {
+      if (error instanceof InvalidOrigin) throw validation(`origins[${i}] ${error.message}.`, `origins.${i}`);
+      throw error;
+    }
+    if (!origins.includes(canonical)) origins.push(canonical);
+  });
+  return ctx.write(async (tx) => {
+    const row = await loadAccount(tx, id);
+    const embedOrigins = JSON.stringify(origins);
+    await tx.updateTable('accounts').set({ embed_origins: embedOrigins }).where('id', '=', id).execute();
+    return toAdminAccount({ ...row, embed_origins: embedOrigins });
+  });
+}
+
 const idParam = (req: { params: unknown }) => (req.params as { id: string }).id;
 async function accountSnapshot(tx: Tx, id: string): Promise<AdminAccount | null> {
   const row = await tx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
@@ -138,6 +162,11 @@ const audits = {
   setPayoutBankAccount: {
     action: 'account.set_payout_bank_account', objectType: 'account', snapshot: accountSnapshot, objectId: idParam,
     reasonRequired: true, reasonHint: 'the payout bank account decides where the merchant\'s money is paid',
+  },
+  // Which sites may frame the payment page: a security setting, so it says why.
+  setEmbedOrigins: {
+    action: 'account.set_embed_origins', objectType: 'account', snapshot: accountSnapshot, objectId: idParam,
+    reasonRequired: true, reasonHint: 'embed origins decide which sites may show the payment page in a frame',
   },
 } satisfies Record<string, AuditSpec>;
 
@@ -201,4 +230,16 @@ export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCach
       response: { 200: ref('AdminAccount') },
     },
   }, (req) => updatePayoutBankAccount(req.ctx, req.params.id, req.body));
+
+  scope.put<{ Params: { id: string }; Body: UpdateEmbedOriginsRequest }>('/admin/accounts/:id/embed-origins', {
+    config: { auth: 'none', permission: 'accounts:set_embed_origins', audit: audits.setEmbedOrigins },
+    schema: {
+      operationId: 'adminUpdateEmbedOrigins', tags, security, summary: 'Set the origins allowed to frame an account\'s hosted checkout',
+      description: 'Replaces the list the hosted checkout page\'s `Content-Security-Policy: frame-ancestors` is built from, for the account\'s sandbox and live sessions alike. Exact origins (`https://loja.example`, `https://loja.example:8443`); http only for `localhost` / `127.0.0.1`, which may use `:*` for any port. Each invalid origin is a VALIDATION_ERROR naming it (`origins.N`). Needs a `reason` (kept in the audit log).',
+      headers: AdminMutationHeaders,
+      params: AccountIdParams,
+      body: ref('UpdateEmbedOriginsRequest'),
+      response: { 200: ref('AdminAccount') },
+    },
+  }, (req) => updateEmbedOrigins(req.ctx, req.params.id, req.body));
 }

@@ -17,6 +17,7 @@ export const PERMISSIONS = {
   'accounts:update': ['admin'],
   'accounts:activate_live': ['admin'],
   'accounts:set_payout_bank_account': ['admin'],
+  'accounts:set_embed_origins': ['admin'],
   'recipients:view': ['admin', 'viewer'],
   'split_rules:view': ['admin', 'viewer'],
   'split_rules:preview': ['admin', 'viewer'],

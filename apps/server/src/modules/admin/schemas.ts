@@ -261,6 +261,7 @@ export const AdminAccount = Type.Object(
     livemode: ADMIN_LIVEMODE,
     settings: ref('AdminAccountSettings'),
     payoutBankAccount: Type.Union([ref('BankAccount'), Type.Null()], { description: 'Where the merchant\'s settlements are paid. Null until set: meanwhile the merchant\'s settlements are `held`.' }),
+    embedOrigins: Type.Array(Type.String(), { description: 'Origins allowed to frame the hosted checkout (its CSP `frame-ancestors`). Until an admin sets them: `http://localhost:*` and `http://127.0.0.1:*` for sandbox sessions, none for live ones.' }),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { $id: 'AdminAccount', additionalProperties: false, description: 'A merchant account, as the back office sees it.' },
@@ -319,7 +320,25 @@ export const UpdatePayoutBankAccountRequest = Type.Object(
 );
 export type UpdatePayoutBankAccountRequest = Static<typeof UpdatePayoutBankAccountRequest>;
 
+export const UpdateEmbedOriginsRequest = Type.Object(
+  {
+    origins: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+      maxItems: 20,
+      description: 'Exact origins, `scheme://host[:port]`, no path: https for any host; http only for `localhost` and `127.0.0.1`, which may take any port as `:*`. No other wildcard. Replaces the list; `[]` lets no site frame the checkout.',
+    }),
+    reason: requiredReason,
+  },
+  {
+    $id: 'UpdateEmbedOriginsRequest',
+    additionalProperties: false,
+    description: 'The sites allowed to show the hosted checkout in a frame (a modal opened by /v1/checkout.js), and why.',
+    examples: [{ origins: ['https://loja.example', 'http://localhost:*'], reason: 'Merchant site goes live (ticket 4412)' }],
+  },
+);
+export type UpdateEmbedOriginsRequest = Static<typeof UpdateEmbedOriginsRequest>;
+
 export const adminSchemas: TSchema[] = [
+  UpdateEmbedOriginsRequest,
   AdminLoginRequest,
   AdminSession,
   AdminSessionEnded,

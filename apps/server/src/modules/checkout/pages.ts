@@ -70,7 +70,6 @@ export function checkoutPageRoutes(app: FastifyInstance, store: Store, options: 
     }
     reply.header('content-security-policy', checkoutPageCsp(frameAncestors(ancestors)));
     reply.header('referrer-policy', 'no-referrer');
-    reply.header('cross-origin-resource-policy', 'same-origin');
     return send(req, reply, index, 'no-store');
   });
 

@@ -43,7 +43,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: PaymentDeps): void {
     config: { throws: ['INVALID_STATE'] },
     schema: {
       operationId: 'expireCheckoutSession', tags, summary: 'Expire a checkout session now',
-      description: 'An `open` session becomes `expired` at once (event `checkout_session.expired`), and its pending Pix expires with it. INVALID_STATE when it is `complete`, or while a card payment of it is being confirmed (retry in a few seconds). An expired session is answered as it is.',
+      description: 'An `open` session becomes `expired` at once (event `checkout_session.expired`), and its pending Pix expires with it. Only an open session: INVALID_STATE when it is `complete` or already `expired`, or while a card payment of it is being confirmed (retry in a few seconds).',
       headers: IdempotencyHeaders,
       params: CheckoutSessionIdParams,
       response: { 200: ref('CheckoutSession') },

@@ -53,7 +53,11 @@ export const CheckoutSession = Type.Object(
     methods: Type.Array(stringEnum([...CHECKOUT_METHODS])),
     description: Type.Union([Type.String(), Type.Null()]),
     metadata: ref('Metadata'),
-    customer: Type.Union([refTo(PaymentCustomer), Type.Null()]),
+    customer: Type.Union([Type.Object({
+      name: Type.Optional(Type.String()),
+      email: Type.Optional(Type.String()),
+      document: Type.Optional(Type.String({ description: 'Masked.' })),
+    }, { additionalProperties: false }), Type.Null()]),
     installments: Type.Integer({ description: 'The most installments the buyer may choose.' }),
     successUrl: Type.Union([Type.String(), Type.Null()]),
     cancelUrl: Type.Union([Type.String(), Type.Null()]),

@@ -8,7 +8,7 @@ import { paginate } from '../../http/pagination.js';
 import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js';
 import { qrSvg } from '../../domain/qr.js';
 import type { Owner } from '../events/service.js';
-import { publishableKeyFor, randomBase62 } from '../accounts/service.js';
+import { publishableKeyFor, randomBase62, readablePublishableKey } from '../accounts/service.js';
 import { insertPayment, maskDocument, moveWithEvent, preparePayment, type PaymentDeps } from '../payments/service.js';
 import type { PaymentRow } from '../payments/repository.js';
 import {
@@ -104,14 +104,14 @@ export async function listCheckoutSessions(deps: PaymentDeps, owner: Owner, quer
   return paginate(qb, query, toCheckoutSession, scope);
 }
 
-// On demand: an open session expires now, with its pending Pix. Refused while a card payment is
-// being confirmed (its answer comes within seconds) and once complete; an expired one is
-// answered as it is.
+// On demand: an open session expires now, with its pending Pix. Only an open one (as Stripe's
+// expire): refused once complete or expired, and while a card payment is being confirmed (its
+// answer comes within seconds).
 export async function expireCheckoutSession(deps: PaymentDeps, ctx: RequestContext, id: string): Promise<CheckoutSession> {
   return ctx.write(async (tx) => {
     await loadCheckoutSession(tx, ctx, id);
     const row = await lockCheckoutSession(tx, deps.store.engine, id) as CheckoutSessionRow;
-    if (row.status === 'expired') return toCheckoutSession(row);
+    if (row.status === 'expired') throw invalidState('This checkout session has already expired.');
     if (row.status === 'complete') throw invalidState('This checkout session is complete: its payment was approved. Refund the payment instead.');
     const result = await expireNow(tx, row, Date.now());
     if (result === 'busy') throw invalidState('A card payment of this session is being confirmed; try again in a few seconds.');
@@ -138,10 +138,7 @@ export async function expireCheckoutSessionJob(deps: PaymentDeps, job: JobRow, w
 
 async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment: PaymentRow | undefined): Promise<CheckoutSessionClientView> {
   const account = await db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
-  const key = await db.selectFrom('api_keys').select('publishable_key')
-    .where('account_id', '=', row.account_id).where('livemode', '=', row.livemode).where('kind', '=', 'publishable')
-    .where('revoked_at', 'is', null).where('publishable_key', 'is not', null)
-    .orderBy('id', 'desc').limit(1).executeTakeFirst();
+  const key = await readablePublishableKey(db, row.account_id, row.livemode === 1);
   return {
     id: row.id,
     object: 'checkout_session.client',
@@ -155,7 +152,7 @@ async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment
     expiresAt: row.expires_at,
     livemode: row.livemode === 1,
     // Made with the session (createCheckoutSession); empty only if the merchant revoked it since.
-    publishableKey: key?.publishable_key ?? '',
+    publishableKey: key ?? '',
     successUrl: row.success_url,
     cancelUrl: row.cancel_url,
     payment: payment ? {

@@ -1,0 +1,441 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { Webhook } from 'standardwebhooks';
+import { ENGINES, startApp, signup, auth, eventually, adminSession, testDatabase, TEST_CONFIG, type TestApp, type Keys } from './helpers.js';
+import { loadConfig } from '../src/config.js';
+import { Store } from '../src/store/index.js';
+import { buildApp } from '../src/app.js';
+
+// Hosted checkout, server side: sessions made with the secret key, the page's own API
+// authorized by the session's client secret, at most one approved payment per session whatever
+// the requests race, completion and expiry with their events, and the page's serving.
+
+type Json = Record<string, any>;
+
+for (const engine of ENGINES) {
+  describe(`checkout sessions (${engine})`, () => {
+    let t: TestApp;
+    let k: Keys;
+    before(async () => {
+      t = await startApp(engine);
+      k = await signup(t, 'Loja Checkout');
+    });
+    after(() => t.teardown());
+
+    const call = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
+      t.app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
+    const ok = async (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object): Promise<Json> => {
+      const res = await call(method, url, headers, payload);
+      assert.equal(res.statusCode, 200, `${method} ${url}: ${res.body}`);
+      return res.json();
+    };
+    const sk = (keys = k) => auth(keys.secretKey);
+    const page = (secret: string, key?: string) => ({ authorization: `Bearer ${secret}`, ...(key ? { 'idempotency-key': key } : {}) });
+    const create = (body: object = { amount: 1050 }, keys = k) => ok('POST', '/v1/checkout/sessions', sk(keys), body);
+    const view = (s: Json) => ok('GET', `/v1/checkout/sessions/${s.id}/client`, page(s.clientSecret));
+    const pay = (s: Json, body: object) => call('POST', `/v1/checkout/sessions/${s.id}/client/pay`, page(s.clientSecret, randomUUID()), body);
+    const cardToken = async (pk: string, number: string) => (await ok('POST', '/v1/tokens', auth(pk), { card: { number, expMonth: 12, expYear: 2099, cvc: '123' } })).id as string;
+    const settled = (s: Json) => eventually(async () => {
+      const v = await view(s);
+      return v.payment && v.payment.status !== 'pending' ? v : null;
+    }, 'the payment to be confirmed');
+
+    test('create, fetch and list with the secret key', async () => {
+      const s = await create({ amount: 2590, description: 'Pedido 42', metadata: { order: '42' }, installments: 3, methods: ['pix', 'credit_card'], successUrl: 'https://loja.example/ok', customer: { name: 'Ana', document: '123.456.789-09' } });
+      assert.match(s.id, /^cs_[0-9a-z]{26}$/);
+      assert.equal(s.object, 'checkout_session');
+      assert.equal(s.status, 'open');
+      assert.deepEqual(s.methods, ['pix', 'credit_card']);
+      assert.equal(s.installments, 3);
+      assert.equal(s.customer.document, '*********09');
+      assert.match(s.clientSecret, new RegExp(`^${s.id}_secret_[0-9A-Za-z]{32,}$`));
+      assert.equal(s.url, `http://localhost:80/checkout/${s.id}#${s.clientSecret}`.replace(':80', s.url.includes(':80/') ? ':80' : ''));
+      assert.equal(s.paymentId, null);
+      assert.ok(Date.parse(s.expiresAt) - Date.parse(s.createdAt) === 3_600_000);
+      assert.deepEqual(await ok('GET', `/v1/checkout/sessions/${s.id}`, sk()), s);
+      const list = await ok('GET', '/v1/checkout/sessions?limit=100', sk());
+      assert.equal(list.object, 'list');
+      assert.ok(list.data.some((x: Json) => x.id === s.id));
+      const other = await signup(t, 'Outra loja');
+      assert.equal((await call('GET', `/v1/checkout/sessions/${s.id}`, sk(other))).statusCode, 404);
+      // Defaults: both methods, one installment.
+      const d = await create({ amount: 100 });
+      assert.deepEqual(d.methods, ['credit_card', 'pix']);
+      assert.equal(d.installments, 1);
+    });
+
+    test('bad input is refused and names the field', async () => {
+      for (const [body, param] of [
+        [{ amount: 0 }, 'amount'],
+        [{ amount: 100, methods: [] }, 'methods'],
+        [{ amount: 100, methods: ['boleto'] }, 'methods.0'],
+        [{ amount: 100, expiresInSeconds: 10 }, 'expiresInSeconds'],
+        [{ amount: 100, installments: 13 }, 'installments'],
+        [{ amount: 100, successUrl: 'javascript:alert(1)' }, 'successUrl'],
+        [{ amount: 100, currency: 'USD' }, 'currency'],
+      ] as const) {
+        const res = await call('POST', '/v1/checkout/sessions', sk(), body);
+        assert.equal(res.statusCode, 400, JSON.stringify(body));
+        assert.equal(res.json().error.param, param, `${JSON.stringify(body)}: ${res.body}`);
+      }
+    });
+
+    test('the page API takes only the session\'s own client secret', async () => {
+      const s = await create();
+      const other = await create();
+      const v = await view(s);
+      assert.equal(v.id, s.id);
+      assert.equal(v.merchantName, 'Loja Checkout');
+      assert.equal(v.amount, 1050);
+      assert.equal(v.payment, null);
+      assert.match(v.publishableKey, /^pk_test_/);
+      assert.equal('clientSecret' in v || 'metadata' in v, false);
+      // The view's publishable key tokenizes cards.
+      assert.match(await cardToken(v.publishableKey, '4242424242424242'), /^tok_/);
+      const url = `/v1/checkout/sessions/${s.id}/client`;
+      for (const [headers, status, code] of [
+        [{}, 401, 'AUTHENTICATION_REQUIRED'],
+        [auth(k.secretKey), 403, 'PERMISSION_DENIED'],
+        [auth(k.publishableKey), 403, 'PERMISSION_DENIED'],
+        [page(other.clientSecret), 401, 'INVALID_API_KEY'],
+        [page(`${s.id}_secret_${'x'.repeat(40)}`), 401, 'INVALID_API_KEY'],
+        [page('garbage'), 401, 'INVALID_API_KEY'],
+      ] as const) {
+        const res = await call('GET', url, headers);
+        assert.equal(res.statusCode, status, res.body);
+        assert.equal(res.json().error.code, code);
+        assert.doesNotMatch(res.body, /_secret_/);
+        const p = await call('POST', `${url}/pay`, { ...headers, 'idempotency-key': randomUUID() }, { method: 'pix' });
+        assert.equal(p.statusCode, status, p.body);
+      }
+      // The client secret is not an API key elsewhere.
+      const res = await call('GET', `/v1/checkout/sessions/${s.id}`, page(s.clientSecret));
+      assert.equal(res.statusCode, 401);
+      // The pay request needs an Idempotency-Key.
+      const noKey = await call('POST', `${url}/pay`, page(s.clientSecret), { method: 'pix' });
+      assert.equal(noKey.statusCode, 400);
+      assert.equal(noKey.json().error.param, 'Idempotency-Key');
+    });
+
+    test('a declined card is replaced by an approved one in the same session: one approved payment', async () => {
+      const s = await create({ amount: 3333 });
+      const v = await view(s);
+      const declined = await pay(s, { method: 'credit_card', cardToken: await cardToken(v.publishableKey, '4000000000000002') });
+      assert.equal(declined.statusCode, 200, declined.body);
+      assert.equal(declined.json().payment.status, 'pending');
+      const first = await settled(s);
+      assert.equal(first.payment.status, 'declined');
+      assert.ok(first.payment.failureMessage);
+      assert.equal(first.status, 'open');
+      const approved = await pay(s, { method: 'credit_card', cardToken: await cardToken(v.publishableKey, '4242424242424242') });
+      assert.equal(approved.statusCode, 200, approved.body);
+      const second = await settled(s);
+      assert.equal(second.payment.status, 'approved');
+      assert.notEqual(second.payment.id, first.payment.id);
+      assert.equal(second.status, 'complete');
+      const session = await ok('GET', `/v1/checkout/sessions/${s.id}`, sk());
+      assert.equal(session.status, 'complete');
+      assert.equal(session.paymentId, second.payment.id);
+      assert.equal(session.clientSecret, null);
+      assert.ok(session.completedAt);
+      const payment = await ok('GET', `/v1/payments/${second.payment.id}`, sk());
+      assert.equal(payment.status, 'approved');
+      assert.equal(payment.amount, 3333);
+      // Complete: no more paying.
+      const again = await pay(s, { method: 'credit_card', cardToken: 'tok_visa' });
+      assert.equal(again.statusCode, 409);
+      assert.equal(again.json().error.code, 'INVALID_STATE');
+      const rows = await t.store.db.selectFrom('payments').select(['status']).where('checkout_session_id', '=', s.id).execute();
+      assert.deepEqual(rows.map((r) => r.status).sort(), ['approved', 'declined']);
+      // One completed event, in the store with the change.
+      const events = await ok('GET', '/v1/events?type=checkout_session.completed&limit=100', sk());
+      assert.equal(events.data.filter((e: Json) => e.data.object.id === s.id).length, 1);
+    });
+
+    test('many concurrent pay requests make one approved payment', async () => {
+      const s = await create({ amount: 777 });
+      const N = 24;
+      const answers = await Promise.all(Array.from({ length: N }, (_, i) => pay(s, i % 3 === 0 ? { method: 'pix' } : { method: 'credit_card', cardToken: 'tok_visa' })));
+      const okAnswers = answers.filter((r) => r.statusCode === 200);
+      for (const r of answers) assert.ok(r.statusCode === 200 || (r.statusCode === 409 && r.json().error.code === 'INVALID_STATE'), `${r.statusCode} ${r.body}`);
+      assert.ok(okAnswers.length >= 1);
+      // Every 200 answers the same payment (pix requests may share a pending Pix).
+      assert.equal(new Set(okAnswers.map((r) => r.json().payment.id)).size, 1);
+      const paymentId = okAnswers[0].json().payment.id as string;
+      const method = okAnswers[0].json().payment.method as string;
+      if (method === 'pix') await ok('POST', `/v1/sandbox/payments/${paymentId}/pay`, sk());
+      const done = await settled(s);
+      assert.equal(done.payment.status, 'approved');
+      const rows = await t.store.db.selectFrom('payments').select(['id', 'status']).where('checkout_session_id', '=', s.id).execute();
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].id, paymentId);
+      assert.equal((await ok('GET', `/v1/checkout/sessions/${s.id}`, sk())).status, 'complete');
+    });
+
+    test('the store refuses a second live payment for a session, whatever the code does', async () => {
+      const s = await create();
+      const first = await pay(s, { method: 'pix' });
+      const row = await t.store.db.selectFrom('payments').selectAll().where('id', '=', first.json().payment.id).executeTakeFirstOrThrow();
+      await assert.rejects(t.store.write((tx) => tx.insertInto('payments').values({ ...row, id: `${row.id}x` }).execute()));
+    });
+
+    test('Pix: the same pending Pix for a second request, paid through the sandbox, completes the session', async () => {
+      const s = await create({ amount: 1990, methods: ['pix'], expiresInSeconds: 600 });
+      const a = await pay(s, { method: 'pix' });
+      assert.equal(a.statusCode, 200, a.body);
+      const pix = a.json().payment;
+      assert.equal(pix.method, 'pix');
+      assert.match(pix.pix.copyPaste, /^000201/);
+      assert.match(pix.pix.qrCodeSvg, /^<svg/);
+      // Expires with the session, not after it.
+      assert.ok(Date.parse(pix.pix.expiresAt) <= Date.parse(s.expiresAt));
+      const b = await pay(s, { method: 'pix' });
+      assert.equal(b.json().payment.id, pix.id);
+      // A card while the Pix is pending: refused (and not offered by this session anyway).
+      const card = await pay(s, { method: 'credit_card', cardToken: 'tok_visa' });
+      assert.equal(card.statusCode, 400);
+      assert.equal(card.json().error.param, 'method');
+      await ok('POST', `/v1/sandbox/payments/${pix.id}/pay`, sk());
+      const v = await view(s);
+      assert.equal(v.status, 'complete');
+      assert.equal(v.payment.status, 'approved');
+    });
+
+    test('a card while a Pix is pending is refused; installments over the session\'s are refused', async () => {
+      const s = await create({ amount: 1500, installments: 2 });
+      assert.equal((await pay(s, { method: 'credit_card', cardToken: 'tok_visa', installments: 3 })).json().error.param, 'installments');
+      assert.equal((await pay(s, { method: 'pix' })).statusCode, 200);
+      const card = await pay(s, { method: 'credit_card', cardToken: 'tok_visa', installments: 2 });
+      assert.equal(card.statusCode, 409);
+      assert.equal(card.json().error.code, 'INVALID_STATE');
+    });
+
+    test('expire on demand: the pending Pix expires with the session', async () => {
+      const s = await create();
+      const pix = (await pay(s, { method: 'pix' })).json().payment;
+      const expired = await ok('POST', `/v1/checkout/sessions/${s.id}/expire`, sk());
+      assert.equal(expired.status, 'expired');
+      assert.ok(expired.expiredAt);
+      assert.equal(expired.clientSecret, null);
+      assert.equal((await ok('GET', `/v1/payments/${pix.id}`, sk())).status, 'expired');
+      // Again: only an open session expires.
+      const again = await call('POST', `/v1/checkout/sessions/${s.id}/expire`, sk());
+      assert.equal(again.statusCode, 409);
+      assert.equal(again.json().error.code, 'INVALID_STATE');
+      // Paying an expired session, or its expired Pix: refused.
+      assert.equal((await pay(s, { method: 'pix' })).statusCode, 409);
+      assert.equal((await call('POST', `/v1/sandbox/payments/${pix.id}/pay`, sk())).statusCode, 409);
+      assert.equal((await view(s)).status, 'expired');
+      const events = await ok('GET', '/v1/events?type=checkout_session.expired&limit=100', sk());
+      assert.equal(events.data.filter((e: Json) => e.data.object.id === s.id).length, 1);
+      // A complete session cannot be expired.
+      const c = await create();
+      await pay(c, { method: 'credit_card', cardToken: 'tok_visa' });
+      await settled(c);
+      const res = await call('POST', `/v1/checkout/sessions/${c.id}/expire`, sk());
+      assert.equal(res.statusCode, 409);
+      assert.equal(res.json().error.code, 'INVALID_STATE');
+    });
+
+    test('expiry: the job expires a session on time, with its pending Pix', async () => {
+      const s = await create();
+      const pix = (await pay(s, { method: 'pix' })).json().payment;
+      // Its time comes (moved, not waited for): the session's expiry and its job.
+      const past = Date.now() - 1000;
+      await t.store.write(async (tx) => {
+        await tx.updateTable('checkout_sessions').set({ expires_at_ms: past, expires_at: new Date(past).toISOString() }).where('id', '=', s.id).execute();
+        await tx.updateTable('jobs').set({ run_at_ms: past }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute();
+      });
+      t.worker.kick();
+      // Listed (a list never expires anything itself): the job did it.
+      await eventually(async () => (await ok('GET', '/v1/checkout/sessions?status=expired&limit=100', sk())).data.some((x: Json) => x.id === s.id), 'the expiry job');
+      assert.equal((await ok('GET', `/v1/payments/${pix.id}`, sk())).status, 'expired');
+      const job = await t.store.db.selectFrom('jobs').select('id').where('payload', 'like', `%${s.id}%`).where('type', '=', 'checkout_session.expire').executeTakeFirst();
+      assert.equal(job, undefined);
+    });
+
+    test('expiry: a session past its time reads expired before its job has run', async () => {
+      const s = await create();
+      const past = Date.now() - 1000;
+      await t.store.write((tx) => tx.updateTable('checkout_sessions').set({ expires_at_ms: past, expires_at: new Date(past).toISOString() }).where('id', '=', s.id).execute());
+      assert.equal((await view(s)).status, 'expired');
+      assert.equal((await ok('GET', `/v1/checkout/sessions/${s.id}`, sk())).status, 'expired');
+      assert.equal((await pay(s, { method: 'pix' })).statusCode, 409);
+    });
+
+    test('checkout_session.completed is delivered as a signed webhook', async () => {
+      const hits: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+      const server = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          hits.push({ headers: req.headers, body });
+          res.end('ok');
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const keys = await signup(t, 'Webhook checkout');
+        const endpoint = await ok('POST', '/v1/webhook-endpoints', sk(keys), { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ['checkout_session.completed'] });
+        const s = await create({ amount: 4200 }, keys);
+        await pay(s, { method: 'credit_card', cardToken: 'tok_visa' });
+        const hit = await eventually(async () => hits[0], 'the webhook');
+        const event = new Webhook(endpoint.secret).verify(hit.body, hit.headers as Record<string, string>) as Json;
+        assert.equal(event.type, 'checkout_session.completed');
+        assert.equal(event.data.object.id, s.id);
+        assert.equal(event.data.object.status, 'complete');
+        assert.match(event.data.object.paymentId, /^pay_/);
+        assert.equal(event.data.object.clientSecret, null);
+        assert.doesNotMatch(hit.body, /_secret_/);
+      } finally {
+        server.close();
+      }
+    });
+  });
+}
+
+describe('checkout: page, assets and script serving; embed origins', () => {
+  let t: TestApp;
+  let dir: string;
+  let admin: { cookie: string; csrf: string };
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'checkout-dist-'));
+    mkdirSync(join(dir, 'page', 'assets'), { recursive: true });
+    writeFileSync(join(dir, 'page', 'index.html'), '<!doctype html><title>Checkout</title><script type="module" src="/checkout/assets/page-abc.js"></script>');
+    writeFileSync(join(dir, 'page', 'assets', 'page-abc.js'), 'console.log("page")');
+    writeFileSync(join(dir, 'checkout.global.js'), 'var PagamentosCheckout = {};');
+    t = await startApp(ENGINES[0], { checkoutPageDist: join(dir, 'page'), checkoutJsDist: join(dir, 'checkout.global.js') });
+    admin = await adminSession(t);
+  });
+  after(async () => {
+    await t.teardown();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const adminHeaders = () => ({ cookie: admin.cookie, 'x-csrf-token': admin.csrf });
+  const frameAncestors = (csp: string) => /frame-ancestors ([^;]+)/.exec(csp)?.[1];
+
+  test('the page shell, with a strict policy framed only by the account\'s embed origins', async () => {
+    const k = await signup(t, 'Serving');
+    const s = (await t.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(k.secretKey), payload: { amount: 100 } })).json();
+    const res = await t.app.inject({ method: 'GET', url: `/checkout/${s.id}?embed=1&parentOrigin=http%3A%2F%2Flocalhost%3A5173&locale=en` });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.headers['content-type'] as string, /^text\/html/);
+    assert.match(res.body, /<title>Checkout/);
+    const csp = res.headers['content-security-policy'] as string;
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.match(csp, /style-src 'self'(;|$)/);
+    assert.match(csp, /connect-src 'self'/);
+    assert.match(csp, /img-src 'self' data:/);
+    assert.doesNotMatch(csp, /unsafe-inline/);
+    assert.equal(frameAncestors(csp), 'http://localhost:* http://127.0.0.1:*');
+    assert.equal(res.headers['x-frame-options'], undefined);
+    assert.equal(res.headers['referrer-policy'], 'no-referrer');
+    assert.equal(res.headers['cache-control'], 'no-store');
+    // An id that names no session: framed by no one.
+    const unknown = await t.app.inject({ method: 'GET', url: '/checkout/cs_00000000000000000000000000' });
+    assert.equal(unknown.statusCode, 200);
+    assert.equal(frameAncestors(unknown.headers['content-security-policy'] as string), "'none'");
+
+    // The admin sets the account's origins: the policy follows.
+    const bad = await t.app.inject({ method: 'PUT', url: `/admin/accounts/${k.accountId}/embed-origins`, headers: adminHeaders(), payload: { origins: ['https://loja.example/path'], reason: 'site' } });
+    assert.equal(bad.statusCode, 400);
+    assert.equal(bad.json().error.param, 'origins.0');
+    const noReason = await t.app.inject({ method: 'PUT', url: `/admin/accounts/${k.accountId}/embed-origins`, headers: adminHeaders(), payload: { origins: ['https://loja.example'] } });
+    assert.equal(noReason.statusCode, 400);
+    const set = await t.app.inject({ method: 'PUT', url: `/admin/accounts/${k.accountId}/embed-origins`, headers: adminHeaders(), payload: { origins: ['https://LOJA.example:443', 'http://localhost:*', 'https://loja.example'], reason: 'merchant site goes live (ticket 12)' } });
+    assert.equal(set.statusCode, 200, set.body);
+    assert.deepEqual(set.json().embedOrigins, ['https://loja.example', 'http://localhost:*']);
+    const account = await t.app.inject({ method: 'GET', url: `/admin/accounts/${k.accountId}`, headers: { cookie: admin.cookie } });
+    assert.deepEqual(account.json().embedOrigins, ['https://loja.example', 'http://localhost:*']);
+    const audit = await t.store.db.selectFrom('admin_audit_log').selectAll().where('object_id', '=', k.accountId).where('action', '=', 'account.set_embed_origins').execute();
+    assert.equal(audit.length, 1);
+    assert.equal(audit[0].reason, 'merchant site goes live (ticket 12)');
+    const after = await t.app.inject({ method: 'GET', url: `/checkout/${s.id}` });
+    assert.equal(frameAncestors(after.headers['content-security-policy'] as string), 'https://loja.example http://localhost:*');
+    // An empty list: no one frames it.
+    await t.app.inject({ method: 'PUT', url: `/admin/accounts/${k.accountId}/embed-origins`, headers: adminHeaders(), payload: { origins: [], reason: 'redirect mode only' } });
+    assert.equal(frameAncestors((await t.app.inject({ method: 'GET', url: `/checkout/${s.id}` })).headers['content-security-policy'] as string), "'none'");
+  });
+
+  test('embed origins: what is refused', async () => {
+    const k = await signup(t, 'Origins');
+    for (const origin of ['http://loja.example', 'https://*.loja.example', 'https://loja.example:*', 'ftp://loja.example', 'https://loja.example/', 'loja.example', 'https://loja.example:70000', 'https://-bad.example']) {
+      const res = await t.app.inject({ method: 'PUT', url: `/admin/accounts/${k.accountId}/embed-origins`, headers: adminHeaders(), payload: { origins: [origin], reason: 'test' } });
+      assert.equal(res.statusCode, 400, `${origin}: ${res.body}`);
+      assert.equal(res.json().error.param, 'origins.0');
+    }
+    assert.equal((await t.app.inject({ method: 'PUT', url: '/admin/accounts/acct_nope/embed-origins', headers: adminHeaders(), payload: { origins: [], reason: 'x' } })).statusCode, 404);
+  });
+
+  test('assets and the script-tag library', async () => {
+    const asset = await t.app.inject({ method: 'GET', url: '/checkout/assets/page-abc.js' });
+    assert.equal(asset.statusCode, 200);
+    assert.match(asset.headers['content-type'] as string, /^text\/javascript/);
+    assert.match(asset.headers['cache-control'] as string, /immutable/);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/checkout/assets/nope.js' })).statusCode, 404);
+    const js = await t.app.inject({ method: 'GET', url: '/v1/checkout.js' });
+    assert.equal(js.statusCode, 200);
+    assert.equal(js.body, 'var PagamentosCheckout = {};');
+    assert.match(js.headers['content-type'] as string, /^text\/javascript/);
+    assert.equal(js.headers['cross-origin-resource-policy'], 'cross-origin');
+    assert.match(js.headers['cache-control'] as string, /max-age=\d+/);
+  });
+
+  test('not built: 503 in the envelope', async () => {
+    const other = await startApp(ENGINES[0], { checkoutPageDist: join(dir, 'missing'), checkoutJsDist: join(dir, 'missing.js') });
+    try {
+      for (const url of ['/checkout/cs_00000000000000000000000000', '/checkout/assets/a.js', '/v1/checkout.js']) {
+        const res = await other.app.inject({ method: 'GET', url });
+        assert.equal(res.statusCode, 503, url);
+        assert.equal(res.json().error.code, 'SERVICE_UNAVAILABLE');
+        assert.match(res.json().error.message, /not built/);
+      }
+    } finally {
+      await other.teardown();
+    }
+  });
+});
+
+describe('checkout: no client secret and no card number in the logs', () => {
+  test('a whole checkout, logged at debug level', async () => {
+    const db = await testDatabase(ENGINES[0]);
+    let text = '';
+    const sink = new Writable({ write(chunk, _enc, done) { text += chunk.toString(); done(); } });
+    const config = loadConfig({}, { ...TEST_CONFIG, databaseUrl: db.url, logLevel: 'debug' });
+    const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax });
+    await store.migrate();
+    const { LOG_REDACT } = await import('../src/app.js');
+    const built = await buildApp({ config, store, logger: pino({ level: 'debug', redact: { paths: LOG_REDACT, censor: '[redacted]' } }, sink) });
+    await built.startWorker();
+    try {
+      const signupRes = await built.app.inject({ method: 'POST', url: '/v1/sandbox/accounts', payload: { name: 'Logs' } });
+      const keys = signupRes.json().keys;
+      const s = (await built.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(keys.secretKey.key), payload: { amount: 500 } })).json();
+      const secret = s.clientSecret as string;
+      const v = (await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}/client`, headers: { authorization: `Bearer ${secret}` } })).json();
+      const tok = (await built.app.inject({ method: 'POST', url: '/v1/tokens', headers: auth(v.publishableKey), payload: { card: { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123' } } })).json();
+      await built.app.inject({ method: 'POST', url: `/v1/checkout/sessions/${s.id}/client/pay`, headers: { authorization: `Bearer ${secret}`, 'idempotency-key': randomUUID() }, payload: { method: 'credit_card', cardToken: tok.id } });
+      // Pasted where it does not belong: a path.
+      await built.app.inject({ method: 'GET', url: `/v1/nowhere/${secret}` });
+      await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${secret}/client`, headers: { authorization: `Bearer ${secret}` } });
+      await eventually(async () => (await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}`, headers: auth(keys.secretKey.key) })).json().status === 'complete', 'completion');
+      await new Promise((r) => setTimeout(r, 50));
+      assert.ok(text.includes('request completed'), 'the requests were logged');
+      assert.ok(!text.includes(secret.split('_secret_')[1]), 'no client secret in the logs');
+      assert.ok(!text.includes('4242424242424242'), 'no card number in the logs');
+    } finally {
+      await built.close();
+      await db.drop();
+    }
+  });
+});
