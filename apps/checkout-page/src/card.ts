@@ -1,36 +1,16 @@
 // Card checks made before anything is sent (the server checks again on POST /v1/tokens).
-export type Brand = 'visa' | 'mastercard' | 'amex' | 'elo' | 'hipercard' | 'unknown';
+// The same Luhn check and brand prefixes as the server's tokenization (one source: the server's
+// domain module, which imports nothing and bundles into the page as it is).
+import { cardBrand, luhnValid, type CardBrand } from '../../server/src/domain/card';
+
+export type Brand = CardBrand;
+export { luhnValid };
+export const brandOf = cardBrand;
 
 export const BRAND_NAMES: Record<Brand, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', elo: 'Elo', hipercard: 'Hipercard', unknown: '' };
 
 export function digitsOf(value: string): string {
   return value.replace(/\D/g, '');
-}
-
-export function luhnValid(digits: string): boolean {
-  if (!/^[0-9]{12,19}$/.test(digits)) return false;
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
-
-// The same prefixes as the server (apps/server/src/domain/card.ts).
-export function brandOf(digits: string): Brand {
-  if (/^(4011|4312|4389|4514|4576|5041|5066|5067|509|6277|6362|6363|650|6516|6550)/.test(digits)) return 'elo';
-  if (/^(606282|3841)/.test(digits)) return 'hipercard';
-  if (/^4/.test(digits)) return 'visa';
-  if (/^(5[1-5]|2(2[2-9]|[3-6][0-9]|7[01]|720))/.test(digits)) return 'mastercard';
-  if (/^3[47]/.test(digits)) return 'amex';
-  return 'unknown';
 }
 
 export function maxDigits(brand: Brand): number {

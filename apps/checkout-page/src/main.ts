@@ -209,6 +209,23 @@ async function poll(): Promise<void> {
   }
 }
 
+// A pay call refused because the session is gone (401/404) or moved on (409: paid in another tab,
+// expired): shows what it is now and says true; false for anything the buyer may retry.
+async function sessionMovedOn(err: unknown): Promise<boolean> {
+  if (!(err instanceof ApiFailure)) return false;
+  if (err.status === 401 || err.status === 404) {
+    showUnavailable();
+    return true;
+  }
+  if (err.status !== 409) return false;
+  try {
+    render(await api.session(sessionId, secret));
+  } catch {
+    showUnavailable();
+  }
+  return true;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The form: method choice, card fields, Pix start.
 let chosen: 'credit_card' | 'pix' | null = null;
@@ -343,15 +360,7 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
       render(next);
     } catch (err) {
       setBusy(false);
-      if (err instanceof ApiFailure && (err.status === 401 || err.status === 404)) return showUnavailable();
-      if (err instanceof ApiFailure && err.status === 409) {
-        // The session moved on (paid in another tab, expired): show what it is now.
-        try {
-          return render(await api.session(sessionId, secret));
-        } catch {
-          return showUnavailable();
-        }
-      }
+      if (await sessionMovedOn(err)) return;
       const message = err instanceof ApiFailure && err.status === 400 && err.param?.startsWith('card') ? (err.param === 'card.number' ? t.errNumber : err.param === 'card.cvc' ? t.errCvc(cvcLength(b)) : t.errExpiry) : err instanceof ApiFailure && err.status === 0 ? t.network : t.failed;
       showForm(v, message);
     }
@@ -372,14 +381,7 @@ function pixStart(v: SessionView): HTMLElement {
     try {
       render(await api.pay(sessionId, secret, { method: 'pix' }));
     } catch (err) {
-      if (err instanceof ApiFailure && (err.status === 401 || err.status === 404)) return showUnavailable();
-      if (err instanceof ApiFailure && err.status === 409) {
-        try {
-          return render(await api.session(sessionId, secret));
-        } catch {
-          return showUnavailable();
-        }
-      }
+      if (await sessionMovedOn(err)) return;
       starting = false;
       button.disabled = false;
       notice.textContent = err instanceof ApiFailure && err.status === 0 ? t.network : t.failed;
