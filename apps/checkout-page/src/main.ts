@@ -229,6 +229,8 @@ async function sessionMovedOn(err: unknown): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------
 // The form: method choice, card fields, Pix start.
 let chosen: 'credit_card' | 'pix' | null = null;
+// Kept across a declined attempt: the buyer retypes the card, not their name.
+let holderName = '';
 
 function showForm(v: SessionView, failure?: string): void {
   stopTimers();
@@ -283,6 +285,7 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
   const expiry = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'cc-exp', required: true, placeholder: 'MM/AA', maxlength: 5 });
   const cvc = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'cc-csc', required: true, maxlength: 4 });
   const holder = h('input', { type: 'text', autocomplete: 'cc-name', required: true, spellcheck: 'false' });
+  holder.value = holderName;
   const installments = v.installments > 1
     ? h('select', {}, ...Array.from({ length: v.installments }, (_, i) => h('option', { value: i + 1 }, t.installment(i + 1, money(Math.round(v.amount / (i + 1)), v.currency, locale)))))
     : null;
@@ -341,6 +344,7 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
       return;
     }
     submitting = true;
+    holderName = holder.value;
     error.hidden = true;
     submit.disabled = true;
     submit.textContent = t.processing;

@@ -258,6 +258,8 @@ for (const engine of ENGINES) {
       await fillCard('4000 0000 0000 0002');
       await frame().getByRole('button', { name: /^Pagar/ }).click();
       await frame().getByRole('alert').getByText('Pagamento recusado. Confira os dados ou tente outro cartão.').waitFor();
+      assert.equal(await frame().getByLabel('Nome impresso no cartão').inputValue(), 'Maria da Silva', 'the name is kept for the next try');
+      assert.equal(await frame().getByLabel('Número do cartão').inputValue(), '', 'the card is not');
       await axe(f, 'declined');
       await shot(page, 'declined');
       await fillCard('5555 5555 5555 4444');
