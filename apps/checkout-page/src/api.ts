@@ -35,6 +35,13 @@ export class ApiFailure extends Error {
   }
 }
 
+// The server's clock as this browser sees it (from each answer's Date header, 1 s precision):
+// expiry and the Pix countdown follow the server, not a buyer's clock that is minutes off.
+let clockOffsetMs = 0;
+export function serverNow(): number {
+  return Date.now() + clockOffsetMs;
+}
+
 function key(): string {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
@@ -53,6 +60,12 @@ async function call<T>(method: 'GET' | 'POST', path: string, bearer: string, bod
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
   } catch {
     throw new ApiFailure(0, 'NETWORK', 'network');
+  }
+  const date = Date.parse(res.headers.get('date') ?? '');
+  if (Number.isFinite(date)) {
+    const offset = date - Date.now();
+    // Within the header's own second, the local clock is as good.
+    clockOffsetMs = Math.abs(offset) > 1500 ? offset : 0;
   }
   const json = await res.json().catch(() => null);
   if (!res.ok) {

@@ -10,7 +10,7 @@
 // (merchant name, description) can become markup. The Pix QR (an SVG from the server) is shown
 // as an <img> data: URL, where an SVG cannot run scripts.
 import './styles.css';
-import { api, ApiFailure, type SessionView } from './api';
+import { api, ApiFailure, serverNow, type SessionView } from './api';
 import { BRAND_NAMES, brandOf, cvcLength, digitsOf, formatExpiry, groupNumber, luhnValid, maxDigits, parseExpiry } from './card';
 import { messages, money, pickLocale } from './i18n';
 import type { PageMessage } from '../../../packages/checkout/src/protocol';
@@ -162,7 +162,7 @@ function render(v: SessionView, failure?: string): void {
   view = v;
   const p = v.payment;
   if (v.status === 'complete' || p?.status === 'approved') return showSuccess(v);
-  if (v.status === 'expired' || Date.parse(v.expiresAt) <= Date.now()) return showExpired(v);
+  if (v.status === 'expired' || Date.parse(v.expiresAt) <= serverNow()) return showExpired(v);
   if (p && p.method === 'pix' && p.status === 'pending' && p.pix) return showPix(v);
   if (p && p.status === 'pending') {
     // A card payment still being processed (a reload while paying): wait for it.
@@ -194,7 +194,7 @@ async function poll(): Promise<void> {
     const before = view?.payment;
     view = v;
     const p = v.payment;
-    const stillWaiting = v.status === 'open' && p && p.status === 'pending' && p.id === before?.id && Date.parse(v.expiresAt) > Date.now();
+    const stillWaiting = v.status === 'open' && p && p.status === 'pending' && p.id === before?.id && Date.parse(v.expiresAt) > serverNow();
     if (stillWaiting) {
       if (Date.now() - pollStartedAt > POLL_STEADY_FOR_MS) pollDelay = Math.min(POLL_MAX_MS, Math.round(pollDelay * 1.5));
       pollTimer = window.setTimeout(poll, pollDelay);
@@ -428,7 +428,7 @@ function showPix(v: SessionView): void {
   }, t.pixCopy);
   const timer = h('p', { class: 'countdown', role: 'timer', 'aria-live': 'off' });
   const tick = () => {
-    const left = expiresAtMs - Date.now();
+    const left = expiresAtMs - serverNow();
     timer.textContent = t.pixExpiresIn(remaining(left));
     timer.dataset.remainingSeconds = String(Math.max(0, Math.floor(left / 1000)));
     if (left <= 0) {

@@ -340,6 +340,22 @@ for (const engine of ENGINES) {
       assert.deepEqual(await log(), ['cancel', `success ${paymentId} ${s.id} approved`]);
     });
 
+    test("a buyer's clock an hour off: the page follows the server's (not expired, the Pix counts down from 30 min)", async () => {
+      const s = await createSession({ methods: ['pix'], expiresInSeconds: 1800 });
+      await fresh();
+      await page.clock.install({ time: Date.now() + 3600_000 });
+      await page.clock.resume();
+      await page.reload();
+      await page.waitForFunction(() => typeof (window as unknown as { PagamentosCheckout?: unknown }).PagamentosCheckout === 'object');
+      assert.ok(await page.evaluate(() => Date.now()) - Date.now() > 3500_000, 'the page runs an hour ahead');
+      await open(s);
+      await loaded();
+      await frame().getByRole('button', { name: 'Gerar código Pix' }).click();
+      await frame().getByRole('img', { name: 'QR Code Pix para pagamento' }).waitFor();
+      const left = Number(await frame().locator('.countdown').getAttribute('data-remaining-seconds'));
+      assert.ok(left > 1700 && left <= 1800, String(left));
+    });
+
     test('Esc inside the checkout calls onCancel and gives the focus back', async () => {
       const s = await createSession();
       await fresh();
