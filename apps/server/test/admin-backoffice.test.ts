@@ -172,6 +172,7 @@ for (const engine of ENGINES) {
         'POST /admin/split-rules/preview': { url: '/admin/split-rules/preview', body: { accountId: k.accountId, amount: 1000, method: 'pix' }, audit: null },
         'POST /admin/accounts/{id}/activate-live': { url: `/admin/accounts/${account}/activate-live`, body: { reason: 'walk: KYC done' }, audit: { action: 'account.activate_live', objectType: 'account', objectId: account, reason: 'walk: KYC done' } },
         'PATCH /admin/accounts/{id}/settings': { url: `/admin/accounts/${account}/settings`, body: { settlementDelayDays: { pix: 1 } }, audit: { action: 'account.update_settings', objectType: 'account', objectId: account } },
+        'PUT /admin/accounts/{id}/embed-origins': { url: `/admin/accounts/${account}/embed-origins`, body: { origins: ['https://loja.example'], reason: 'walk: merchant site' }, audit: { action: 'account.set_embed_origins', objectType: 'account', objectId: account, reason: 'walk: merchant site' } },
         'PATCH /admin/accounts/{id}/payout-bank-account': { url: `/admin/accounts/${account}/payout-bank-account`, body: { bankAccount: bank(), reason: 'walk: bank letter' }, audit: { action: 'account.set_payout_bank_account', objectType: 'account', objectId: account, reason: 'walk: bank letter' } },
         'POST /admin/settlement-runs': { url: '/admin/settlement-runs', body: { reason: 'walk: run' }, audit: { action: 'settlement_run.create', objectType: 'settlement_run', reason: 'walk: run' } },
       };

@@ -302,6 +302,45 @@ for (const engine of ENGINES) {
   });
 }
 
+for (const engine of ENGINES) {
+  test(`migration 0006: accounts and keys made before it get a readable publishable key for their first checkout (${engine})`, async () => {
+    const db = await testDatabase(engine);
+    // An instance on the schema before checkout: its sign-up keeps only hashes.
+    const store = Store.open({ url: db.url });
+    await store.migrate('0005_payout_bank_account');
+    const { hashKey } = await import('../src/modules/accounts/service.js');
+    const { newId } = await import('../src/domain/ids.js');
+    // An account and its keys as that schema had them (today's code writes today's columns).
+    const id = newId('account');
+    const now = new Date().toISOString();
+    const sk = `sk_test_${'a'.repeat(32)}`;
+    await store.write(async (tx) => {
+      await tx.insertInto('accounts').values({ id, name: 'Antiga', email: null, live_enabled: 0, settings: '{}', created_at: now } as never).execute();
+      await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'secret', key_hash: hashKey(sk), display: 'sk_test_…aaaa', created_at: now, revoked_at: null } as never).execute();
+      await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'publishable', key_hash: hashKey(`pk_test_${'b'.repeat(32)}`), display: 'pk_test_…bbbb', created_at: now, revoked_at: null } as never).execute();
+    });
+    const old = { account: { id }, keys: { secretKey: { key: sk } } };
+    assert.deepEqual(await store.migrate(), ['0006_checkout']);
+    await store.close();
+    const t = await startApp(engine, {}, { db });
+    try {
+      const account = await t.store.db.selectFrom('accounts').select('embed_origins').where('id', '=', old.account.id).executeTakeFirstOrThrow();
+      assert.equal(account.embed_origins, null);
+      const s = (await t.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(old.keys.secretKey.key), payload: { amount: 100 } })).json();
+      const v = (await t.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}/client`, headers: { authorization: `Bearer ${s.clientSecret}` } })).json();
+      assert.match(v.publishableKey, /^pk_test_/);
+      assert.notEqual(v.publishableKey, `pk_test_${'b'.repeat(32)}`);
+      assert.equal((await t.app.inject({ method: 'POST', url: '/v1/tokens', headers: auth(v.publishableKey), payload: { card: { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123' } } })).statusCode, 200);
+      // One key made, kept: a second session uses it.
+      const s2 = (await t.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(old.keys.secretKey.key), payload: { amount: 100 } })).json();
+      assert.equal((await t.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s2.id}/client`, headers: { authorization: `Bearer ${s2.clientSecret}` } })).json().publishableKey, v.publishableKey);
+    } finally {
+      await t.teardown();
+      await db.drop();
+    }
+  });
+}
+
 describe('checkout: page, assets and script serving; embed origins', () => {
   let t: TestApp;
   let dir: string;
