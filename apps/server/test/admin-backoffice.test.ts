@@ -2,7 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
 import { createAdminUser } from '../src/modules/admin/index.js';
-import { PERMISSION_NAMES, permissionsOf } from '../src/modules/admin/permissions.js';
+import { PERMISSION_NAMES, permissionsOf } from '../src/modules/admin/shared/permissions.js';
 import { SANDBOX_FAILING_ACCOUNT } from '../src/providers/sandbox.js';
 import { localDate } from '../src/modules/accounts/settings.js';
 import Fastify from 'fastify';

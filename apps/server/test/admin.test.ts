@@ -12,7 +12,7 @@ import { settlementSchemas } from '../src/modules/settlements/routes.js';
 import { webhookSchemas } from '../src/modules/webhooks/schemas.js';
 import { registerErrorHandling } from '../src/plugins/errors.js';
 import { registerIdempotency } from '../src/plugins/idempotency.js';
-import { LOGIN_FAILED_MESSAGE } from '../src/modules/admin/session-routes.js';
+import { LOGIN_FAILED_MESSAGE } from '../src/modules/admin/sessions/routes.js';
 import { createKey } from '../src/modules/accounts/service.js';
 import { newId } from '../src/domain/ids.js';
 

@@ -245,6 +245,23 @@ for (const engine of ENGINES) {
       assert.equal(res.json().error.code, 'INVALID_STATE');
     });
 
+    test('an expiry racing the Pix being paid: one of them wins, whole', async () => {
+      const sessions = await Promise.all(Array.from({ length: 8 }, () => create()));
+      const pixes = await Promise.all(sessions.map(async (s) => (await pay(s, { method: 'pix' })).json().payment.id as string));
+      const answers = await Promise.all(sessions.flatMap((s, i) => [
+        call('POST', `/v1/checkout/sessions/${s.id}/expire`, sk()),
+        call('POST', `/v1/sandbox/payments/${pixes[i]}/pay`, sk()),
+      ]));
+      for (const r of answers) assert.ok(r.statusCode === 200 || r.statusCode === 409, `${r.statusCode} ${r.body}`);
+      for (const [i, s] of sessions.entries()) {
+        const session = await ok('GET', `/v1/checkout/sessions/${s.id}`, sk());
+        const payment = await ok('GET', `/v1/payments/${pixes[i]}`, sk());
+        // Complete with its payment approved, or expired with its Pix expired: never a mix.
+        assert.deepEqual([session.status, payment.status], session.status === 'complete' ? ['complete', 'approved'] : ['expired', 'expired']);
+        assert.equal([answers[2 * i], answers[2 * i + 1]].filter((r) => r.statusCode === 200).length, 1);
+      }
+    });
+
     test('expiry: the job expires a session on time, with its pending Pix', async () => {
       const s = await create();
       const pix = (await pay(s, { method: 'pix' })).json().payment;

@@ -5,8 +5,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { ENGINES, startApp, signup, auth, type TestApp, type Keys } from './helpers.js';
 import { createAdminUser } from '../src/modules/admin/index.js';
-import { LooseSplitShare } from '../src/modules/admin/schemas.js';
-import { checkShares } from '../src/modules/admin/split-rules.js';
+import { LooseSplitShare } from '../src/modules/admin/split-rules/schemas.js';
+import { checkShares } from '../src/modules/admin/split-rules/service.js';
 
 // Rules a schema can say live in the schema: the payment shapes and a split share's
 // percentage-or-amount as oneOf, bank account and webhook url patterns, minProperties on

@@ -1,7 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PAYMENT_STATUSES, PAYMENT_TRANSITIONS, canTransition, assertTransition, IllegalTransition, TERMINAL_STATUSES, aPayment } from '../src/domain/states.js';
-import { SETTLEMENT_STATUSES, SETTLEMENT_TRANSITIONS, settlementMove } from '../src/domain/states.js';
+import { SETTLEMENT_STATUSES, SETTLEMENT_TRANSITIONS, settlementMove, IllegalMove } from '../src/domain/states.js';
+import { SETTLEMENT_RUN_STATUSES, SETTLEMENT_RUN_TRANSITIONS, settlementRunMove } from '../src/domain/states.js';
+import { REFUND_STATUSES, REFUND_TRANSITIONS, refundMove } from '../src/domain/states.js';
+import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_DELIVERY_TRANSITIONS, deliveryMove } from '../src/domain/states.js';
 
 // The table is the contract: these are the moves product-decisions.md allows, written out again
 // by hand so that a change to the table has to change this test too.
@@ -44,3 +47,44 @@ describe('settlement state table', () => {
   }
   test('every status has a row', () => assert.deepEqual(Object.keys(SETTLEMENT_TRANSITIONS).sort(), [...SETTLEMENT_STATUSES].sort()));
 });
+
+// The other tables, each written out again by hand: every pair of statuses is tried, the legal
+// ones give the guarded move, every other one is refused with the message that names it.
+function exhaustive<S extends string>(
+  what: string,
+  statuses: readonly S[],
+  table: Readonly<Record<S, readonly S[]>>,
+  move: (from: S, to: S) => { from: S; to: S },
+  legalMoves: Array<[S, S]>,
+  article: (from: S) => string = () => 'A',
+): void {
+  describe(`${what} state table`, () => {
+    for (const from of statuses) {
+      for (const to of statuses) {
+        const legal = legalMoves.some(([f, t]) => f === from && t === to);
+        test(`${what} ${from} -> ${to} is ${legal ? 'legal' : 'illegal'}`, () => {
+          if (legal) assert.deepEqual(move(from, to), { from, to });
+          else assert.throws(() => move(from, to), (e: unknown) => e instanceof IllegalMove && e.message === `${article(from)} ${from} ${what} cannot become ${to}.`);
+        });
+      }
+    }
+    test(`every ${what} status has a row, and only those`, () => assert.deepEqual(Object.keys(table).sort(), [...statuses].sort()));
+    test(`the ${what} table allows exactly the listed moves`, () => {
+      const fromTable = Object.entries(table).flatMap(([f, tos]) => (tos as S[]).map((t) => `${f}->${t}`)).sort();
+      assert.deepEqual(fromTable, legalMoves.map(([f, t]) => `${f}->${t}`).sort());
+    });
+  });
+}
+
+// Settlement runs: pending (admin API, waiting for a worker) -> running -> completed.
+exhaustive('settlement run', SETTLEMENT_RUN_STATUSES, SETTLEMENT_RUN_TRANSITIONS, settlementRunMove, [['pending', 'running'], ['running', 'completed']]);
+
+// Refunds: pending until the provider answers, then succeeded or failed, both final.
+exhaustive('refund', REFUND_STATUSES, REFUND_TRANSITIONS, refundMove, [['pending', 'succeeded'], ['pending', 'failed']]);
+
+// Webhook deliveries: pending (again after each failed attempt), then succeeded or failed.
+exhaustive('webhook delivery', WEBHOOK_DELIVERY_STATUSES, WEBHOOK_DELIVERY_TRANSITIONS, deliveryMove,
+  [['pending', 'pending'], ['pending', 'succeeded'], ['pending', 'failed']]);
+
+// The settlement table again through the same walk (held -> pending is the release).
+exhaustive('settlement', SETTLEMENT_STATUSES, SETTLEMENT_TRANSITIONS, settlementMove, [['held', 'pending'], ['pending', 'paid'], ['pending', 'failed']]);

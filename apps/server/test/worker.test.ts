@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { ENGINES, eventually, signup, startApp, type TestApp } from './helpers.js';
 import { Worker } from '../src/jobs/worker.js';
 import { complete, enqueue } from '../src/jobs/queue.js';
+import { Type } from 'typebox';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -25,7 +26,7 @@ for (const engine of ENGINES) {
           ran.push(job.id);
           await t.store.write((tx) => complete(tx, job, workerId));
         },
-      }, { pollMs: 20, leaseMs: 30_000, concurrency: 4, batchSize: 4, yieldTo: { busy: () => busy }, busyRoundMs: 60_000 }, t.app.log);
+      }, { pollMs: 20, leaseMs: 30_000, concurrency: 4, batchSize: 4, yieldTo: { busy: () => busy }, busyRoundMs: 60_000, payloads: { 'test.count': Type.Object({ i: Type.Integer() }) } }, t.app.log);
       await t.store.write(async (tx) => {
         for (let i = 0; i < 20; i++) await enqueue(tx, 'test.count', { i }, Date.now() - 1000);
       });

@@ -60,9 +60,69 @@ export const SETTLEMENT_TRANSITIONS: Readonly<Record<SettlementStatus, readonly 
   failed: [],
 };
 
-// A guarded move of a settlement: the status it must have and the one it takes, checked against
-// the table (use both in the UPDATE's WHERE and SET).
-export function settlementMove<F extends SettlementStatus, T extends SettlementStatus>(from: F, to: T): { from: F; to: T } {
-  if (!SETTLEMENT_TRANSITIONS[from].includes(to)) throw new Error(`A ${from} settlement cannot become ${to}.`);
+// The other tables below are used the same way: a guarded move is the status a row must have
+// and the one it takes, checked against its table before any SQL runs. Use both in the
+// UPDATE's WHERE (from) and SET (to), so a row that moved meanwhile is left alone.
+export class IllegalMove extends Error {
+  constructor(readonly what: string, readonly from: string, readonly to: string) {
+    const words = from.replace(/_/g, ' ');
+    super(`${/^[aeiou]/.test(words) ? 'An' : 'A'} ${words} ${what} cannot become ${to.replace(/_/g, ' ')}.`);
+    this.name = 'IllegalMove';
+  }
+}
+
+function guardedMove<S extends string, F extends S, T extends S>(table: Readonly<Record<S, readonly S[]>>, what: string, from: F, to: T): { from: F; to: T } {
+  if (!table[from].includes(to)) throw new IllegalMove(what, from, to);
   return { from, to };
+}
+
+export function settlementMove<F extends SettlementStatus, T extends SettlementStatus>(from: F, to: T): { from: F; to: T } {
+  return guardedMove(SETTLEMENT_TRANSITIONS, 'settlement', from, to);
+}
+
+// Settlement runs: `pending` (asked for through the admin API, waiting for a worker) ->
+// `running` -> `completed`. The daily schedule and the bench write a run as `running` directly.
+// A worker that finds its run already `running` (a lost lease) carries on; `completed` is final.
+export const SETTLEMENT_RUN_STATUSES = ['pending', 'running', 'completed'] as const;
+export type SettlementRunStatus = (typeof SETTLEMENT_RUN_STATUSES)[number];
+
+export const SETTLEMENT_RUN_TRANSITIONS: Readonly<Record<SettlementRunStatus, readonly SettlementRunStatus[]>> = {
+  pending: ['running'],
+  running: ['completed'],
+  completed: [],
+};
+
+export function settlementRunMove<F extends SettlementRunStatus, T extends SettlementRunStatus>(from: F, to: T): { from: F; to: T } {
+  return guardedMove(SETTLEMENT_RUN_TRANSITIONS, 'settlement run', from, to);
+}
+
+// Refunds: `pending` until the provider answers; `succeeded` (the money went back) or `failed`
+// (the provider refused it), both final. A provider that is down leaves it pending (retried).
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+export const REFUND_TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
+  pending: ['succeeded', 'failed'],
+  succeeded: [],
+  failed: [],
+};
+
+export function refundMove<F extends RefundStatus, T extends RefundStatus>(from: F, to: T): { from: F; to: T } {
+  return guardedMove(REFUND_TRANSITIONS, 'refund', from, to);
+}
+
+// Webhook deliveries: `pending` while attempts remain (a failed attempt reschedules it, pending
+// again), then `succeeded` (a 2xx) or `failed` (out of attempts, 410 Gone, endpoint disabled or
+// deleted, event purged). Both are final: sending an event again makes a new delivery.
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+export const WEBHOOK_DELIVERY_TRANSITIONS: Readonly<Record<WebhookDeliveryStatus, readonly WebhookDeliveryStatus[]>> = {
+  pending: ['pending', 'succeeded', 'failed'],
+  succeeded: [],
+  failed: [],
+};
+
+export function deliveryMove<F extends WebhookDeliveryStatus, T extends WebhookDeliveryStatus>(from: F, to: T): { from: F; to: T } {
+  return guardedMove(WEBHOOK_DELIVERY_TRANSITIONS, 'webhook delivery', from, to);
 }

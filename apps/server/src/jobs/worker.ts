@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store/index.js';
+import type { TSchema } from 'typebox';
 import { claim, enqueue, reschedule, type JobRow } from './queue.js';
+import { PayloadCheck } from './payloads.js';
 
 export type JobHandler = (job: JobRow, workerId: string) => Promise<void>;
 // Runs the jobs of one type from one claim together (one transaction for all, say). If it
@@ -18,6 +20,8 @@ export interface WorkerOptions {
   // (at most `concurrency` jobs) per `busyRoundMs`, however much work is waiting (jobs/load.ts).
   yieldTo?: { busy(): boolean };
   busyRoundMs?: number;
+  // Payload schemas of job types beyond the product's (jobs/payloads.ts), e.g. a test's.
+  payloads?: Record<string, TSchema>;
 }
 
 const YIELD_STEP_MS = 10;
@@ -38,6 +42,7 @@ export class Worker {
   private active = new Set<Promise<void>>();
   private activeJobs = 0;
   private readonly recurring: Array<{ id: string; type: string; everyMs: number }> = [];
+  private readonly payloads: PayloadCheck;
 
   constructor(
     private readonly store: Store,
@@ -45,11 +50,21 @@ export class Worker {
     private readonly options: WorkerOptions,
     private readonly log: FastifyBaseLogger,
     private readonly batchHandlers: Record<string, BatchJobHandler> = {},
-  ) {}
+  ) {
+    this.payloads = new PayloadCheck(options.payloads);
+    // A handler without a payload schema is a mistake of the code, found when the worker is
+    // made rather than when its first job fails.
+    for (const type of [...Object.keys(handlers), ...Object.keys(batchHandlers)]) this.requireSchema(type);
+  }
+
+  private requireSchema(type: string): void {
+    if (!this.payloads.has(type)) throw new Error(`Job type ${type} has a handler but no payload schema (jobs/payloads.ts).`);
+  }
 
   // A job that re-schedules itself (purges, daily runs): one row with a fixed id, so any
   // number of workers starting together still make exactly one.
   every(type: string, everyMs: number, handler: JobHandler): void {
+    this.requireSchema(type);
     const id = `job_recurring_${type}`;
     this.recurring.push({ id, type, everyMs });
     this.handlers[type] = async (job, workerId) => {
@@ -112,6 +127,7 @@ export class Worker {
           this.log.error({ err: error }, 'job claim failed');
         }
       }
+      jobs = await this.checkPayloads(jobs);
       for (const group of this.groups(jobs)) {
         this.activeJobs += group.length;
         const p = (group.length > 1 ? this.executeBatch(group) : this.execute(group[0])).finally(() => {
@@ -146,6 +162,33 @@ export class Worker {
       };
     });
     this.wake = null;
+  }
+
+  // Each claimed row's payload against its type's schema, before any handler runs. A malformed
+  // one fails at once, parked with the reason as its last_error (kept for inspection, never run
+  // again: a retry would find the same payload); the others go on.
+  private async checkPayloads(jobs: JobRow[]): Promise<JobRow[]> {
+    const good: JobRow[] = [];
+    const bad: Array<{ job: JobRow; reason: string }> = [];
+    for (const job of jobs) {
+      try {
+        this.payloads.read(job);
+        good.push(job);
+      } catch (error) {
+        bad.push({ job, reason: (error as Error).message });
+      }
+    }
+    if (bad.length === 0) return good;
+    for (const { job, reason } of bad) this.log.error({ jobId: job.id, jobType: job.type, attempts: job.attempts }, reason);
+    try {
+      await this.store.write(async (tx) => {
+        for (const { job, reason } of bad) await reschedule(tx, job, this.id, PARKED_AT_MS, reason);
+      });
+    } catch (error) {
+      // The lease runs out and the next claim checks (and parks) them again.
+      this.log.error({ err: error }, 'could not park jobs with malformed payloads');
+    }
+    return good;
   }
 
   // Jobs whose type has a batch handler go together; every other job alone, and so does a job

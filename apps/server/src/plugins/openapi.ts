@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
-import { SESSION_COOKIE } from '../modules/admin/sessions.js';
+import { SESSION_COOKIE } from '../modules/admin/sessions/service.js';
 import type { ErrorCode } from '../errors.js';
 import { registerContracts, type ResponseHeader, type RouteContract } from '../http/contract.js';
 import { takesNoBody } from './route-rules.js';

@@ -1,10 +1,11 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../../store/index.js';
-import { constant, ref } from '../../http/common.js';
+import { constant, ref, refTo } from '../../http/common.js';
 import { ApiError } from '../../errors.js';
 import { RateLimiter } from '../../plugins/rate-limit.js';
 import { createAccount } from './service.js';
+import { typed } from '../../http/typed.js';
 
 export const SandboxAccountRequest = Type.Object(
   {
@@ -45,16 +46,17 @@ export const SandboxAccount = Type.Object(
 
 export const accountSchemas = [SandboxAccountRequest, NewApiKey, SandboxAccount];
 
-export function accountRoutes(app: FastifyInstance, store: Store, options: { enabled: boolean; perHour: number }): void {
+export function accountRoutes(appInstance: FastifyInstance, store: Store, options: { enabled: boolean; perHour: number }): void {
+  const app = typed(appInstance);
   const limiter = new RateLimiter(options.perHour, 3_600_000);
-  app.post<{ Body: Static<typeof SandboxAccountRequest> }>('/v1/sandbox/accounts', {
+  app.post('/v1/sandbox/accounts', {
     // The body is optional: `curl -X POST .../v1/sandbox/accounts` signs up a "Sandbox merchant".
     config: { auth: 'none', idempotent: false, bodyOptional: true, rateLimit: { limiter, what: 'sandbox sign-ups from this address' }, throws: ['NOT_FOUND'] },
     schema: {
       operationId: 'createSandboxAccount', tags: ['Sandbox'], summary: 'Sign up for the sandbox (no key needed)',
       description: 'Creates a merchant account and returns its `sk_test_` and `pk_test_` keys at once. Rate limited per client address; can be turned off (`SANDBOX_SIGNUP=false`). Not idempotent: the keys are shown once and never stored in clear.',
       security: [],
-      body: ref('SandboxAccountRequest'),
+      body: refTo(SandboxAccountRequest),
       response: { 200: ref('SandboxAccount') },
     },
   }, async (req) => {

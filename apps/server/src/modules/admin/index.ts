@@ -4,17 +4,21 @@ import type { Config } from '../../config.js';
 import type { KeyCache } from '../../plugins/auth.js';
 import { ApiError } from '../../errors.js';
 import { sendError, toApiError } from '../../plugins/errors.js';
-import { DEFAULT_SESSION_TTL_MS, LoginThrottle } from './sessions.js';
-import { adminGuard, sessionRoutes } from './session-routes.js';
-import { splitRuleRoutes } from './split-rules.js';
-import { splitRuleActionRoutes } from './split-rule-actions.js';
-import { adminAccountRoutes } from './accounts.js';
-import { accountViewRoutes, accountViewSchemas } from './account-views.js';
-import { adminPaymentRoutes, adminPaymentSchemas } from './payments.js';
-import { auditAdminWrites, auditLogRoutes, auditLogSchemas } from './audit-log.js';
-import { checkPermission, requirePermissionDeclared } from './permissions.js';
-import { settlementRunSchemas } from './settlement-runs.js';
-import { adminSchemas as baseAdminSchemas } from './schemas.js';
+import type { TSchema } from 'typebox';
+import { DEFAULT_SESSION_TTL_MS, LoginThrottle } from './sessions/service.js';
+import { adminGuard, sessionRoutes } from './sessions/routes.js';
+import { AdminLoginRequest, AdminSession, AdminSessionEnded } from './sessions/schemas.js';
+import { splitRuleActionRoutes, splitRuleRoutes } from './split-rules/routes.js';
+import { ActivateSplitRuleRequest, AmountSplitShare, CreateSplitRuleRequest, DeactivateSplitRuleRequest, PercentageSplitShare, ReorderSplitRulesRequest, SplitPreview, SplitPreviewRequest, SplitRule, SplitRuleConditions, SplitRuleList, SplitShare, UpdateSplitRuleRequest } from './split-rules/schemas.js';
+import { adminAccountRoutes, accountViewRoutes } from './accounts/routes.js';
+import { AccountViewSchemas, ActivateLiveModeRequest, AdminAccount, AdminAccountList, AdminAccountSettings, UpdateAccountSettingsRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest } from './accounts/schemas.js';
+import { adminPaymentRoutes } from './payments/routes.js';
+import { adminPaymentSchemas } from './payments/schemas.js';
+import { auditAdminWrites } from './shared/audit.js';
+import { auditLogRoutes } from './audit-log/routes.js';
+import { auditLogSchemas } from './audit-log/schemas.js';
+import { checkPermission, requirePermissionDeclared } from './shared/permissions.js';
+import { settlementRunSchemas } from './settlement-runs/schemas.js';
 
 // The admin API (/admin/...): back-office operations behind an admin session (cookie + CSRF
 // token), never an API key. Everything lives in one encapsulated plugin scope (no prefix: routes
@@ -25,12 +29,25 @@ import { adminSchemas as baseAdminSchemas } from './schemas.js';
 // Two rules hold for every route of the scope, checked when the route is registered (the app
 // does not start otherwise): it declares the permission it needs (permissions.ts, enforced on
 // each request after the session), and, if it changes data, what it changes, so that each of its
-// writes records an audit entry in the same transaction (audit-log.ts).
+// writes records an audit entry in the same transaction (shared/audit.ts).
+//
+// Layout: one folder per resource (accounts, sessions, users, split-rules, payments,
+// settlement-runs, audit-log) with its routes.ts, schemas.ts and service.ts; what they all
+// use (permissions, passwords, the audit hook, common schemas) in shared/.
 
-export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...accountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas];
-export { createAdminUser } from './users.js';
-export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions.js';
-export { LOGIN_FAILED_MESSAGE } from './session-routes.js';
+// The admin API's named schemas, in the order of the OpenAPI document's components.
+const baseAdminSchemas: TSchema[] = [
+  AdminLoginRequest, AdminSession, AdminSessionEnded,
+  SplitRuleConditions, PercentageSplitShare, AmountSplitShare, SplitShare, CreateSplitRuleRequest, UpdateSplitRuleRequest, SplitRule, SplitRuleList,
+  AdminAccountSettings, AdminAccount, AdminAccountList, UpdateAccountSettingsRequest,
+  ActivateSplitRuleRequest, DeactivateSplitRuleRequest, ReorderSplitRulesRequest, SplitPreviewRequest, SplitPreview,
+  ActivateLiveModeRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest,
+];
+
+export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas];
+export { createAdminUser } from './users/service.js';
+export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions/service.js';
+export { LOGIN_FAILED_MESSAGE } from './sessions/routes.js';
 
 export interface AdminDeps {
   store: Store;

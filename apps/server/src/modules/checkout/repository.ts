@@ -60,6 +60,17 @@ export async function lockCheckoutSession(tx: Tx, engine: Store['engine'], id: s
   return tx.selectFrom('checkout_sessions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
+// For a change that may move the session's payment too (expiry): on PostgreSQL its latest
+// payment is locked before the session, in the order an approval takes them (the payment, then
+// its session), so that an expiry and an approval of one session wait for each other instead of
+// deadlocking.
+export async function lockCheckoutSessionAndPayment(tx: Tx, engine: Store['engine'], id: string): Promise<CheckoutSessionRow | undefined> {
+  if (engine === 'sqlite') return lockCheckoutSession(tx, engine, id);
+  const peek = await tx.selectFrom('checkout_sessions').select('payment_id').where('id', '=', id).executeTakeFirst();
+  if (peek?.payment_id) await tx.selectFrom('payments').select('id').where('id', '=', peek.payment_id).forUpdate().execute();
+  return lockCheckoutSession(tx, engine, id);
+}
+
 // Called in the transaction that approves a payment made in a session: the session becomes
 // complete with it, and checkout_session.completed is written with the change. Guarded by
 // `status = 'open'`: a session completes once. (A session cannot be expired while a card

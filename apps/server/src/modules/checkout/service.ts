@@ -6,6 +6,7 @@ import { newId } from '../../domain/ids.js';
 import { insertRows, selectWhere } from '../../store/fast.js';
 import { paginate } from '../../http/pagination.js';
 import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js';
+import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { qrSvg } from '../../domain/qr.js';
 import type { Owner } from '../events/service.js';
 import { publishableKeyFor, randomBase62, readablePublishableKey } from '../accounts/service.js';
@@ -15,9 +16,9 @@ import {
   CHECKOUT_METHODS, DEFAULT_EXPIRES_IN_SECONDS,
   type CheckoutMethod, type CheckoutPayRequest, type CheckoutSession, type CheckoutSessionClientView, type CreateCheckoutSessionRequest, type ListCheckoutSessionsQuery,
 } from './schemas.js';
-import { loadCheckoutSession, lockCheckoutSession, markExpired, toCheckoutSession, type CheckoutSessionRow } from './repository.js';
+import { loadCheckoutSession, lockCheckoutSession, lockCheckoutSessionAndPayment, markExpired, toCheckoutSession, type CheckoutSessionRow } from './repository.js';
 
-export const JOB_CHECKOUT_EXPIRE = 'checkout_session.expire';
+export const JOB_CHECKOUT_EXPIRE = 'checkout_session.expire' as const satisfies JobType;
 // A session due to expire while a card payment is being confirmed waits this long and looks again.
 const EXPIRY_RETRY_MS = 5_000;
 // base62 characters after `_secret_`: ~238 bits.
@@ -86,7 +87,7 @@ async function expireIfDue(store: Store, row: CheckoutSessionRow): Promise<Check
   if (row.status !== 'open' || row.expires_at_ms > Date.now()) return row;
   return store.write(async (tx) => {
     const nowMs = Date.now();
-    const locked = await lockCheckoutSession(tx, store.engine, row.id);
+    const locked = await lockCheckoutSessionAndPayment(tx, store.engine, row.id);
     if (!locked || locked.status !== 'open' || locked.expires_at_ms > nowMs) return locked ?? row;
     const result = await expireNow(tx, locked, nowMs);
     return result === 'busy' ? locked : result;
@@ -110,7 +111,7 @@ export async function listCheckoutSessions(deps: PaymentDeps, owner: Owner, quer
 export async function expireCheckoutSession(deps: PaymentDeps, ctx: RequestContext, id: string): Promise<CheckoutSession> {
   return ctx.write(async (tx) => {
     await loadCheckoutSession(tx, ctx, id);
-    const row = await lockCheckoutSession(tx, deps.store.engine, id) as CheckoutSessionRow;
+    const row = await lockCheckoutSessionAndPayment(tx, deps.store.engine, id) as CheckoutSessionRow;
     if (row.status === 'expired') throw invalidState('This checkout session has already expired.');
     if (row.status === 'complete') throw invalidState('This checkout session is complete: its payment was approved. Refund the payment instead.');
     const result = await expireNow(tx, row, Date.now());
@@ -121,10 +122,10 @@ export async function expireCheckoutSession(deps: PaymentDeps, ctx: RequestConte
 
 // Worker: the session's expiry time has come.
 export async function expireCheckoutSessionJob(deps: PaymentDeps, job: JobRow, workerId: string): Promise<void> {
-  const { sessionId } = JSON.parse(job.payload) as { sessionId: string };
+  const { sessionId } = readPayload(job, JOB_CHECKOUT_EXPIRE);
   await deps.store.write(async (tx) => {
     const nowMs = Date.now();
-    const row = await lockCheckoutSession(tx, deps.store.engine, sessionId);
+    const row = await lockCheckoutSessionAndPayment(tx, deps.store.engine, sessionId);
     if (!row || row.status !== 'open') return void (await complete(tx, job, workerId));
     if (row.expires_at_ms > nowMs) return reschedule(tx, job, workerId, row.expires_at_ms, null);
     const result = await expireNow(tx, row, nowMs);

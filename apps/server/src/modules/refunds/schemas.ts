@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
+import { REFUND_STATUSES } from '../../domain/states.js';
 
 export const CreateRefundBody = Type.Object(
   {
@@ -20,7 +21,7 @@ export const Refund = Type.Object(
     amount: Type.Integer({ description: 'Centavos returned to the payer.' }),
     feeRefunded: Type.Integer({ description: 'The part of the processing fee given back, in proportion to the amount.' }),
     netAmount: Type.Integer({ description: 'amount - feeRefunded: what comes off the payees\' receivables, in proportion to their shares.' }),
-    status: stringEnum(['pending', 'succeeded', 'failed'], { description: '`pending` until the provider confirms the money went back.' }),
+    status: stringEnum(REFUND_STATUSES, { description: '`pending` until the provider confirms the money went back.' }),
     reason: Type.Union([Type.String(), Type.Null()]),
     metadata: ref('Metadata'),
     createdAt: Type.String({ format: 'date-time' }),
@@ -32,7 +33,7 @@ export type Refund = Static<typeof Refund>;
 export const RefundList = listOf('Refund', 'RefundList');
 
 export const ListRefundsQuery = Type.Object(
-  { ...ListQueryBase, paymentId: Type.Optional(Type.String({ maxLength: 64 })), status: Type.Optional(stringEnum(['pending', 'succeeded', 'failed'])) },
+  { ...ListQueryBase, paymentId: Type.Optional(Type.String({ maxLength: 64 })), status: Type.Optional(stringEnum(REFUND_STATUSES)) },
   { additionalProperties: false },
 );
 export type ListRefundsQuery = Static<typeof ListRefundsQuery>;

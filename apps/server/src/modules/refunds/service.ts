@@ -6,17 +6,18 @@ import type { RequestContext } from '../../plugins/idempotency.js';
 import { ApiError, notFound } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { prorateReduction } from '../../domain/split.js';
-import { aPayment, type PaymentStatus } from '../../domain/states.js';
+import { aPayment, refundMove, type PaymentStatus } from '../../domain/states.js';
 import { paginate } from '../../http/pagination.js';
 import { localDate } from '../accounts/settings.js';
 import { emitEvents, recordEvent, type Owner } from '../events/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
+import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
 import { toPayment, transition } from '../payments/repository.js';
 import { toReceivable, type ReceivableRow } from '../receivables/service.js';
 import type { CreateRefundBody, ListRefundsQuery, Refund } from './schemas.js';
 
-export const JOB_REFUND = 'refund.process';
+export const JOB_REFUND = 'refund.process' satisfies JobType;
 
 export function toRefund(row: Selectable<RefundsTable>): Refund {
   return {
@@ -167,7 +168,7 @@ export async function listRefunds(store: Store, owner: Owner, q: ListRefundsQuer
 
 export async function refundJob(deps: { store: Store; provider: PaymentProvider; retryBaseMs: number }, job: JobRow, workerId: string): Promise<void> {
   const { store, provider } = deps;
-  const { refundId } = JSON.parse(job.payload) as { refundId: string };
+  const { refundId } = readPayload(job, JOB_REFUND);
   const refund = await store.db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
   if (!refund || refund.status !== 'pending') {
     await store.write((tx) => complete(tx, job, workerId));
@@ -189,8 +190,9 @@ export async function refundJob(deps: { store: Store; provider: PaymentProvider;
   }
   await store.write(async (tx: Tx) => {
     const nowIso = new Date().toISOString();
-    const changes = outcome.status === 'succeeded' ? { status: 'succeeded' as const, provider_refund_id: outcome.providerId, updated_at: nowIso } : { status: 'failed' as const, updated_at: nowIso };
-    const r = await tx.updateTable('refunds').set(changes).where('id', '=', refund.id).where('status', '=', 'pending').executeTakeFirst();
+    const move = refundMove('pending', outcome.status);
+    const changes = outcome.status === 'succeeded' ? { status: move.to, provider_refund_id: outcome.providerId, updated_at: nowIso } : { status: move.to, updated_at: nowIso };
+    const r = await tx.updateTable('refunds').set(changes).where('id', '=', refund.id).where('status', '=', move.from).executeTakeFirst();
     if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, owner, `refund.${outcome.status}`, toRefund({ ...refund, ...changes }));
     await complete(tx, job, workerId);
   });

@@ -2,16 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Store } from '../../store/index.js';
 import { ListQueryBase, ref } from '../../http/common.js';
-import { ListSettlementsQuery, Settlement, SettlementList, SettlementRun, SettlementRunList, type ListSettlementsQuery as ListQuery } from './schemas.js';
+import { ListSettlementsQuery, Settlement, SettlementList, SettlementRun, SettlementRunList } from './schemas.js';
 import { getSettlement, listSettlements } from './service.js';
 import { listReceivables } from '../receivables/service.js';
+import { typed } from '../../http/typed.js';
 
 export const settlementSchemas = [Settlement, SettlementList, SettlementRun, SettlementRunList];
 const tags = ['Settlements'];
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
 
-export function settlementRoutes(app: FastifyInstance, store: Store): void {
-  app.get<{ Querystring: ListQuery }>('/v1/settlements', {
+export function settlementRoutes(appInstance: FastifyInstance, store: Store): void {
+  const app = typed(appInstance);
+  app.get('/v1/settlements', {
     schema: {
       operationId: 'listSettlements', tags, summary: 'List settlements',
       description: 'Payouts made by the settlement runs, one per payee per run. Newest first.',
@@ -20,7 +22,7 @@ export function settlementRoutes(app: FastifyInstance, store: Store): void {
     },
   }, (req) => listSettlements(store, req.ctx, req.query));
 
-  app.get<{ Params: { id: string } }>('/v1/settlements/:id', {
+  app.get('/v1/settlements/:id', {
     schema: {
       operationId: 'getSettlement', tags, summary: 'Fetch a settlement',
       params: IdParams,
@@ -28,7 +30,7 @@ export function settlementRoutes(app: FastifyInstance, store: Store): void {
     },
   }, (req) => getSettlement(store, req.ctx, req.params.id));
 
-  app.get<{ Params: { id: string }; Querystring: { limit?: number; startingAfter?: string; endingBefore?: string } }>('/v1/settlements/:id/receivables', {
+  app.get('/v1/settlements/:id/receivables', {
     schema: {
       operationId: 'listSettlementReceivables', tags, summary: 'List the receivables of a settlement',
       params: IdParams,

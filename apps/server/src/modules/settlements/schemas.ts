@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
-import { SETTLEMENT_STATUSES } from '../../domain/states.js';
+import { SETTLEMENT_RUN_STATUSES, SETTLEMENT_STATUSES } from '../../domain/states.js';
 
 export const HOLD_NO_PAYOUT_BANK_ACCOUNT = 'no_payout_bank_account';
 
@@ -44,7 +44,7 @@ export const SettlementRun = Type.Object(
     id: Type.String({ description: 'Prefix `str_`.' }),
     object: constant('settlement_run'),
     runDate: Type.String({ format: 'date' }),
-    status: stringEnum(['pending', 'running', 'completed'], { description: '`pending` until a worker starts it (a run asked for through the admin API is carried out in the background), then `running`, then `completed`.' }),
+    status: stringEnum(SETTLEMENT_RUN_STATUSES, { description: '`pending` until a worker starts it (a run asked for through the admin API is carried out in the background), then `running`, then `completed`.' }),
     trigger: stringEnum(['schedule', 'admin']),
     settlementCount: Type.Integer(),
     receivableCount: Type.Integer(),

@@ -8,14 +8,15 @@ import { paginate } from '../../http/pagination.js';
 import { localDate } from '../accounts/settings.js';
 import { recordEvent, type Owner } from '../events/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
+import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
 import { HOLD_NO_PAYOUT_BANK_ACCOUNT, type ListSettlementsQuery, type Settlement, type SettlementRun } from './schemas.js';
-import { settlementMove } from '../../domain/states.js';
+import { settlementMove, settlementRunMove } from '../../domain/states.js';
 import type { BankAccount } from '../../domain/bank-account.js';
 
-export const JOB_PAYOUT = 'settlement.payout';
-export const JOB_DAILY_RUN = 'settlement.daily';
-export const JOB_RUN = 'settlement.run';
+export const JOB_PAYOUT = 'settlement.payout' satisfies JobType;
+export const JOB_DAILY_RUN = 'settlement.daily' satisfies JobType;
+export const JOB_RUN = 'settlement.run' satisfies JobType;
 
 export type SettlementRow = Selectable<SettlementsTable>;
 
@@ -83,14 +84,16 @@ export async function runSettlement(deps: SettlementDeps, options: { date?: stri
 // lease: what was settled stays settled, the rest is taken now, and the totals are counted from
 // the run's settlements, not from this attempt.
 export async function settlementRunJob(deps: SettlementDeps, job: JobRow, workerId: string): Promise<void> {
-  const { runId } = JSON.parse(job.payload) as { runId: string };
+  const { runId } = readPayload(job, JOB_RUN);
   const run = await deps.store.db.selectFrom('settlement_runs').selectAll().where('id', '=', runId).executeTakeFirst();
   if (!run || run.status === 'completed') {
     await deps.store.write((tx) => complete(tx, job, workerId));
     return;
   }
   const startedAt = new Date().toISOString();
-  await deps.store.write((tx) => tx.updateTable('settlement_runs').set({ status: 'running', started_at: startedAt }).where('id', '=', runId).where('status', '=', 'pending').execute());
+  // A run already `running` is one a lost lease left half done: it carries on from there.
+  const start = settlementRunMove('pending', 'running');
+  await deps.store.write((tx) => tx.updateTable('settlement_runs').set({ status: start.to, started_at: startedAt }).where('id', '=', runId).where('status', '=', start.from).execute());
   await executeRun(deps, run, (tx) => complete(tx, job, workerId));
 }
 
@@ -127,9 +130,11 @@ async function executeRun(deps: SettlementDeps, run: RunRow, finish?: (tx: Tx) =
     const totals = await tx.selectFrom('settlements')
       .select([(eb) => eb.fn.countAll<number>().as('settlements'), (eb) => eb.fn.sum<number>('receivable_count').as('receivables'), (eb) => eb.fn.sum<number>('amount').as('amount')])
       .where('run_id', '=', runId).executeTakeFirstOrThrow();
+    // Guarded: a second worker on the same run (a lost lease) finds it completed and leaves it.
+    const end = settlementRunMove('running', 'completed');
     await tx.updateTable('settlement_runs').set({
-      status: 'completed', settlement_count: Number(totals.settlements), receivable_count: Number(totals.receivables ?? 0), total_amount: Number(totals.amount ?? 0), finished_at: new Date().toISOString(),
-    }).where('id', '=', runId).execute();
+      status: end.to, settlement_count: Number(totals.settlements), receivable_count: Number(totals.receivables ?? 0), total_amount: Number(totals.amount ?? 0), finished_at: new Date().toISOString(),
+    }).where('id', '=', runId).where('status', '=', end.from).execute();
     if (finish) await finish(tx);
     return tx.selectFrom('settlement_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
   });
@@ -221,7 +226,7 @@ function payoutKey(settlementId: string): string {
 // receivables go back to pending for the next run. Provider down: retried with backoff.
 export async function payoutJob(deps: SettlementDeps & { retryBaseMs: number }, job: JobRow, workerId: string): Promise<void> {
   const { store, provider } = deps;
-  const { settlementId } = JSON.parse(job.payload) as { settlementId: string };
+  const { settlementId } = readPayload(job, JOB_PAYOUT);
   const s = await store.db.selectFrom('settlements').selectAll().where('id', '=', settlementId).executeTakeFirst();
   if (!s || s.status !== 'pending') {
     await store.write((tx) => complete(tx, job, workerId));

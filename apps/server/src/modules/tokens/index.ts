@@ -1,10 +1,11 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../../store/index.js';
-import { constant, IdempotencyHeaders, ref } from '../../http/common.js';
+import { constant, IdempotencyHeaders, ref, refTo } from '../../http/common.js';
 import { validation } from '../../errors.js';
 import { cardBrand, cvcValid, expiryValid, luhnValid, TEST_CARDS } from '../../domain/card.js';
 import { newId } from '../../domain/ids.js';
+import { typed } from '../../http/typed.js';
 
 export const CreateTokenBody = Type.Object(
   {
@@ -46,14 +47,15 @@ const CORS_HEADERS = {
   'access-control-max-age': '600',
 };
 
-export function tokenRoutes(app: FastifyInstance, store: Store): void {
+export function tokenRoutes(appInstance: FastifyInstance, store: Store): void {
+  const app = typed(appInstance);
   app.options('/v1/tokens', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) => reply.code(204).headers(CORS_HEADERS).send());
   app.addHook('onSend', async (req, reply, payload) => {
     if (req.routeOptions.url === '/v1/tokens') reply.headers(CORS_HEADERS);
     return payload;
   });
 
-  app.post<{ Body: Static<typeof CreateTokenBody> }>('/v1/tokens', {
+  app.post('/v1/tokens', {
     config: { auth: 'publishable' },
     schema: {
       operationId: 'createCardToken',
@@ -62,7 +64,7 @@ export function tokenRoutes(app: FastifyInstance, store: Store): void {
       description: 'Checks the number (Luhn), expiry and CVC and returns a single-use `tok_` carrying only brand and last4. In the sandbox the test card numbers decide the outcome of the payment (4242 4242 4242 4242 approves, 4000 0000 0000 0002 declines, ...).',
       security: [{ publishableKey: [] }, { secretKey: [] }],
       headers: IdempotencyHeaders,
-      body: ref('CreateTokenRequest'),
+      body: refTo(CreateTokenBody),
       response: { 200: ref('CardToken') },
     },
   }, async (req) => {

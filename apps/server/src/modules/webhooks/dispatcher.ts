@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../../store/index.js';
 import { signatureHeader } from '../../domain/webhook-signature.js';
+import { deliveryMove } from '../../domain/states.js';
 import { emitEvents, eventPayload } from '../events/service.js';
 import { ipLiteralHost, isPrivateAddress, publicOnlyLookup } from './ssrf.js';
 import { toEndpoint, type EndpointRow } from './service.js';
@@ -196,6 +197,7 @@ export class WebhookDispatcher {
     this.flushScheduled = false;
     const batch = this.successBuf.splice(0);
     const at = new Date().toISOString();
+    const move = deliveryMove('pending', 'succeeded');
     this.store.write(async (tx) => {
       const byCode = new Map<number, string[]>();
       for (const b of batch) {
@@ -206,8 +208,8 @@ export class WebhookDispatcher {
       for (const [code, ids] of byCode) {
         for (let i = 0; i < ids.length; i += 500) {
           await tx.updateTable('webhook_deliveries')
-            .set((eb) => ({ status: 'succeeded', attempts: eb('attempts', '+', 1), last_response_code: code, last_error: null, last_attempt_at: at, next_attempt_at_ms: null, locked_by: null, locked_until_ms: null, updated_at: at }))
-            .where('id', 'in', ids.slice(i, i + 500)).where('locked_by', '=', this.id).execute();
+            .set((eb) => ({ status: move.to, attempts: eb('attempts', '+', 1), last_response_code: code, last_error: null, last_attempt_at: at, next_attempt_at_ms: null, locked_by: null, locked_until_ms: null, updated_at: at }))
+            .where('id', 'in', ids.slice(i, i + 500)).where('status', '=', move.from).where('locked_by', '=', this.id).execute();
         }
       }
     }).then(() => batch.forEach((b) => b.resolve()), (error) => batch.forEach((b) => b.reject(error)));
@@ -217,9 +219,10 @@ export class WebhookDispatcher {
     const nowIso = () => new Date().toISOString();
     if (!endpoint || endpoint.enabled !== 1 || payload === undefined) {
       release();
+      const move = deliveryMove('pending', 'failed');
       await this.store.write((tx) => tx.updateTable('webhook_deliveries')
-        .set({ status: 'failed', last_error: !endpoint ? 'endpoint deleted' : payload === undefined ? 'event purged' : 'endpoint disabled', next_attempt_at_ms: null, locked_by: null, locked_until_ms: null, updated_at: nowIso() })
-        .where('id', '=', c.id).where('locked_by', '=', this.id).execute());
+        .set({ status: move.to, last_error: !endpoint ? 'endpoint deleted' : payload === undefined ? 'event purged' : 'endpoint disabled', next_attempt_at_ms: null, locked_by: null, locked_until_ms: null, updated_at: nowIso() })
+        .where('id', '=', c.id).where('status', '=', move.from).where('locked_by', '=', this.id).execute());
       return;
     }
     const nowMs = Date.now();
@@ -241,8 +244,9 @@ export class WebhookDispatcher {
     await this.store.write(async (tx) => {
       const at = nowIso();
       if (ok) {
-        await tx.updateTable('webhook_deliveries').set({ status: 'succeeded', attempts, last_response_code: result.status, last_error: null, last_attempt_at: at, next_attempt_at_ms: null, locked_by: null, locked_until_ms: null, updated_at: at })
-          .where('id', '=', c.id).where('locked_by', '=', this.id).execute();
+        const move = deliveryMove('pending', 'succeeded');
+        await tx.updateTable('webhook_deliveries').set({ status: move.to, attempts, last_response_code: result.status, last_error: null, last_attempt_at: at, next_attempt_at_ms: null, locked_by: null, locked_until_ms: null, updated_at: at })
+          .where('id', '=', c.id).where('status', '=', move.from).where('locked_by', '=', this.id).execute();
         if (endpoint.failing_since_ms !== null) await tx.updateTable('webhook_endpoints').set({ failing_since_ms: null }).where('id', '=', endpoint.id).execute();
         return;
       }
@@ -251,16 +255,18 @@ export class WebhookDispatcher {
       const tooLong = Date.now() - failingSinceMs >= this.options.disableAfterMs;
       const last = attempts >= this.options.scheduleMs.length;
       const delayMs = last ? 0 : Math.round(this.options.scheduleMs[attempts] * (0.9 + Math.random() * 0.2));
+      const move = deliveryMove('pending', gone || last || tooLong ? 'failed' : 'pending');
       await tx.updateTable('webhook_deliveries').set({
-        status: gone || last || tooLong ? 'failed' : 'pending', attempts, last_response_code: result.status, last_error: result.error,
-        last_attempt_at: at, next_attempt_at_ms: gone || last || tooLong ? null : Date.now() + delayMs, locked_by: null, locked_until_ms: null, updated_at: at,
-      }).where('id', '=', c.id).where('locked_by', '=', this.id).execute();
+        status: move.to, attempts, last_response_code: result.status, last_error: result.error,
+        last_attempt_at: at, next_attempt_at_ms: move.to === 'failed' ? null : Date.now() + delayMs, locked_by: null, locked_until_ms: null, updated_at: at,
+      }).where('id', '=', c.id).where('status', '=', move.from).where('locked_by', '=', this.id).execute();
       if (gone || tooLong) {
         const reason = gone ? 'the endpoint answered 410 Gone' : `every delivery failed for ${describeSpan(this.options.disableAfterMs)}`;
         const r = await tx.updateTable('webhook_endpoints').set({ enabled: 0, disabled_reason: reason, updated_at: at }).where('id', '=', endpoint.id).where('enabled', '=', 1).executeTakeFirst();
         if (Number(r.numUpdatedRows) === 1) {
-          await tx.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'endpoint disabled', next_attempt_at_ms: null, updated_at: at })
-            .where('endpoint_id', '=', endpoint.id).where('status', '=', 'pending').where('locked_by', 'is', null).execute();
+          const stop = deliveryMove('pending', 'failed');
+          await tx.updateTable('webhook_deliveries').set({ status: stop.to, last_error: 'endpoint disabled', next_attempt_at_ms: null, updated_at: at })
+            .where('endpoint_id', '=', endpoint.id).where('status', '=', stop.from).where('locked_by', 'is', null).execute();
           await emitEvents(tx, { accountId: endpoint.account_id, livemode: endpoint.livemode === 1 }, [
             { type: 'webhook_endpoint.disabled', object: toEndpoint({ ...endpoint, enabled: 0, disabled_reason: reason, updated_at: at }) },
           ]);

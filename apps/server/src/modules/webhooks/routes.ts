@@ -1,46 +1,46 @@
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { Store } from '../../store/index.js';
-import { IdempotencyHeaders, ListQueryBase, ref } from '../../http/common.js';
+import { IdempotencyHeaders, ListQueryBase, ref, refTo } from '../../http/common.js';
 import { getEvent, listEvents } from '../events/service.js';
 import { ListDeliveriesQuery, ListEventsQuery } from './schemas.js';
-import type { CreateWebhookEndpointBody, UpdateWebhookEndpointBody } from './schemas.js';
+import { CreateWebhookEndpointBody, RedeliverBody, UpdateWebhookEndpointBody } from './schemas.js';
 import { createEndpoint, deleteEndpoint, getEndpoint, listDeliveries, listEndpoints, redeliver, rotateSecret, sendTest, updateEndpoint } from './service.js';
+import { typed } from '../../http/typed.js';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
 const PageQuery = Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore }, { additionalProperties: false });
 const tags = ['Webhook endpoints'];
 
-type Id = { Params: { id: string } };
-
-export function webhookRoutes(app: FastifyInstance, store: Store): void {
-  app.post<{ Body: CreateWebhookEndpointBody }>('/v1/webhook-endpoints', {
+export function webhookRoutes(appInstance: FastifyInstance, store: Store): void {
+  const app = typed(appInstance);
+  app.post('/v1/webhook-endpoints', {
     config: { throws: ['UNPROCESSABLE'] },
     schema: {
       operationId: 'createWebhookEndpoint', tags, summary: 'Create a webhook endpoint',
       description: 'Returns the endpoint with its `whsec_` signing secret (shown here and on rotation only). Deliveries follow Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` headers.',
-      headers: IdempotencyHeaders, body: ref('CreateWebhookEndpointRequest'),
+      headers: IdempotencyHeaders, body: refTo(CreateWebhookEndpointBody),
       response: { 200: ref('WebhookEndpoint') },
     },
   }, (req) => createEndpoint(req.ctx, req.body));
 
-  app.get<{ Querystring: { limit?: number; startingAfter?: string; endingBefore?: string } }>('/v1/webhook-endpoints', {
+  app.get('/v1/webhook-endpoints', {
     schema: { operationId: 'listWebhookEndpoints', tags, summary: 'List webhook endpoints', querystring: PageQuery, response: { 200: ref('WebhookEndpointList') } },
   }, (req) => listEndpoints(store, req.ctx, req.query));
 
-  app.get<Id>('/v1/webhook-endpoints/:id', {
+  app.get('/v1/webhook-endpoints/:id', {
     schema: { operationId: 'getWebhookEndpoint', tags, summary: 'Fetch a webhook endpoint', params: IdParams, response: { 200: ref('WebhookEndpoint') } },
   }, (req) => getEndpoint(store, req.ctx, req.params.id));
 
-  app.patch<Id & { Body: UpdateWebhookEndpointBody }>('/v1/webhook-endpoints/:id', {
+  app.patch('/v1/webhook-endpoints/:id', {
     schema: {
       operationId: 'updateWebhookEndpoint', tags, summary: 'Update a webhook endpoint', description: 'Change the url, the event filter, the description, or enable/disable it.',
-      headers: IdempotencyHeaders, params: IdParams, body: ref('UpdateWebhookEndpointRequest'),
+      headers: IdempotencyHeaders, params: IdParams, body: refTo(UpdateWebhookEndpointBody),
       response: { 200: ref('WebhookEndpoint') },
     },
   }, (req) => updateEndpoint(req.ctx, req.params.id, req.body));
 
-  app.delete<Id>('/v1/webhook-endpoints/:id', {
+  app.delete('/v1/webhook-endpoints/:id', {
     schema: {
       operationId: 'deleteWebhookEndpoint', tags, summary: 'Delete a webhook endpoint', description: 'Pending deliveries to it are dropped.',
       headers: IdempotencyHeaders, params: IdParams,
@@ -51,7 +51,7 @@ export function webhookRoutes(app: FastifyInstance, store: Store): void {
     return { id: deleted.id, object: deleted.object, deleted: true, livemode: deleted.livemode };
   });
 
-  app.post<Id>('/v1/webhook-endpoints/:id/rotate-secret', {
+  app.post('/v1/webhook-endpoints/:id/rotate-secret', {
     schema: {
       operationId: 'rotateWebhookEndpointSecret', tags, summary: 'Rotate the signing secret',
       description: 'Returns the new secret. For 24 hours deliveries carry two signatures (new and old), so you can switch without missing one.',
@@ -59,7 +59,7 @@ export function webhookRoutes(app: FastifyInstance, store: Store): void {
     },
   }, (req) => rotateSecret(req.ctx, req.params.id));
 
-  app.post<Id>('/v1/webhook-endpoints/:id/test', {
+  app.post('/v1/webhook-endpoints/:id/test', {
     config: { throws: ['INVALID_STATE'] },
     schema: {
       operationId: 'testWebhookEndpoint', tags, summary: 'Send a test event',
@@ -68,7 +68,7 @@ export function webhookRoutes(app: FastifyInstance, store: Store): void {
     },
   }, (req) => sendTest(req.ctx, req.params.id));
 
-  app.get<Id & { Querystring: { limit?: number; startingAfter?: string; endingBefore?: string; status?: 'pending' | 'succeeded' | 'failed'; eventId?: string } }>('/v1/webhook-endpoints/:id/deliveries', {
+  app.get('/v1/webhook-endpoints/:id/deliveries', {
     schema: {
       operationId: 'listWebhookDeliveries', tags, summary: 'List deliveries to an endpoint',
       description: 'The delivery log: status, attempts, last response code, next attempt.',
@@ -76,7 +76,7 @@ export function webhookRoutes(app: FastifyInstance, store: Store): void {
     },
   }, (req) => listDeliveries(store, req.ctx, req.params.id, req.query));
 
-  app.get<{ Querystring: Static<typeof ListEventsQuery> }>('/v1/events', {
+  app.get('/v1/events', {
     schema: {
       operationId: 'listEvents', tags: ['Events'], summary: 'List events',
       description: 'Every state change, newest first; kept 30 days (configurable).',
@@ -84,17 +84,17 @@ export function webhookRoutes(app: FastifyInstance, store: Store): void {
     },
   }, (req) => listEvents(store, req.ctx, req.query));
 
-  app.get<Id>('/v1/events/:id', {
+  app.get('/v1/events/:id', {
     schema: { operationId: 'getEvent', tags: ['Events'], summary: 'Fetch an event', params: IdParams, response: { 200: ref('Event') } },
   }, (req) => getEvent(store, req.ctx, req.params.id));
 
-  app.post<Id & { Body: { endpointId?: string } }>('/v1/events/:id/redeliver', {
+  app.post('/v1/events/:id/redeliver', {
     // The body is optional: a bare POST redelivers to every matching endpoint.
     config: { throws: ['INVALID_STATE'], bodyOptional: true },
     schema: {
       operationId: 'redeliverEvent', tags: ['Events'], summary: 'Send an event again',
       description: 'Creates new deliveries of this event: to one endpoint, or to every enabled endpoint whose filter matches.',
-      headers: IdempotencyHeaders, params: IdParams, body: ref('RedeliverRequest'),
+      headers: IdempotencyHeaders, params: IdParams, body: refTo(RedeliverBody),
       response: { 200: ref('WebhookDeliveryList') },
     },
   }, (req) => redeliver(req.ctx, req.params.id, req.body.endpointId));

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { ListQueryBase, listOf, stringEnum, constant, patterned } from '../../http/common.js';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE } from '../events/types.js';
+import { WEBHOOK_DELIVERY_STATUSES } from '../../domain/states.js';
 
 const webhookUrl = (description: string) => patterned('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', 'must be an absolute http(s) URL', { minLength: 1, maxLength: 2048, description });
 
@@ -60,7 +61,7 @@ export const WebhookDelivery = Type.Object(
     object: constant('webhook_delivery'),
     endpointId: Type.String(),
     eventId: Type.String(),
-    status: stringEnum(['pending', 'succeeded', 'failed']),
+    status: stringEnum(WEBHOOK_DELIVERY_STATUSES),
     attempts: Type.Integer(),
     lastResponseCode: Type.Union([Type.Integer(), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
@@ -75,7 +76,7 @@ export type WebhookDelivery = Static<typeof WebhookDelivery>;
 export const WebhookDeliveryList = listOf('WebhookDelivery', 'WebhookDeliveryList');
 
 export const ListDeliveriesQuery = Type.Object(
-  { limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore, status: Type.Optional(stringEnum(['pending', 'succeeded', 'failed'])), eventId: Type.Optional(Type.String({ maxLength: 64 })) },
+  { limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore, status: Type.Optional(stringEnum(WEBHOOK_DELIVERY_STATUSES)), eventId: Type.Optional(Type.String({ maxLength: 64 })) },
   { additionalProperties: false },
 );
 

@@ -5,6 +5,7 @@ import type { RequestContext } from '../../plugins/idempotency.js';
 import { ApiError, notFound, validation } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { generateSecret } from '../../domain/webhook-signature.js';
+import { deliveryMove } from '../../domain/states.js';
 import { paginate, type ListQuery } from '../../http/pagination.js';
 import { TEST_EVENT_TYPE } from '../events/types.js';
 import { emitEvents, markDeliveriesCreated, matchesFilter, newDeliveryRow, newEventRow, type Owner } from '../events/service.js';
@@ -111,8 +112,9 @@ export async function deleteEndpoint(ctx: RequestContext, id: string): Promise<W
   return ctx.write(async (tx) => {
     const row = await loadEndpoint(tx, ctx, id);
     const nowIso = new Date().toISOString();
-    await tx.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'endpoint deleted', next_attempt_at_ms: null, updated_at: nowIso })
-      .where('endpoint_id', '=', row.id).where('status', '=', 'pending').execute();
+    const move = deliveryMove('pending', 'failed');
+    await tx.updateTable('webhook_deliveries').set({ status: move.to, last_error: 'endpoint deleted', next_attempt_at_ms: null, updated_at: nowIso })
+      .where('endpoint_id', '=', row.id).where('status', '=', move.from).execute();
     await tx.deleteFrom('webhook_endpoints').where('id', '=', row.id).execute();
     return { ...toEndpoint(row), deleted: true as const };
   });

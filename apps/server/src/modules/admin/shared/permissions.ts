@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../../errors.js';
 
 // Who may do what in the admin API, by resource and verb (as Lago's config/permissions.yml does):
 // each permission names the roles that hold it. The server checks the permission each route

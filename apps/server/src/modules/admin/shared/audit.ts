@@ -1,12 +1,7 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { Selectable } from 'kysely';
-import { Type, type Static } from 'typebox';
-import type { Store, Tx, WriteOp } from '../../store/index.js';
-import type { AdminAuditLogTable } from '../../store/schema.js';
-import { ApiError } from '../../errors.js';
-import { newId } from '../../domain/ids.js';
-import { constant, ListQueryBase, listOf, ref } from '../../http/common.js';
-import { paginate, type Page } from '../../http/pagination.js';
+import type { Tx, WriteOp } from '../../../store/index.js';
+import { ApiError } from '../../../errors.js';
+import { newId } from '../../../domain/ids.js';
 
 // The audit log: one row per admin change, written by the admin scope's write wrapper in the
 // very transaction of the change (as Kill Bill's Kaui records who, when and why on every write).
@@ -141,91 +136,3 @@ export function auditAdminWrites(scope: FastifyInstance): void {
   });
 }
 
-// ---------------------------------------------------------------------------------------------
-// GET /admin/audit-log
-
-const Snapshot = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]);
-
-export const AuditEntry = Type.Object(
-  {
-    id: Type.String({ description: 'Prefix `aud_`.' }),
-    object: constant('audit_entry'),
-    livemode: Type.Boolean({ description: 'The mode of the object changed (`false` for objects without a mode, such as accounts).' }),
-    actor: Type.Object({ email: Type.String(), role: Type.String({ description: '`admin` or `viewer`, as it was at the time.' }) }, { additionalProperties: false }),
-    action: Type.String({ description: '`<object type>.<verb>`, e.g. `split_rule.activate`, `settlement_run.create`, `account.activate_live`.' }),
-    objectType: Type.String({ description: '`split_rule`, `account`, `settlement_run`, ...' }),
-    objectId: Type.String(),
-    before: Snapshot,
-    after: Snapshot,
-    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why, as the admin said it. Required on money-moving actions.' }),
-    ip: Type.String({ description: 'The client address of the request.' }),
-    userAgent: Type.Union([Type.String(), Type.Null()]),
-    correlationId: Type.String({ description: 'The request\'s correlation id (also in the request log).' }),
-    createdAt: Type.String({ format: 'date-time' }),
-  },
-  { $id: 'AuditEntry', additionalProperties: false, description: 'One admin change: who, when, from where, what it was before and after, and why. Written in the same transaction as the change; never updated.' },
-);
-export type AuditEntry = Static<typeof AuditEntry>;
-export const AuditEntryList = listOf('AuditEntry', 'AuditEntryList');
-
-export const ListAuditLogQuery = Type.Object(
-  {
-    ...ListQueryBase,
-    action: Type.Optional(Type.String({ maxLength: 100, description: 'Only this action, e.g. `split_rule.update`.' })),
-    objectType: Type.Optional(Type.String({ maxLength: 100 })),
-    objectId: Type.Optional(Type.String({ maxLength: 64, description: 'Only changes to this object.' })),
-    actorEmail: Type.Optional(Type.String({ maxLength: 254, description: 'Only changes made by this admin (case-insensitive).' })),
-  },
-  { additionalProperties: false },
-);
-export type ListAuditLogQuery = Static<typeof ListAuditLogQuery>;
-
-export const auditLogSchemas = [AuditEntry, AuditEntryList];
-
-function parseSnapshot(json: string | null): Record<string, unknown> | null {
-  return json === null ? null : (JSON.parse(json) as Record<string, unknown>);
-}
-
-export function toAuditEntry(row: Selectable<AdminAuditLogTable>): AuditEntry {
-  const before = parseSnapshot(row.before);
-  const after = parseSnapshot(row.after);
-  const mode = (after ?? before)?.livemode;
-  return {
-    id: row.id,
-    object: 'audit_entry',
-    livemode: mode === true,
-    actor: { email: row.actor_email, role: row.actor_role },
-    action: row.action,
-    objectType: row.object_type,
-    objectId: row.object_id,
-    before,
-    after,
-    reason: row.reason,
-    ip: row.ip,
-    userAgent: row.user_agent,
-    correlationId: row.correlation_id,
-    createdAt: row.created_at,
-  };
-}
-
-export async function listAuditLog(store: Store, query: ListAuditLogQuery): Promise<Page<AuditEntry>> {
-  const scope = store.db.selectFrom('admin_audit_log').selectAll();
-  let qb = scope;
-  if (query.action !== undefined) qb = qb.where('action', '=', query.action);
-  if (query.objectType !== undefined) qb = qb.where('object_type', '=', query.objectType);
-  if (query.objectId !== undefined) qb = qb.where('object_id', '=', query.objectId);
-  if (query.actorEmail !== undefined) qb = qb.where('actor_email', '=', query.actorEmail.trim().toLowerCase());
-  return paginate(qb, query, toAuditEntry, scope);
-}
-
-export function auditLogRoutes(scope: FastifyInstance, store: Store): void {
-  scope.get<{ Querystring: ListAuditLogQuery }>('/admin/audit-log', {
-    config: { auth: 'none', permission: 'audit_log:view' },
-    schema: {
-      operationId: 'adminListAuditLog', tags: ['Admin'], security: [{ adminSession: [] }], summary: 'List the audit log',
-      description: 'Every admin change, newest first, with cursors: who made it (email and role), when, from which address and user agent, the object before and after, and the reason. Filter by `action`, `objectType`, `objectId`, `actorEmail`, `createdGte`/`createdLte`.',
-      querystring: ListAuditLogQuery,
-      response: { 200: ref('AuditEntryList') },
-    },
-  }, (req) => listAuditLog(store, req.query));
-}

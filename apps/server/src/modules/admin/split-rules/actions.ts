@@ -1,21 +1,13 @@
-import type { FastifyInstance } from 'fastify';
-import type { Store, Tx } from '../../store/index.js';
-import type { RequestContext } from '../../plugins/idempotency.js';
-import { ApiError } from '../../errors.js';
-import { computeFee, type PaymentMethod } from '../../domain/fees.js';
-import { ref } from '../../http/common.js';
-import type { Page } from '../../http/pagination.js';
-import { parseSettings } from '../accounts/settings.js';
-import { activeRules, planSale } from '../receivables/service.js';
-import type { AuditSpec } from './audit-log.js';
-import { splitRuleSnapshot, toSplitRule } from './split-rules.js';
-import {
-  AdminMutationHeaders,
-  type ReorderSplitRulesRequest,
-  type SplitPreview,
-  type SplitPreviewRequest,
-  type SplitRule,
-} from './schemas.js';
+import type { Store, Tx } from '../../../store/index.js';
+import type { RequestContext } from '../../../plugins/idempotency.js';
+import { ApiError } from '../../../errors.js';
+import { computeFee, type PaymentMethod } from '../../../domain/fees.js';
+import type { Page } from '../../../http/pagination.js';
+import { parseSettings } from '../../accounts/settings.js';
+import { activeRules, planSale } from '../../receivables/service.js';
+import type { AuditSpec } from '../shared/audit.js';
+import { splitRuleSnapshot, toSplitRule } from './service.js';
+import { type ReorderSplitRulesRequest, type SplitPreview, type SplitPreviewRequest, type SplitRule } from './schemas.js';
 
 // What the back office does to split rules beyond create/update/(de)activate: put an account's
 // rules in a new order, and preview what a sale would produce now.
@@ -98,37 +90,10 @@ async function ruleOrderSnapshot(tx: Tx, accountId: string, req: { body: unknown
   return { livemode, splitRules: rows.map((r) => ({ id: r.id, priority: r.priority, active: r.active === 1 })) };
 }
 
-const audits = {
+export const splitRuleActionAudit = {
   reorder: {
     action: 'split_rule.reorder', objectType: 'account', snapshot: ruleOrderSnapshot,
     objectId: (req) => (req.body as ReorderSplitRulesRequest).accountId,
   },
 } satisfies Record<string, AuditSpec>;
 
-const tags = ['Admin'];
-const security = [{ adminSession: [] }];
-
-export function splitRuleActionRoutes(scope: FastifyInstance, store: Store): void {
-  scope.post<{ Body: ReorderSplitRulesRequest }>('/admin/split-rules/reorder', {
-    config: { auth: 'none', permission: 'split_rules:update', audit: audits.reorder },
-    schema: {
-      operationId: 'adminReorderSplitRules', tags, security, summary: 'Reorder an account\'s split rules',
-      description: 'Gives the account\'s rules (in one mode) new priorities in one transaction: `ruleIds` lists every rule, each once, first to run first; they get priorities 10, 20, 30, ... Answers the rules in their new order.',
-      headers: AdminMutationHeaders,
-      body: ref('ReorderSplitRulesRequest'),
-      response: { 200: ref('SplitRuleList') },
-    },
-  }, (req) => reorderSplitRules(req.ctx, req.body));
-
-  scope.post<{ Body: SplitPreviewRequest }>('/admin/split-rules/preview', {
-    // Reads only: nothing to store or replay under an Idempotency-Key.
-    config: { auth: 'none', idempotent: false, permission: 'split_rules:preview', audit: { exempt: 'computes a preview; writes nothing' } },
-    schema: {
-      operationId: 'adminPreviewSplit', tags, security, summary: 'Preview the split of a sale',
-      description: 'What a sale of `amount` centavos paid with `method` would produce if approved now: the fee, the net value, the split rule that applies (or none) and each receivable (`payee`, `amount`), merchant first. Computed by the same code that approves a sale; writes nothing.',
-      headers: AdminMutationHeaders,
-      body: ref('SplitPreviewRequest'),
-      response: { 200: ref('SplitPreview') },
-    },
-  }, (req) => previewSplit(store, req.body));
-}

@@ -1,18 +1,16 @@
-import type { FastifyInstance } from 'fastify';
 import { sql, type Selectable } from 'kysely';
-import type { Store, Tx } from '../../store/index.js';
-import type { AccountsTable } from '../../store/schema.js';
-import type { RequestContext } from '../../plugins/idempotency.js';
-import type { KeyCache } from '../../plugins/auth.js';
-import { notFound, validation } from '../../errors.js';
-import { effectiveEmbedOrigins, InvalidOrigin, parseEmbedOrigin } from '../../domain/embed-origins.js';
-import { ref } from '../../http/common.js';
-import { paginate, type Page } from '../../http/pagination.js';
-import { parseSettings } from '../accounts/settings.js';
-import { AdminMutationHeaders, IdParams, ListAccountsQuery, type AdminAccount, type UpdateAccountSettingsRequest, type UpdateEmbedOriginsRequest, type UpdatePayoutBankAccountRequest } from './schemas.js';
-import type { AuditSpec } from './audit-log.js';
-import { checkBankAccount } from '../recipients/service.js';
-import { releaseHeldSettlements } from '../settlements/service.js';
+import type { Store, Tx } from '../../../store/index.js';
+import type { AccountsTable } from '../../../store/schema.js';
+import type { RequestContext } from '../../../plugins/idempotency.js';
+import type { KeyCache } from '../../../plugins/auth.js';
+import { notFound, validation } from '../../../errors.js';
+import { effectiveEmbedOrigins, InvalidOrigin, parseEmbedOrigin } from '../../../domain/embed-origins.js';
+import { paginate, type Page } from '../../../http/pagination.js';
+import { parseSettings } from '../../accounts/settings.js';
+import type { AdminAccount, ListAccountsQuery, UpdateAccountSettingsRequest, UpdateEmbedOriginsRequest, UpdatePayoutBankAccountRequest } from './schemas.js';
+import type { AuditSpec } from '../shared/audit.js';
+import { checkBankAccount } from '../../recipients/service.js';
+import { releaseHeldSettlements } from '../../settlements/service.js';
 
 // Merchant accounts as the back office sees them: live-mode activation and money settings.
 // Settings are stored on the account row (accounts.settings JSON) as overrides only, in the
@@ -123,6 +121,12 @@ export async function updatePayoutBankAccount(ctx: RequestContext, id: string, b
   });
 }
 
+const idParam = (req: { params: unknown }) => (req.params as { id: string }).id;
+async function accountSnapshot(tx: Tx, id: string): Promise<AdminAccount | null> {
+  const row = await tx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toAdminAccount(row) : null;
+}
+
 // Replaces the origins allowed to frame the account's hosted checkout: each checked and made
 // canonical (lowercase, default port dropped), duplicates dropped.
 export async function updateEmbedOrigins(ctx: RequestContext, id: string, body: UpdateEmbedOriginsRequest): Promise<AdminAccount> {
@@ -145,13 +149,7 @@ export async function updateEmbedOrigins(ctx: RequestContext, id: string, body: 
   });
 }
 
-const idParam = (req: { params: unknown }) => (req.params as { id: string }).id;
-async function accountSnapshot(tx: Tx, id: string): Promise<AdminAccount | null> {
-  const row = await tx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? toAdminAccount(row) : null;
-}
-
-const audits = {
+export const accountAudit = {
   activateLive: {
     action: 'account.activate_live', objectType: 'account', snapshot: accountSnapshot, objectId: idParam,
     reasonRequired: true, reasonHint: 'live mode lets the account take real money',
@@ -170,76 +168,3 @@ const audits = {
   },
 } satisfies Record<string, AuditSpec>;
 
-const tags = ['Admin'];
-const security = [{ adminSession: [] }];
-const AccountIdParams = IdParams('Merchant account id (`acct_...`).');
-
-export function adminAccountRoutes(scope: FastifyInstance, store: Store, keyCache?: KeyCache): void {
-  scope.get<{ Querystring: ListAccountsQuery }>('/admin/accounts', {
-    config: { auth: 'none', permission: 'accounts:view' },
-    schema: {
-      operationId: 'adminListAccounts', tags, security, summary: 'List merchant accounts',
-      description: 'Every merchant account, newest first, with cursors. Filter by `liveEnabled`; `search` finds an account by id, or by a part of its name or email.',
-      querystring: ListAccountsQuery,
-      response: { 200: ref('AdminAccountList') },
-    },
-  }, (req) => listAccounts(store, req.query));
-
-  scope.get<{ Params: { id: string } }>('/admin/accounts/:id', {
-    config: { auth: 'none', permission: 'accounts:view' },
-    schema: {
-      operationId: 'adminGetAccount', tags, security, summary: 'Fetch a merchant account',
-      description: 'The account with its effective settings: processing fee per method (`percentBps`, `fixedCents`) and `settlementDelayDays` per method, defaults filled in.',
-      params: AccountIdParams,
-      response: { 200: ref('AdminAccount') },
-    },
-  }, (req) => getAccount(store, req.params.id));
-
-  scope.post<{ Params: { id: string }; Body: { reason: string } }>('/admin/accounts/:id/activate-live', {
-    config: { auth: 'none', permission: 'accounts:activate_live', audit: audits.activateLive },
-    schema: {
-      operationId: 'adminActivateLiveMode', tags, security, summary: 'Activate live mode for an account',
-      description: 'From now on the account\'s `sk_live_` / `pk_live_` keys work (until then they get PERMISSION_DENIED). Needs a `reason` (kept in the audit log): live mode takes real money. Activating an active account changes nothing.',
-      headers: AdminMutationHeaders,
-      params: AccountIdParams,
-      body: ref('ActivateLiveModeRequest'),
-      response: { 200: ref('AdminAccount') },
-    },
-  }, (req) => activateLiveMode(req.ctx, req.params.id, keyCache));
-
-  scope.patch<{ Params: { id: string }; Body: UpdateAccountSettingsRequest }>('/admin/accounts/:id/settings', {
-    config: { auth: 'none', permission: 'accounts:update', audit: audits.updateSettings },
-    schema: {
-      operationId: 'adminUpdateAccountSettings', tags, security, summary: 'Change an account\'s fees and settlement delays',
-      description: 'Fees per method (`percentBps` 0-10000, `fixedCents` >= 0) and `settlementDelayDays` per method (0-365). Only the fields sent change. Applies to payments approved from now on.',
-      headers: AdminMutationHeaders,
-      params: AccountIdParams,
-      body: ref('UpdateAccountSettingsRequest'),
-      response: { 200: ref('AdminAccount') },
-    },
-  }, (req) => updateAccountSettings(req.ctx, req.params.id, req.body));
-
-  scope.patch<{ Params: { id: string }; Body: UpdatePayoutBankAccountRequest }>('/admin/accounts/:id/payout-bank-account', {
-    config: { auth: 'none', permission: 'accounts:set_payout_bank_account', audit: audits.setPayoutBankAccount },
-    schema: {
-      operationId: 'adminUpdatePayoutBankAccount', tags, security, summary: 'Set an account\'s payout bank account',
-      description: 'Where the merchant\'s own settlements are paid, validated as a recipient\'s bank account (`bankCode` 3 digits, `agency` digits with an optional check digit, `account` digits, `-` and a check digit, `accountType`). Replaces the current one. Settlements that were `held` for want of it take it at once and go to payout (`settlement.updated` events); later settlements take it when they are made. Needs a `reason` (kept in the audit log): it decides where the merchant\'s money is paid.',
-      headers: AdminMutationHeaders,
-      params: AccountIdParams,
-      body: ref('UpdatePayoutBankAccountRequest'),
-      response: { 200: ref('AdminAccount') },
-    },
-  }, (req) => updatePayoutBankAccount(req.ctx, req.params.id, req.body));
-
-  scope.put<{ Params: { id: string }; Body: UpdateEmbedOriginsRequest }>('/admin/accounts/:id/embed-origins', {
-    config: { auth: 'none', permission: 'accounts:set_embed_origins', audit: audits.setEmbedOrigins },
-    schema: {
-      operationId: 'adminUpdateEmbedOrigins', tags, security, summary: 'Set the origins allowed to frame an account\'s hosted checkout',
-      description: 'Replaces the list the hosted checkout page\'s `Content-Security-Policy: frame-ancestors` is built from, for the account\'s sandbox and live sessions alike. Exact origins (`https://loja.example`, `https://loja.example:8443`); http only for `localhost` / `127.0.0.1`, which may use `:*` for any port. Each invalid origin is a VALIDATION_ERROR naming it (`origins.N`). Needs a `reason` (kept in the audit log).',
-      headers: AdminMutationHeaders,
-      params: AccountIdParams,
-      body: ref('UpdateEmbedOriginsRequest'),
-      response: { 200: ref('AdminAccount') },
-    },
-  }, (req) => updateEmbedOrigins(req.ctx, req.params.id, req.body));
-}

@@ -1,22 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../errors.js';
-import type { Store } from '../../store/index.js';
-import { ref } from '../../http/common.js';
-import { dummyPasswordHash, verifyPassword } from './passwords.js';
-import { normalizeEmail } from './users.js';
-import {
-  clearedSessionCookie,
-  csrfMatches,
-  findSession,
-  insertSession,
-  readCookie,
-  SESSION_COOKIE,
-  sessionCookie,
-  type LoginThrottle,
-  type SessionRecord,
-} from './sessions.js';
-import { AdminMutationHeaders, type AdminLoginRequest, type AdminSession } from './schemas.js';
-import { isAdminRole, permissionsOf, type AdminRole } from './permissions.js';
+import { ApiError } from '../../../errors.js';
+import type { Store } from '../../../store/index.js';
+import { ref, refTo } from '../../../http/common.js';
+import { dummyPasswordHash, verifyPassword } from '../shared/passwords.js';
+import { normalizeEmail } from '../users/service.js';
+import { clearedSessionCookie, csrfMatches, findSession, insertSession, readCookie, SESSION_COOKIE, sessionCookie, type LoginThrottle, type SessionRecord } from './service.js';
+import { AdminMutationHeaders, security, tags } from '../shared/schemas.js';
+import { AdminLoginRequest, type AdminSession } from './schemas.js';
+import { isAdminRole, permissionsOf, type AdminRole } from '../shared/permissions.js';
+import { typed } from '../../../http/typed.js';
 
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 // Same words whether the email is unknown or the password wrong.
@@ -66,20 +58,19 @@ function sessionView(session: { adminId: string; email: string; role: AdminRole;
   };
 }
 
-const tags = ['Admin'];
-const security = [{ adminSession: [] }];
 
-export function sessionRoutes(scope: FastifyInstance, options: SessionOptions): void {
+export function sessionRoutes(scopeInstance: FastifyInstance, options: SessionOptions): void {
+  const scope = typed(scopeInstance);
   const { store, ttlMs, secureCookie, throttle } = options;
   const maxAgeSeconds = Math.max(1, Math.floor(ttlMs / 1000));
 
-  scope.post<{ Body: AdminLoginRequest }>('/admin/session', {
+  scope.post('/admin/session', {
     config: { auth: 'none', idempotent: false, permission: 'public', audit: { exempt: 'signs in: creates a session, changes no data an operator manages (sign-ins are in the request log)' }, throws: ['AUTHENTICATION_REQUIRED', 'RATE_LIMITED'], sets: { 200: ['Set-Cookie'] } },
     schema: {
       operationId: 'adminCreateSession', tags, summary: 'Sign in as an admin',
       description: `Checks the email and password of an admin user (created on the command line with \`admin:create\`). On success sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Strict, Path=/admin; Secure over HTTPS) and returns the CSRF token for mutating calls. Sessions last 8 hours. Failed sign-ins are throttled per email and per client address (5 and 20 failures in 15 minutes), then RATE_LIMITED with Retry-After. The error never says whether the email exists.`,
       security: [],
-      body: ref('AdminLoginRequest'),
+      body: refTo(AdminLoginRequest),
       response: { 200: ref('AdminSession') },
     },
   }, async (req, reply) => {

@@ -1,24 +1,13 @@
-import type { FastifyInstance } from 'fastify';
 import type { Selectable } from 'kysely';
-import type { Store, Tx } from '../../store/index.js';
-import type { SplitRulesTable } from '../../store/schema.js';
-import type { RequestContext } from '../../plugins/idempotency.js';
-import { ApiError, notFound } from '../../errors.js';
-import { newId } from '../../domain/ids.js';
-import { validateSplitRuleShape } from '../../domain/split.js';
-import { ref } from '../../http/common.js';
-import { paginate, type Page } from '../../http/pagination.js';
-import type { AuditSpec } from './audit-log.js';
-import {
-  AdminMutationHeaders,
-  IdParams,
-  ListSplitRulesQuery,
-  type CreateSplitRuleRequest,
-  type SplitRule,
-  type SplitRuleConditionsBody,
-  type SplitShareBody,
-  type UpdateSplitRuleRequest,
-} from './schemas.js';
+import type { Store, Tx } from '../../../store/index.js';
+import type { SplitRulesTable } from '../../../store/schema.js';
+import type { RequestContext } from '../../../plugins/idempotency.js';
+import { ApiError, notFound } from '../../../errors.js';
+import { newId } from '../../../domain/ids.js';
+import { validateSplitRuleShape } from '../../../domain/split.js';
+import { paginate, type Page } from '../../../http/pagination.js';
+import type { AuditSpec } from '../shared/audit.js';
+import { ListSplitRulesQuery, type CreateSplitRuleRequest, type SplitRule, type SplitRuleConditionsBody, type SplitShareBody, type UpdateSplitRuleRequest } from './schemas.js';
 
 // Split rules are configured only here (never under /v1). Validation of a rule, as a whole, on
 // create and on every update:
@@ -247,76 +236,3 @@ export async function listSplitRules(store: Store, query: ListSplitRulesQuery): 
   return paginate(qb, query, toSplitRule, scope);
 }
 
-const tags = ['Admin'];
-const security = [{ adminSession: [] }];
-const SplitRuleIdParams = IdParams('Split rule id (`spr_...`).');
-
-export function splitRuleRoutes(scope: FastifyInstance, store: Store): void {
-  scope.post<{ Body: CreateSplitRuleRequest }>('/admin/split-rules', {
-    config: { auth: 'none', permission: 'split_rules:create', audit: splitRuleAudit.create },
-    schema: {
-      operationId: 'adminCreateSplitRule', tags, security, summary: 'Create a split rule',
-      description: 'Creates a split rule for a merchant account and mode. The rule is validated as a whole: shares (`percentage` with at most two decimals, 0 < p <= 100, summing to at most 100; or a positive integer `amount` in centavos), one share per recipient, recipients of the same account and mode, `minAmount <= maxAmount`. Applies to sales approved from now on. A rule created active (the default) needs a `reason`; `active: false` saves it without activating it.',
-      headers: AdminMutationHeaders,
-      body: ref('CreateSplitRuleRequest'),
-      response: { 200: ref('SplitRule') },
-    },
-  }, (req) => createSplitRule(req.ctx, req.body));
-
-  scope.get<{ Querystring: ListSplitRulesQuery }>('/admin/split-rules', {
-    config: { auth: 'none', permission: 'split_rules:view' },
-    schema: {
-      operationId: 'adminListSplitRules', tags, security, summary: 'List split rules',
-      description: 'Every merchant\'s split rules, newest first, with cursors. Filter by `accountId`, `livemode`, `active`.',
-      querystring: ListSplitRulesQuery,
-      response: { 200: ref('SplitRuleList') },
-    },
-  }, (req) => listSplitRules(store, req.query));
-
-  scope.get<{ Params: { id: string } }>('/admin/split-rules/:id', {
-    config: { auth: 'none', permission: 'split_rules:view' },
-    schema: {
-      operationId: 'adminGetSplitRule', tags, security, summary: 'Fetch a split rule',
-      description: 'One split rule by id.',
-      params: SplitRuleIdParams,
-      response: { 200: ref('SplitRule') },
-    },
-  }, (req) => getSplitRule(store, req.params.id));
-
-  scope.patch<{ Params: { id: string }; Body: UpdateSplitRuleRequest }>('/admin/split-rules/:id', {
-    config: { auth: 'none', permission: 'split_rules:update', audit: splitRuleAudit.update },
-    schema: {
-      operationId: 'adminUpdateSplitRule', tags, security, summary: 'Update a split rule',
-      description: 'Changes `priority`, `conditions` (replaced as a whole; `null` removes them), `splits` (replaced as a whole), `active` or `description`. The resulting rule is validated as on create. The account and mode never change. `active: true` on an inactive rule activates it and needs a `reason`.',
-      headers: AdminMutationHeaders,
-      params: SplitRuleIdParams,
-      body: ref('UpdateSplitRuleRequest'),
-      response: { 200: ref('SplitRule') },
-    },
-  }, (req) => updateSplitRule(req.ctx, req.params.id, req.body));
-
-  scope.post<{ Params: { id: string } }>('/admin/split-rules/:id/deactivate', {
-    // The body is optional: a bare POST deactivates.
-    config: { auth: 'none', permission: 'split_rules:deactivate', audit: splitRuleAudit.deactivate, bodyOptional: true },
-    schema: {
-      operationId: 'adminDeactivateSplitRule', tags, security, summary: 'Deactivate a split rule',
-      description: 'The rule stops applying to new sales (existing receivables are untouched). Deactivating an inactive rule answers it unchanged; `POST .../activate` reactivates. Optional body: `{reason}`.',
-      headers: AdminMutationHeaders,
-      params: SplitRuleIdParams,
-      body: ref('DeactivateSplitRuleRequest'),
-      response: { 200: ref('SplitRule') },
-    },
-  }, (req) => setSplitRuleActive(req.ctx, req.params.id, false));
-
-  scope.post<{ Params: { id: string }; Body: { reason: string } }>('/admin/split-rules/:id/activate', {
-    config: { auth: 'none', permission: 'split_rules:activate', audit: splitRuleAudit.activate },
-    schema: {
-      operationId: 'adminActivateSplitRule', tags, security, summary: 'Activate a split rule',
-      description: 'The rule applies to sales approved from now on, at its priority. Needs a `reason` (it changes who gets paid), kept in the audit log. Activating an active rule answers it unchanged.',
-      headers: AdminMutationHeaders,
-      params: SplitRuleIdParams,
-      body: ref('ActivateSplitRuleRequest'),
-      response: { 200: ref('SplitRule') },
-    },
-  }, (req) => setSplitRuleActive(req.ctx, req.params.id, true));
-}

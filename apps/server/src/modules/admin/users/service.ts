@@ -1,8 +1,8 @@
-import { ApiError } from '../../errors.js';
-import { newId } from '../../domain/ids.js';
-import { isUniqueViolation, type Store } from '../../store/index.js';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
-import { ADMIN_ROLES, isAdminRole, type AdminRole } from './permissions.js';
+import { ApiError } from '../../../errors.js';
+import { newId } from '../../../domain/ids.js';
+import { isUniqueViolation, type Store } from '../../../store/index.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../shared/passwords.js';
+import { ADMIN_ROLES, isAdminRole, type AdminRole } from '../shared/permissions.js';
 
 // Admin users exist only when someone creates them from the command line
 // (`admin:create --email E --password P [--role admin|viewer]`): there is no default user and no

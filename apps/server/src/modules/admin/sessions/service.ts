@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Store, Tx } from '../../store/index.js';
-import { isAdminRole, type AdminRole } from './permissions.js';
+import type { Store, Tx } from '../../../store/index.js';
+import { isAdminRole, type AdminRole } from '../shared/permissions.js';
 
 // Admin sessions: a random 32-byte id in an HttpOnly, SameSite=Strict cookie scoped to /admin.
 // Only its SHA-256 is stored (admin_sessions.id_hash), so a copy of the database opens no

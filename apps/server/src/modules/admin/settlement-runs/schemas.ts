@@ -1,0 +1,36 @@
+import { Type, type Static } from 'typebox';
+import { ListQueryBase, listOf, stringEnum } from '../../../http/common.js';
+import { SETTLEMENT_STATUSES } from '../../../domain/states.js';
+import { Settlement } from '../../settlements/schemas.js';
+import { requiredReason } from '../shared/schemas.js';
+
+export const SettlementRunRequest = Type.Object(
+  {
+    date: Type.Optional(Type.String({ format: 'date', description: 'Settle what is available on or before this date (default: today in São Paulo).' })),
+    reason: requiredReason,
+  },
+  { $id: 'SettlementRunRequest', additionalProperties: false, examples: [{ reason: 'Daily run missed after the outage of 2026-11-20' }] },
+);
+export type SettlementRunRequest = Static<typeof SettlementRunRequest>;
+
+// A settlement with the merchant account it belongs to: a run spans every account.
+export const AdminSettlement = Type.Object(
+  { ...Settlement.properties, accountId: Type.String({ description: 'The merchant account (`acct_`).' }) },
+  { $id: 'AdminSettlement', additionalProperties: false, description: 'A settlement of a run, with its merchant account.' },
+);
+export type AdminSettlement = Static<typeof AdminSettlement>;
+export const AdminSettlementList = listOf('AdminSettlement', 'AdminSettlementList');
+
+export const ListRunSettlementsQuery = Type.Object(
+  {
+    limit: ListQueryBase.limit,
+    startingAfter: ListQueryBase.startingAfter,
+    endingBefore: ListQueryBase.endingBefore,
+    status: Type.Optional(stringEnum(SETTLEMENT_STATUSES, { description: '`failed`: the payouts the bank refused (their receivables went back to pending); `held`: merchant settlements waiting for the account\'s payout bank account.' })),
+  },
+  { additionalProperties: false },
+);
+export type ListRunSettlementsQuery = Static<typeof ListRunSettlementsQuery>;
+
+export const settlementRunSchemas = [SettlementRunRequest, AdminSettlement, AdminSettlementList];
+

@@ -1,0 +1,46 @@
+import type { Store, Tx } from '../../../store/index.js';
+import type { RequestContext } from '../../../plugins/idempotency.js';
+import { enqueue } from '../../../jobs/queue.js';
+import { notFound } from '../../../errors.js';
+import { paginate, type Page } from '../../../http/pagination.js';
+import { createRun, JOB_RUN, toRun, toSettlement, type SettlementRow } from '../../settlements/service.js';
+import type { AuditSpec } from '../shared/audit.js';
+import type { AdminSettlement, ListRunSettlementsQuery, SettlementRunRequest } from './schemas.js';
+import type { SettlementRun } from '../../settlements/schemas.js';
+
+const toAdminSettlement = (row: SettlementRow): AdminSettlement => ({ ...toSettlement(row), accountId: row.account_id });
+
+async function runSnapshot(tx: Tx, id: string) {
+  const row = await tx.selectFrom('settlement_runs').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toRun(row) : null;
+}
+
+export const runAudit = {
+  action: 'settlement_run.create', objectType: 'settlement_run', snapshot: runSnapshot,
+  objectId: (_req, result) => (result as { id?: string } | undefined)?.id,
+  reasonRequired: true, reasonHint: 'a settlement run pays money out',
+} satisfies AuditSpec;
+
+
+// The settlements a run made, across every account; 404 for an unknown run.
+export async function listRunSettlements(store: Store, runId: string, query: ListRunSettlementsQuery): Promise<Page<AdminSettlement>> {
+  const run = await store.db.selectFrom('settlement_runs').select('id').where('id', '=', runId).executeTakeFirst();
+  if (!run) throw notFound('settlement run', 'id');
+  const scope = store.db.selectFrom('settlements').selectAll().where('run_id', '=', runId);
+  let qb = scope;
+  if (query.status) qb = qb.where('status', '=', query.status);
+  return paginate(qb, query, toAdminSettlement, scope);
+}
+
+// POST /admin/settlement-runs: the run, the job that carries it out and the audit entry commit
+// with the Idempotency-Key (the run itself can take minutes and many transactions: it is
+// background work, as a row).
+export async function startRun(ctx: RequestContext, body: SettlementRunRequest, kickWorker: () => void): Promise<SettlementRun> {
+  const run = await ctx.write(async (tx) => {
+    const created = await createRun(tx, { date: body.date, trigger: 'admin' });
+    await enqueue(tx, JOB_RUN, { runId: created.id });
+    return toRun(created);
+  });
+  kickWorker();
+  return run;
+}
