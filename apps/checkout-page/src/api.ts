@@ -1,0 +1,84 @@
+// The page's calls, all to its own origin: the session and payment with the session's client
+// secret, the card token with the account's publishable key. Nothing else leaves the page.
+export interface PixView {
+  copyPaste: string;
+  qrCodeSvg: string;
+  expiresAt: string;
+}
+export interface PaymentView {
+  id: string;
+  method: 'credit_card' | 'pix';
+  status: string;
+  failureMessage: string | null;
+  pix: PixView | null;
+}
+export interface SessionView {
+  id: string;
+  status: 'open' | 'complete' | 'expired';
+  amount: number;
+  currency: string;
+  description: string | null;
+  merchantName: string;
+  methods: Array<'credit_card' | 'pix'>;
+  installments: number;
+  expiresAt: string;
+  livemode: boolean;
+  publishableKey: string;
+  successUrl: string | null;
+  cancelUrl: string | null;
+  payment: PaymentView | null;
+}
+
+export class ApiFailure extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly param?: string) {
+    super(message);
+  }
+}
+
+// The server's clock as this browser sees it (from each answer's Date header, 1 s precision):
+// expiry and the Pix countdown follow the server, not a buyer's clock that is minutes off.
+let clockOffsetMs = 0;
+export function serverNow(): number {
+  return Date.now() + clockOffsetMs;
+}
+
+function key(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+async function call<T>(method: 'GET' | 'POST', path: string, bearer: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
+  if (method === 'POST') {
+    headers['content-type'] = 'application/json';
+    // One key per attempt: a retried network call of the same attempt cannot pay twice.
+    headers['idempotency-key'] = key();
+  }
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
+  } catch {
+    throw new ApiFailure(0, 'NETWORK', 'network');
+  }
+  const date = Date.parse(res.headers.get('date') ?? '');
+  if (Number.isFinite(date)) {
+    const offset = date - Date.now();
+    // Within the header's own second, the local clock is as good.
+    clockOffsetMs = Math.abs(offset) > 1500 ? offset : 0;
+  }
+  const json = await res.json().catch(() => null);
+  if (!res.ok) {
+    const e = json?.error ?? {};
+    throw new ApiFailure(res.status, String(e.code ?? 'UNKNOWN'), String(e.message ?? res.statusText), e.param);
+  }
+  return json as T;
+}
+
+export const api = {
+  session: (id: string, secret: string) => call<SessionView>('GET', `/v1/checkout/sessions/${encodeURIComponent(id)}/client`, secret),
+  pay: (id: string, secret: string, body: { method: 'credit_card'; cardToken: string; installments?: number } | { method: 'pix' }) =>
+    call<SessionView>('POST', `/v1/checkout/sessions/${encodeURIComponent(id)}/client/pay`, secret, body),
+  token: (publishableKey: string, card: { number: string; expMonth: number; expYear: number; cvc: string; holderName: string }) =>
+    call<{ id: string }>('POST', '/v1/tokens', publishableKey, { card }),
+};

@@ -1,0 +1,449 @@
+// The hosted checkout end to end in a real headless Chromium: a really running server (temporary
+// SQLite, or a fresh PostgreSQL schema when TEST_DATABASE_URL is set) on http://localhost:<p1>,
+// the example shop (examples/checkout-demo) on http://127.0.0.1:<p2> opening the checkout with
+// the library served at /v1/checkout.js, and a third origin, http://notallowed.test:<p2>, that
+// the account does not allow to frame the page.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { ENGINES, eventually, startApp, type TestApp } from '../../server/test/helpers.js';
+import { createDemoServer } from '../../../examples/checkout-demo/server.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH): checkout browser test skipped`;
+if (SKIP) console.warn(SKIP);
+// Screenshots go to docs/images when UPDATE_SCREENSHOTS=1 (npm run screenshots), to a scratch
+// folder otherwise, so a test run leaves the tree as it was.
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1'
+  ? fileURLToPath(new URL('../../../docs/images/', import.meta.url))
+  : fileURLToPath(new URL('../test-output/screenshots/', import.meta.url));
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const WAIT_MS = 30_000;
+const NBSP = /\u00a0/g;
+
+interface Keys { secretKey: string; publishableKey: string }
+type Session = { id: string; clientSecret: string; status: string; paymentId: string | null };
+
+for (const engine of ENGINES) {
+  describe(`hosted checkout in a real browser (${engine})`, { skip: SKIP }, () => {
+    let t: TestApp;
+    let api: string; // http://localhost:<p1>
+    let shop: http.Server;
+    let shopOrigin: string; // http://127.0.0.1:<p2>
+    let foreignOrigin: string; // http://notallowed.test:<p2>
+    let keys: Keys;
+    let browser: Browser;
+    let context: BrowserContext;
+    let page: Page;
+    let receiver: http.Server;
+    let forger: http.Server;
+    let forgerOrigin: string; // http://notallowed.test:<p3>, a page that posts messages shaped like the checkout's
+    const deliveries: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+    let webhookSecret: string;
+    const outside: string[] = [];
+    const pageErrors: string[] = [];
+    const csp: string[] = [];
+
+    const call = async (method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, key = keys.secretKey) => {
+      const res = await fetch(`${api}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(method === 'GET' ? {} : { 'idempotency-key': crypto.randomUUID() }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: await res.json() as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
+    const newMerchant = async (name = 'Loja Exemplo'): Promise<Keys> => {
+      const res = await fetch(`${api}/v1/sandbox/accounts`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, body: JSON.stringify({ name }) });
+      const body = await res.json() as { keys: { secretKey: { key: string }; publishableKey: { key: string } } };
+      assert.equal(res.status, 200);
+      return { secretKey: body.keys.secretKey.key, publishableKey: body.keys.publishableKey.key };
+    };
+    const createSession = async (extra: Record<string, unknown> = {}, k = keys): Promise<Session> => {
+      const r = await call('POST', '/v1/checkout/sessions', { amount: 1050, description: 'Camiseta Pagamentos (M)', ...extra }, k.secretKey);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body;
+    };
+    const payments = async (k: Keys) => (await call('GET', '/v1/payments?limit=100', undefined, k.secretKey)).body.data as Array<{ id: string; status: string; method: string }>;
+
+    const fresh = async (width = 1024, height = 800, origin = shopOrigin) => {
+      await page?.close();
+      page = await context.newPage();
+      await page.setViewportSize({ width, height });
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      page.on('request', (r) => {
+        const o = new URL(r.url()).origin;
+        if (o !== api && o !== shopOrigin && o !== foreignOrigin && o !== forgerOrigin && !r.url().startsWith('data:')) outside.push(r.url());
+      });
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text()) && !m.text().includes('frame-ancestors')) csp.push(m.text());
+      });
+      await page.goto(`${origin}/`);
+      await page.waitForFunction(() => typeof (window as unknown as { PagamentosCheckout?: unknown }).PagamentosCheckout === 'object');
+    };
+    const log = () => page.locator('#log li').allTextContents();
+    // Opens a session the test made, with callbacks that write to the shop's log.
+    // (A string, not a function: tsx would wrap the callbacks in a helper the page lacks.)
+    const open = (s: Session, extra: Record<string, unknown> = {}) => page.evaluate(`(() => {
+      const note = (line) => { const li = document.createElement('li'); li.textContent = line; document.getElementById('log').append(li); };
+      PagamentosCheckout.open({
+        sessionId: ${JSON.stringify(s.id)}, clientSecret: ${JSON.stringify(s.clientSecret)}, ...${JSON.stringify(extra)},
+        onSuccess: (r) => note('success ' + r.paymentId + ' ' + r.sessionId + ' ' + r.status),
+        onCancel: () => note('cancel'),
+        onError: (e) => note('error ' + e.code),
+      });
+    })()`);
+    const frame = () => page.frameLocator('[role="dialog"] iframe');
+    const checkoutFrame = async (): Promise<Frame> => eventually(async () => page.frames().find((f) => f.url().includes('/checkout/cs_')), 'the checkout frame');
+    // The modal's spinner is gone: the page said `loaded`.
+    const loaded = () => page.waitForFunction(() => document.querySelector('[role="dialog"] iframe') && !document.querySelector('[role="dialog"] [role="status"]'));
+    const fillCard = async (number: string, f = frame()) => {
+      await f.getByLabel('Número do cartão').fill(number);
+      await f.getByLabel('Validade (MM/AA)').fill('12/34');
+      await f.getByLabel('Código de segurança (CVC)').fill('123');
+      await f.getByLabel('Nome impresso no cartão').fill('Maria da Silva');
+    };
+    const axe = async (f: Frame | Page, state: string) => {
+      await f.evaluate(AXE);
+      const violations = await f.evaluate(async () => {
+        const result = await (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document, { resultTypes: ['violations'] });
+        return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      });
+      assert.deepEqual(violations, [], `axe on the ${state} state`);
+    };
+    const shot = async (p: Page, name: string) => {
+      mkdirSync(SHOTS, { recursive: true });
+      await p.screenshot({ path: `${SHOTS}checkout-${name}.png` });
+    };
+
+    before(async () => {
+      t = await startApp(engine);
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      api = `http://localhost:${(t.app.server.address() as AddressInfo).port}`;
+      keys = await newMerchant();
+      receiver = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          deliveries.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+          res.writeHead(200).end('ok');
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const endpoint = await call('POST', '/v1/webhook-endpoints', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`, events: ['checkout_session.completed'] });
+      assert.equal(endpoint.status, 200, JSON.stringify(endpoint.body));
+      webhookSecret = endpoint.body.secret;
+      shop = createDemoServer({ apiUrl: api, secretKey: keys.secretKey });
+      await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+      const shopPort = (shop.address() as AddressInfo).port;
+      shopOrigin = `http://127.0.0.1:${shopPort}`;
+      foreignOrigin = `http://notallowed.test:${shopPort}`;
+      forger = http.createServer((req, res) => {
+        const session = JSON.stringify(new URL(req.url!, 'http://x').searchParams.get('session'));
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>forger</title><script>
+          window.opener.postMessage({ type: 'pagamentos:checkout:success', sessionId: ${session}, paymentId: 'pay_forged', status: 'approved' }, '*');
+          window.opener.postMessage({ type: 'pagamentos:checkout:busy', sessionId: ${session}, busy: true }, '*');
+          window.opener.postMessage({ type: 'pagamentos:checkout:close', sessionId: ${session} }, '*');
+          window.forged = true;
+        </script>`);
+      });
+      await new Promise<void>((resolve) => forger.listen(0, '127.0.0.1', resolve));
+      forgerOrigin = `http://notallowed.test:${(forger.address() as AddressInfo).port}`;
+      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--host-resolver-rules=MAP notallowed.test 127.0.0.1'] });
+      context = await browser.newContext({ locale: 'pt-BR' });
+      context.setDefaultTimeout(WAIT_MS);
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: shopOrigin });
+    });
+
+    after(async () => {
+      await browser?.close();
+      shop?.close();
+      receiver?.close();
+      forger?.close();
+      await t?.teardown();
+      assert.deepEqual(outside, [], 'no request outside the instance and the shop');
+      assert.deepEqual(pageErrors, [], 'no script error');
+      assert.deepEqual(csp, [], 'no CSP violation');
+    });
+
+    test('card approved from the shop\'s Pagar button, keyboard only: onSuccess gets the payment id, the API says approved, the webhook verifies', async () => {
+      await fresh();
+      await page.locator('#pay').focus();
+      await page.keyboard.press('Enter');
+      await loaded();
+      const f = await checkoutFrame();
+      assert.equal(new URL(f.url()).origin, api);
+      await frame().getByText('Loja Exemplo').first().waitFor();
+      const amount = (await frame().locator('h1').textContent())!.replace(NBSP, ' ');
+      assert.equal(amount, 'R$ 10,50');
+      await frame().getByText('Camiseta Pagamentos (M)').waitFor();
+      // Keyboard only, in focus order: the method choice, number, expiry, CVC, holder, installments, pay.
+      await page.keyboard.press('Tab');
+      assert.equal(await f.evaluate(() => (document.activeElement as HTMLInputElement).name), 'method');
+      await page.keyboard.press('Tab');
+      assert.equal(await f.evaluate(() => document.activeElement?.id), 'card-number');
+      await page.keyboard.type('4242424242424242');
+      assert.equal(await frame().getByLabel('Número do cartão').inputValue(), '4242 4242 4242 4242', 'grouped');
+      await frame().locator('.brand').getByText('Visa').waitFor();
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('1234');
+      assert.equal(await frame().getByLabel('Validade (MM/AA)').inputValue(), '12/34');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('123');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('Maria da Silva');
+      await page.keyboard.press('Tab');
+      assert.equal(await f.evaluate(() => document.activeElement?.id), 'card-installments');
+      await page.keyboard.press('Tab');
+      assert.equal(await f.evaluate(() => document.activeElement?.textContent?.replace(/\u00a0/g, ' ')), 'Pagar R$ 10,50');
+      await axe(f, 'card');
+      await shot(page, 'card');
+      await page.keyboard.press('Enter');
+
+      await frame().getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
+      const paymentId = (await frame().locator('[data-payment-id]').textContent())!;
+      assert.match(paymentId, /^pay_/);
+      assert.equal(await frame().locator('#status').textContent(), 'Pagamento aprovado', 'announced in the aria-live region');
+      await eventually(async () => (await log()).length > 0, 'onSuccess');
+      const [line] = await log();
+      assert.match(line, new RegExp(`^success ${paymentId} cs_[0-9a-z]+ approved$`));
+      const sessionId = line.split(' ')[2];
+      await page.locator('#result').getByText(`Pedido pago (${paymentId}).`).waitFor();
+      const payment = await call('GET', `/v1/payments/${paymentId}`);
+      assert.equal(payment.body.status, 'approved');
+      assert.equal(payment.body.amount, 1050);
+      await axe(f, 'result');
+      await shot(page, 'success');
+
+      // checkout_session.completed, delivered and verified (Standard Webhooks).
+      const event = await eventually(async () => {
+        for (const d of deliveries) {
+          const e = new Webhook(webhookSecret).verify(d.body, d.headers as Record<string, string>) as { type: string; data: { object: { id: string; status: string; paymentId: string } } };
+          if (e.type === 'checkout_session.completed' && e.data.object.id === sessionId) return e;
+        }
+        return undefined;
+      }, 'checkout_session.completed');
+      assert.equal(event.data.object.status, 'complete');
+      assert.equal(event.data.object.paymentId, paymentId);
+      assert.throws(() => new Webhook(webhookSecret).verify(deliveries[0].body.replace('complete', 'expired'), deliveries[0].headers as Record<string, string>));
+
+      // Closing after success is not a cancel.
+      await frame().getByRole('button', { name: 'Voltar à loja' }).click();
+      await page.locator('[role="dialog"]').waitFor({ state: 'detached' });
+      assert.deepEqual((await log()).slice(1), []);
+    });
+
+    test('a declined card shows a message; a second card succeeds in the same session; one approved payment', async () => {
+      const k = await newMerchant('Loja Recusa');
+      const s = await createSession({ methods: ['credit_card'] }, k);
+      await fresh();
+      await open(s);
+      await loaded();
+      const f = await checkoutFrame();
+      // Checked before sending: a wrong Luhn digit and a past expiry never leave the page.
+      await fillCard('4242 4242 4242 4241');
+      await frame().getByLabel('Validade (MM/AA)').fill('01/20');
+      await frame().getByRole('button', { name: /^Pagar/ }).click();
+      await frame().getByText('Confira o número do cartão.').waitFor();
+      await frame().getByText(/Confira a validade/).waitFor();
+      assert.equal(await f.evaluate(() => document.activeElement?.id), 'card-number', 'focus on the first wrong field');
+      assert.deepEqual(await payments(k), []);
+
+      await fillCard('4000 0000 0000 0002');
+      await frame().getByRole('button', { name: /^Pagar/ }).click();
+      await frame().getByRole('alert').getByText('Pagamento recusado. Confira os dados ou tente outro cartão.').waitFor();
+      assert.equal(await frame().getByLabel('Nome impresso no cartão').inputValue(), 'Maria da Silva', 'the name is kept for the next try');
+      assert.equal(await frame().getByLabel('Número do cartão').inputValue(), '', 'the card is not');
+      await axe(f, 'declined');
+      await shot(page, 'declined');
+      await fillCard('5555 5555 5555 4444');
+      await frame().locator('.brand').getByText('Mastercard').waitFor();
+      await frame().getByRole('button', { name: /^Pagar/ }).click();
+      await frame().getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
+      await eventually(async () => (await log()).some((l) => l.startsWith('success ')), 'onSuccess');
+      const all = await payments(k);
+      assert.deepEqual(all.map((p) => p.status).sort(), ['approved', 'declined']);
+      const session = (await call('GET', `/v1/checkout/sessions/${s.id}`, undefined, k.secretKey)).body;
+      assert.equal(session.status, 'complete');
+      assert.equal(session.paymentId, all.find((p) => p.status === 'approved')!.id);
+    });
+
+    test('a double click on pay (and a second submit) makes one payment', async () => {
+      const k = await newMerchant('Loja Duplo Clique');
+      const s = await createSession({ methods: ['credit_card'] }, k);
+      await fresh();
+      await open(s);
+      await loaded();
+      const f = await checkoutFrame();
+      await fillCard('4242 4242 4242 4242');
+      await frame().getByRole('button', { name: /^Pagar/ }).dblclick();
+      await f.evaluate(() => document.querySelector('form')?.requestSubmit());
+      await frame().getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
+      const all = await payments(k);
+      assert.equal(all.length, 1, JSON.stringify(all));
+      assert.equal(all[0].status, 'approved');
+      assert.equal((await log()).filter((l) => l.startsWith('success ')).length, 1);
+    });
+
+    test('Pix: QR and copia e cola, a countdown a reload does not restart, paid through the sandbox, success and onSuccess', async () => {
+      const s = await createSession({ methods: ['pix', 'credit_card'], expiresInSeconds: 1800 });
+      await fresh();
+      await open(s);
+      await loaded();
+      await frame().getByRole('button', { name: 'Gerar código Pix' }).click();
+      const qr = frame().getByRole('img', { name: 'QR Code Pix para pagamento' });
+      await qr.waitFor();
+      assert.match((await qr.getAttribute('src'))!, /^data:image\/svg\+xml/);
+      assert.ok(await qr.evaluate((img) => (img as HTMLImageElement).naturalWidth > 0), 'the QR is drawn');
+      const code = await frame().getByLabel('Pix copia e cola').inputValue();
+      assert.match(code, /^000201/);
+      await frame().getByRole('button', { name: 'Copiar código' }).click();
+      await frame().locator('.copied').getByText('Código copiado.').waitFor();
+      assert.equal(await frame().locator('#status').textContent(), 'Código copiado.', 'announced');
+      const f = await checkoutFrame();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code, 'the copia e cola is on the clipboard');
+      const remaining = async (fr: Frame) => Number(await fr.locator('.countdown').getAttribute('data-remaining-seconds'));
+      const first = await remaining(f);
+      assert.ok(first > 1700 && first <= 1800, String(first));
+      await axe(f, 'Pix');
+      await shot(page, 'pix');
+
+      // A reload (the same secret in the fragment) shows the same Pix and counts from the server's expiry.
+      await f.evaluate(() => location.reload());
+      await frame().getByRole('img', { name: 'QR Code Pix para pagamento' }).waitFor();
+      const again = await checkoutFrame();
+      assert.equal(await frame().getByLabel('Pix copia e cola').inputValue(), code, 'the same Pix');
+      assert.ok((await remaining(again)) <= first, 'the countdown did not start over');
+
+      // Closed and opened again: the same Pix, and the countdown goes on.
+      await frame().getByLabel('Pix copia e cola').focus();
+      await page.keyboard.press('Escape');
+      await page.locator('[role="dialog"]').waitFor({ state: 'detached' });
+      await open(s);
+      await loaded();
+      await frame().getByRole('img', { name: 'QR Code Pix para pagamento' }).waitFor();
+      assert.equal(await frame().getByLabel('Pix copia e cola').inputValue(), code, 'the same Pix after reopening');
+      assert.ok((await remaining(await checkoutFrame())) <= first, 'the countdown did not start over on reopening');
+
+      const paymentId = (await call('GET', `/v1/checkout/sessions/${s.id}`)).body.paymentId as string;
+      const paid = await call('POST', `/v1/sandbox/payments/${paymentId}/pay`);
+      assert.equal(paid.status, 200, JSON.stringify(paid.body));
+      await frame().getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
+      assert.equal(await frame().locator('[data-payment-id]').textContent(), paymentId);
+      await eventually(async () => (await log()).includes(`success ${paymentId} ${s.id} approved`), 'onSuccess for the Pix');
+      assert.deepEqual(await log(), ['cancel', `success ${paymentId} ${s.id} approved`]);
+    });
+
+    test("a buyer's clock an hour off: the page follows the server's (not expired, the Pix counts down from 30 min)", async () => {
+      const s = await createSession({ methods: ['pix'], expiresInSeconds: 1800 });
+      await fresh();
+      await page.clock.install({ time: Date.now() + 3600_000 });
+      await page.clock.resume();
+      await page.reload();
+      await page.waitForFunction(() => typeof (window as unknown as { PagamentosCheckout?: unknown }).PagamentosCheckout === 'object');
+      assert.ok(await page.evaluate(() => Date.now()) - Date.now() > 3500_000, 'the page runs an hour ahead');
+      await open(s);
+      await loaded();
+      await frame().getByRole('button', { name: 'Gerar código Pix' }).click();
+      await frame().getByRole('img', { name: 'QR Code Pix para pagamento' }).waitFor();
+      const left = Number(await frame().locator('.countdown').getAttribute('data-remaining-seconds'));
+      assert.ok(left > 1700 && left <= 1800, String(left));
+    });
+
+    test('Esc inside the checkout calls onCancel and gives the focus back', async () => {
+      const s = await createSession();
+      await fresh();
+      await page.locator('#pay').focus();
+      await open(s);
+      await loaded();
+      await frame().getByLabel('Número do cartão').focus();
+      await page.keyboard.press('Escape');
+      await page.locator('[role="dialog"]').waitFor({ state: 'detached' });
+      assert.deepEqual(await log(), ['cancel']);
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'pay');
+    });
+
+    test('an expired session says it has expired', async () => {
+      const s = await createSession();
+      assert.equal((await call('POST', `/v1/checkout/sessions/${s.id}/expire`)).body.status, 'expired');
+      await fresh();
+      await open(s);
+      await loaded();
+      await frame().getByRole('heading', { name: 'Pagamento expirado' }).waitFor();
+      await frame().getByText('Esta sessão de pagamento expirou.', { exact: false }).waitFor();
+      await eventually(async () => (await log()).includes('error checkout_session_expired'), 'onError');
+      await axe(await checkoutFrame(), 'expired');
+      await shot(page, 'expired');
+    });
+
+    test('messages from a foreign origin are ignored', async () => {
+      const s = await createSession();
+      await fresh();
+      await open(s);
+      await loaded();
+      // The shop's own window and a frame of another origin both try to pass for the checkout.
+      await page.evaluate((id) => {
+        window.postMessage({ type: 'pagamentos:checkout:success', sessionId: id, paymentId: 'pay_forged', status: 'approved' }, '*');
+        window.postMessage({ type: 'pagamentos:checkout:close', sessionId: id }, '*');
+      }, s.id);
+      // A window of another origin that the shop opened, writing back to its opener.
+      const popup = page.waitForEvent('popup');
+      await page.evaluate((src) => void window.open(src), `${forgerOrigin}/forge?session=${s.id}`);
+      await (await popup).waitForFunction(() => (window as unknown as { forged?: boolean }).forged === true);
+      // The page's own message after them: when it is handled, the forged ones were too.
+      await fillCard('4242 4242 4242 4242');
+      await frame().getByRole('button', { name: /^Pagar/ }).click();
+      await frame().getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
+      await eventually(async () => (await log()).length > 0, 'onSuccess');
+      assert.equal((await log()).length, 1);
+      assert.match((await log())[0], /^success pay_(?!forged)/);
+    });
+
+    test('a page on an origin that is not allowed cannot frame the checkout (the library falls back to the hosted page)', async () => {
+      const s = await createSession();
+      const shell = await fetch(`${api}/checkout/${s.id}`);
+      const policy = shell.headers.get('content-security-policy')!;
+      assert.match(policy, /frame-ancestors http:\/\/localhost:\* http:\/\/127\.0\.0\.1:\*/);
+      assert.ok(!policy.includes('notallowed.test'));
+      await fresh(1024, 800, foreignOrigin);
+      const blocked: string[] = [];
+      page.on('console', (m) => {
+        if (m.text().includes('frame-ancestors')) blocked.push(m.text());
+      });
+      await open(s, { loadTimeoutMs: 3000 });
+      // The browser refuses to draw the page in the frame; the library goes to it instead.
+      await page.waitForURL((u) => u.origin === api && u.pathname === `/checkout/${s.id}`);
+      assert.ok(blocked.length > 0, 'Chromium reported the frame-ancestors refusal');
+      await page.getByLabel('Número do cartão').waitFor();
+    });
+
+    test('English on request; 360 px wide without sideways scrolling; redirect mode pays and returns to successUrl', async () => {
+      const s = await createSession({ installments: 2, successUrl: `${shopOrigin}/?paid=1`, cancelUrl: `${shopOrigin}/?canceled=1` });
+      await fresh(360, 740);
+      await open(s, { mode: 'redirect', locale: 'en' });
+      await page.waitForURL((u) => u.origin === api);
+      await page.getByLabel('Card number').waitFor();
+      assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'no sideways scrolling at 360 px');
+      assert.ok(await page.getByRole('link', { name: 'Cancel and go back to the store' }).isVisible());
+      await axe(page, 'card (English, 360 px)');
+      await shot(page, 'mobile');
+      await page.getByLabel('Card number').fill('4242424242424242');
+      await page.getByLabel('Expiry (MM/YY)').fill('12/34');
+      await page.getByLabel('Security code (CVC)').fill('123');
+      await page.getByLabel('Name on card').fill('John Doe');
+      await page.getByLabel('Installments').selectOption('2');
+      await page.getByRole('button', { name: /^Pay R\$/ }).click();
+      await page.getByRole('heading', { name: 'Payment approved' }).waitFor();
+      await page.waitForURL((u) => u.origin === shopOrigin && u.searchParams.get('paid') === '1');
+      const session = (await call('GET', `/v1/checkout/sessions/${s.id}`)).body;
+      assert.equal(session.status, 'complete');
+    });
+  });
+}

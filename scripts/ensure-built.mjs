@@ -1,0 +1,38 @@
+// Builds a workspace when its build is missing or older than its sources, so that
+// `npm install && npm start` on a fresh clone serves the back office, the hosted checkout page
+// and /v1/checkout.js without a separate build step. Cheap when the build is fresh (a walk over
+// the sources' modification times). Used by each workspace's scripts/ensure-built.mjs.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
+}
+
+// root: the workspace folder; built: the file whose age stands for the build; sources: paths
+// relative to root; tool: the package whose absence means "no dev dependencies, skip" (not
+// fatal: the instance then answers 503 and says how to build); steps: [script, ...args] run
+// with node in root, in order.
+export function ensureBuilt({ name, root, built, sources, tool, steps, unbuilt }) {
+  const builtFile = join(root, built);
+  const builtAt = existsSync(builtFile) ? statSync(builtFile).mtimeMs : -1;
+  if (builtAt >= Math.max(...sources.map((p) => newest(join(root, p))))) return 0;
+  let toolDir;
+  try {
+    toolDir = dirname(createRequire(join(root, 'package.json')).resolve(`${tool}/package.json`));
+  } catch {
+    process.stderr.write(`${name}: ${tool} is not installed (run \`npm install\` at the repository root), so ${unbuilt} cannot be built.\n`);
+    return 0;
+  }
+  process.stdout.write(`${name}: building ${built.split('/')[0]}/ …\n`);
+  for (const [script, ...args] of steps) {
+    const result = spawnSync(process.execPath, [script.replace('<tool>', toolDir), ...args], { cwd: root, stdio: 'inherit' });
+    if (result.status !== 0) return result.status ?? 1;
+  }
+  return 0;
+}
