@@ -9,8 +9,10 @@ import { idFloor, ulid } from './domain/ids.js';
 import { sharedSchemas } from './http/common.js';
 import { answerWhatNodeWould, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './plugins/errors.js';
 import { responseHeaders } from './http/headers.js';
+import { redactingStream, type LineStream } from './http/redact.js';
 import { registerBodyParsers } from './plugins/body.js';
 import { registerRouteRules } from './plugins/route-rules.js';
+import { registerInputChecks } from './plugins/input-checks.js';
 import { KeyCache, registerAuth } from './plugins/auth.js';
 import { RateLimiter, registerRateLimit } from './plugins/rate-limit.js';
 import { registerIdempotency } from './plugins/idempotency.js';
@@ -107,9 +109,11 @@ function validators() {
   return { body, url };
 }
 
-export function createLogger(config: Config): pino.Logger {
-  const destination = config.logFile ? pino.destination({ dest: config.logFile, sync: false, mkdir: true }) : pino.destination({ fd: 1, sync: false });
-  return pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } }, destination);
+// `destination`: where lines go (tests capture them); by default LOG_FILE or stdout. Every line
+// passes through redactSecrets (http/redact.ts) on its way out.
+export function createLogger(config: Config, destination?: LineStream): pino.Logger {
+  const inner = destination ?? (config.logFile ? pino.destination({ dest: config.logFile, sync: false, mkdir: true }) : pino.destination({ fd: 1, sync: false }));
+  return pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } }, redactingStream(inner) as pino.DestinationStream);
 }
 
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -189,6 +193,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerErrorHandling(app);
   answerWhatNodeWould(app.server, logger);
   registerRouteRules(app);
+  registerInputChecks(app);
 
   const keyCache = new KeyCache(store, config.authCacheTtlMs);
   registerAuth(app, keyCache);
