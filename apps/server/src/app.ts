@@ -139,8 +139,23 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // percent-encoding, over-long path parameters) or that the HTTP parser refuses.
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(logger),
+    // A slow client holds a socket only so long (config.ts): Node refuses requests over these
+    // limits with ERR_HTTP_REQUEST_TIMEOUT, answered 408 in the envelope by clientErrorHandler
+    // (or the connection is closed, when an answer is already on its way).
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // Which proxy's X-Forwarded-For sets req.ip (per-address limits, the audit log). A number
+    // (hops) is accepted by Fastify though its types leave it out.
+    trustProxy: config.trustProxy as boolean,
     // Node's bare 400 for a missing Host becomes ours, in the envelope (plugins/errors.ts).
-    http: { requireHostHeader: false, ...options.http },
+    http: {
+      requireHostHeader: false,
+      headersTimeout: config.headersTimeoutMs,
+      // How often Node looks for requests over those limits (30 s by default, which would let a
+      // request live up to 30 s past its limit): a quarter of the shorter limit, within 50 ms..30 s.
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
+      ...options.http,
+    },
   }) as unknown as FastifyInstance;
 
   const ajv = validators();
@@ -197,11 +212,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const keyCache = new KeyCache(store, config.authCacheTtlMs);
   registerAuth(app, keyCache);
-  registerRateLimit(app, new RateLimiter(config.rateLimitPerMinute, 60_000));
+  registerRateLimit(app, new RateLimiter(config.rateLimitPerMinute, 60_000), new RateLimiter(config.rateLimitAnonymousPerMinute, 60_000));
   registerIdempotency(app, store, { writeGuard: config.writeGuard });
 
   const metrics = new Metrics();
-  registerMetrics(app, store, metrics);
+  registerMetrics(app, store, metrics, { token: config.metricsToken, production: config.production });
 
   app.addHook('onSend', async (req, reply, payload) => {
     for (const [name, value] of Object.entries(responseHeaders(req.url, req.id))) {

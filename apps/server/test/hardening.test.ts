@@ -1,7 +1,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { ENGINES, startApp, signup, auth, type TestApp, type Keys } from './helpers.js';
-import { rawRequest } from './raw-http.js';
+import { parseResponse, rawRequest } from './raw-http.js';
 
 // Issue 13: hostile bytes and ambiguous requests, on both engines.
 
@@ -140,6 +141,155 @@ describe('secrets never reach the log', () => {
     } finally {
       await built.close().catch(() => {});
       await db.drop();
+    }
+  });
+});
+
+// A client that sends its request head at once and then its body one byte every `everyMs`,
+// until the server closes the connection (or `giveUpMs` passes: then `closedByServer` is false).
+function slowClient(port: number, head: string, bodyLength: number, everyMs: number, giveUpMs: number): Promise<{ received: string; closedByServer: boolean; bytesSent: number }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    let bytesSent = 0;
+    let done = false;
+    const finish = (closedByServer: boolean) => {
+      if (done) return;
+      done = true;
+      clearInterval(drip);
+      clearTimeout(giveUp);
+      socket.destroy();
+      resolve({ received, closedByServer, bytesSent });
+    };
+    socket.on('data', (d) => (received += d.toString('latin1')));
+    socket.on('close', () => finish(true));
+    socket.on('error', () => finish(true));
+    socket.write(head);
+    const drip = setInterval(() => {
+      if (bytesSent < bodyLength - 1 && socket.writable) {
+        socket.write('x');
+        bytesSent++;
+      }
+    }, everyMs);
+    const giveUp = setTimeout(() => finish(false), giveUpMs);
+  });
+}
+
+describe('slow clients are timed out', () => {
+  let t: TestApp;
+  let k: Keys;
+  let port: number;
+  before(async () => {
+    // Limits far below the defaults (20 s / 60 s) so the test is quick; the client drips far
+    // slower than the limit allows.
+    t = await startApp('sqlite', { headersTimeoutMs: 200, requestTimeoutMs: 400 });
+    k = await signup(t);
+    port = Number(new URL(await t.app.listen({ port: 0, host: '127.0.0.1' })).port);
+  });
+  after(() => t.teardown());
+
+  test('a body sent one byte at a time gets 408 REQUEST_TIMEOUT in the envelope, and the socket is closed', async () => {
+    const head = `POST /v1/payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${k.secretKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
+    const r = await slowClient(port, head, 1000, 50, 20_000);
+    assert.ok(r.closedByServer, `the server kept the socket (${r.bytesSent} bytes sent)`);
+    const res = parseResponse(r.received);
+    assert.ok(res, `an answer: ${JSON.stringify(r.received)}`);
+    assert.equal(res.status, 408);
+    assert.equal(JSON.parse(res.body).error.code, 'REQUEST_TIMEOUT');
+    assert.equal(JSON.parse(res.body).error.correlationId, res.headers['x-correlation-id']);
+    // Nothing was created from the partial body.
+    const list = await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(k.secretKey) });
+    assert.deepEqual(list.json().data, []);
+  });
+
+  test('without a key: answered 401 at once, then the slow body is cut off instead of holding the socket', async () => {
+    const head = 'POST /v1/payments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
+    const r = await slowClient(port, head, 1000, 50, 20_000);
+    assert.ok(r.closedByServer, `the server kept the socket (${r.bytesSent} bytes sent)`);
+    assert.equal(parseResponse(r.received)?.status, 401);
+  });
+});
+
+for (const engine of ENGINES) {
+  describe(`/metrics is for operators (${engine})`, () => {
+    test('behind METRICS_TOKEN: 401 without it or with another, 200 with it; the gauge counts pending payments', async () => {
+      const t = await startApp(engine, { metricsToken: 'scrape-token-0123456789' });
+      try {
+        const k = await signup(t);
+        await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amount: 100, method: 'pix' } });
+        for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Bearer scrape-token-01234567890' }, auth(k.secretKey)]) {
+          const res = await t.app.inject({ method: 'GET', url: '/metrics', headers });
+          assert.equal(res.statusCode, 401, JSON.stringify(headers));
+          assert.equal(res.json().error.code, 'AUTHENTICATION_REQUIRED');
+          assert.doesNotMatch(res.body, /payments\{/);
+        }
+        const ok = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer scrape-token-0123456789' } });
+        assert.equal(ok.statusCode, 200);
+        assert.match(ok.body, /^payments\{status="pending",livemode="false"\} 1$/m);
+        assert.match(ok.body, /^payments\{status="pending",livemode="true"\} 0$/m);
+        if (engine === 'sqlite') {
+          const { pendingPaymentsQuery } = await import('../src/plugins/metrics.js');
+          const { sql } = await import('kysely');
+          const q = pendingPaymentsQuery(t.store.db).compile();
+          const plan = await sql.raw(`EXPLAIN QUERY PLAN ${q.sql.replace('?', "'pending'")}`).execute(t.store.db);
+          assert.match(JSON.stringify(plan.rows), /payments_pending/, 'the gauge reads the partial index, not the table');
+        }
+      } finally {
+        await t.teardown();
+      }
+    });
+
+    test('in production without METRICS_TOKEN: not served at all', async () => {
+      const t = await startApp(engine, { production: true, metricsToken: null });
+      try {
+        const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+        assert.equal(res.statusCode, 404);
+        assert.equal(res.json().error.code, 'NOT_FOUND');
+      } finally {
+        await t.teardown();
+      }
+    });
+  });
+}
+
+describe('requests without a valid key are rate-limited per client address', () => {
+  test('no key, a wrong key, a route that takes none: 429 in the envelope with Retry-After once the address is over its limit; a valid key is not affected', async () => {
+    const t = await startApp('sqlite', { rateLimitAnonymousPerMinute: 5 });
+    try {
+      const k = await signup(t); // one anonymous request
+      const from = (remoteAddress: string, headers: Record<string, string> = {}, url = '/v1/payments') => t.app.inject({ method: 'GET', url, headers, remoteAddress });
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await from('203.0.113.7')).statusCode);
+      statuses.push((await from('203.0.113.7', auth('sk_test_' + 'A'.repeat(32)))).statusCode);
+      statuses.push((await from('203.0.113.7', {}, '/v1/openapi.json')).statusCode);
+      const limited = await from('203.0.113.7', auth('sk_test_' + 'B'.repeat(32)));
+      assert.deepEqual(statuses, [401, 401, 401, 401, 200]);
+      assert.equal(limited.statusCode, 429);
+      assert.equal(limited.json().error.code, 'RATE_LIMITED');
+      assert.match(String(limited.headers['retry-after']), /^[1-9]\d*$/);
+      assert.equal((await from('203.0.113.7', {}, '/v1/nowhere')).statusCode, 429);
+      // Another address has its own budget; a valid key from the limited address still works.
+      assert.equal((await from('203.0.113.8')).statusCode, 401);
+      assert.equal((await from('203.0.113.7', auth(k.secretKey))).statusCode, 200);
+    } finally {
+      await t.teardown();
+    }
+  });
+
+  test('X-Forwarded-For is believed only with TRUST_PROXY', async () => {
+    for (const trustProxy of [false, true]) {
+      const t = await startApp('sqlite', { rateLimitAnonymousPerMinute: 2, trustProxy });
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 4; i++) {
+          const res = await t.app.inject({ method: 'GET', url: '/v1/payments', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': `198.51.100.${i}` } });
+          statuses.push(res.statusCode);
+        }
+        // Trusted: four clients behind the proxy; not trusted: one address (the proxy's), over its limit.
+        assert.deepEqual(statuses, trustProxy ? [401, 401, 401, 401] : [401, 401, 429, 429], `trustProxy=${trustProxy}`);
+      } finally {
+        await t.teardown();
+      }
     }
   });
 });
