@@ -254,7 +254,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   settlementRoutes(app, store);
   refundRoutes(app, store, deps.kickWorker);
   balanceRoutes(app, store);
-  webhookRoutes(app, store);
+  webhookRoutes(app, store, { allowPrivateUrls: config.webhookAllowPrivateUrls });
   await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, kickWorker: deps.kickWorker })] });
   backofficeRoutes(app, { dir: config.backofficeDist ?? undefined });
   if (config.benchCeiling) benchCeilingRoutes(app, store);
@@ -301,6 +301,7 @@ export function createDispatcher(store: Store, config: Config, log: FastifyInsta
     perEndpointMaxInFlight: config.webhookPerEndpointMaxInFlight,
     pollMs: config.workerPollMs,
     leaseMs: config.webhookLeaseMs,
+    allowPrivateUrls: config.webhookAllowPrivateUrls,
   }, log);
 }
 

@@ -1,7 +1,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import net from 'node:net';
-import { ENGINES, startApp, signup, auth, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
 import { parseResponse, rawRequest } from './raw-http.js';
 
 // Issue 13: hostile bytes and ambiguous requests, on both engines.
@@ -291,5 +292,81 @@ describe('requests without a valid key are rate-limited per client address', () 
         await t.teardown();
       }
     }
+  });
+});
+
+for (const engine of ENGINES) {
+  describe(`sandbox webhooks in production get the live address checks (${engine})`, () => {
+    test('create and update refuse private urls; a stored one (DNS rebinding) is refused at delivery; errors never name an address', async () => {
+      // A local receiver that records anything that reaches it.
+      const hits: string[] = [];
+      const receiver = http.createServer((req, res) => {
+        hits.push(req.url ?? '');
+        res.end('ok');
+      });
+      await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+      const receiverPort = (receiver.address() as { port: number }).port;
+      const t = await startApp(engine, { production: true, webhookAllowPrivateUrls: false, webhookScheduleMs: [0] });
+      try {
+        const k = await signup(t);
+        const api = (method: 'POST' | 'PATCH', url: string, payload: object) => t.app.inject({ method, url, headers: auth(k.secretKey), payload });
+        for (const url of [`http://127.0.0.1:${receiverPort}/hook`, 'http://localhost/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/', 'http://10.1.2.3/', 'http://2130706433/']) {
+          const res = await api('POST', '/v1/webhook-endpoints', { url, events: ['*'] });
+          assert.equal(res.statusCode, 400, url);
+          assert.equal(res.json().error.param, 'url', url);
+        }
+        const ep = (await api('POST', '/v1/webhook-endpoints', { url: 'http://93.184.216.34/hook', events: ['payment.created'] })).json();
+        assert.equal(ep.livemode, false);
+        const patch = await api('PATCH', `/v1/webhook-endpoints/${ep.id}`, { url: `http://127.0.0.1:${receiverPort}/hook` });
+        assert.equal(patch.statusCode, 400);
+        assert.equal(patch.json().error.param, 'url');
+        // The name resolved to a public address when registered and to loopback now: the
+        // dispatcher's lookup refuses it at connection time. (Stored directly: the API refuses it.)
+        await t.store.write((tx) => tx.updateTable('webhook_endpoints').set({ url: `http://localhost:${receiverPort}/hook` }).where('id', '=', ep.id).execute());
+        await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amount: 100, method: 'pix' } });
+        const delivery = await eventually(async () => {
+          const list = (await t.app.inject({ method: 'GET', url: `/v1/webhook-endpoints/${ep.id}/deliveries`, headers: auth(k.secretKey) })).json();
+          return list.data.find((d: { status: string }) => d.status === 'failed');
+        }, 'the failed delivery');
+        assert.equal(hits.length, 0, 'nothing reached the loopback receiver');
+        assert.equal(delivery.lastResponseCode, null);
+        assert.match(delivery.lastError, /private address/);
+        assert.doesNotMatch(delivery.lastError, /127\.0\.0\.1|::1|localhost|\d{4,5}/);
+      } finally {
+        await t.teardown();
+        receiver.close();
+      }
+    });
+
+    test('delivery errors say what failed, not where', async () => {
+      // Outside production the sandbox may reach this machine: a closed port is "connection refused", without the port.
+      const closed = http.createServer();
+      await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+      const port = (closed.address() as { port: number }).port;
+      await new Promise<void>((r) => closed.close(() => r()));
+      const t = await startApp(engine, { webhookScheduleMs: [0] });
+      try {
+        const k = await signup(t);
+        const ep = (await t.app.inject({ method: 'POST', url: '/v1/webhook-endpoints', headers: auth(k.secretKey), payload: { url: `http://127.0.0.1:${port}/hook`, events: ['payment.created'] } })).json();
+        await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amount: 100, method: 'pix' } });
+        const delivery = await eventually(async () => {
+          const list = (await t.app.inject({ method: 'GET', url: `/v1/webhook-endpoints/${ep.id}/deliveries`, headers: auth(k.secretKey) })).json();
+          return list.data.find((d: { status: string }) => d.status === 'failed');
+        }, 'the failed delivery');
+        assert.equal(delivery.lastError, 'connection refused');
+      } finally {
+        await t.teardown();
+      }
+    });
+  });
+}
+
+describe('WEBHOOK_ALLOW_PRIVATE_URLS defaults', () => {
+  test('on outside production, off in production, and settable', async () => {
+    const { loadConfig } = await import('../src/config.js');
+    assert.equal(loadConfig({}).webhookAllowPrivateUrls, true);
+    assert.equal(loadConfig({ NODE_ENV: 'production' }).webhookAllowPrivateUrls, false);
+    assert.equal(loadConfig({ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }).webhookAllowPrivateUrls, true);
+    assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false' }).webhookAllowPrivateUrls, false);
   });
 });
