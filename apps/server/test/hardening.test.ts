@@ -370,3 +370,17 @@ describe('WEBHOOK_ALLOW_PRIVATE_URLS defaults', () => {
     assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false' }).webhookAllowPrivateUrls, false);
   });
 });
+
+describe('health checks are outside the anonymous limit', () => {
+  test('a load balancer polling /healthz and /readyz is never answered 429', async () => {
+    const t = await startApp('sqlite', { rateLimitAnonymousPerMinute: 2 });
+    try {
+      for (let i = 0; i < 5; i++) {
+        assert.equal((await t.app.inject({ method: 'GET', url: '/healthz', remoteAddress: '10.0.0.9' })).statusCode, 200);
+        assert.equal((await t.app.inject({ method: 'GET', url: '/readyz', remoteAddress: '10.0.0.9' })).statusCode, 200);
+      }
+    } finally {
+      await t.teardown();
+    }
+  });
+});

@@ -42,8 +42,10 @@ declare module 'fastify' {
 }
 
 // Paths outside the anonymous limit: the back office's pages and its API, which has its own
-// sign-in throttle (per address and per email) and answers nothing without a session.
-const OWN_THROTTLE = ['/admin', '/backoffice'];
+// sign-in throttle (per address and per email) and answers nothing without a session; and the
+// health checks, which cost nothing and must never tell a load balancer "429" (it would take the
+// instance out of rotation).
+const OWN_THROTTLE = ['/admin', '/backoffice', '/healthz', '/readyz'];
 const hasOwnThrottle = (url: string) => OWN_THROTTLE.some((p) => url === p || url.startsWith(`${p}/`) || url.startsWith(`${p}?`));
 
 // Registered right after the auth hook: a request with a valid key counts against its key's
