@@ -183,7 +183,7 @@ describe('slow clients are timed out', () => {
   before(async () => {
     // Limits far below the defaults (20 s / 60 s) so the test is quick; the client drips far
     // slower than the limit allows.
-    t = await startApp('sqlite', { headersTimeoutMs: 200, requestTimeoutMs: 400 });
+    t = await startApp('sqlite', { headersTimeoutMs: 200, requestTimeoutMs: 400, keepAliveTimeoutMs: 300 });
     k = await signup(t);
     port = Number(new URL(await t.app.listen({ port: 0, host: '127.0.0.1' })).port);
   });
@@ -201,6 +201,20 @@ describe('slow clients are timed out', () => {
     // Nothing was created from the partial body.
     const list = await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(k.secretKey) });
     assert.deepEqual(list.json().data, []);
+  });
+
+  test('an idle kept-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
+    let received = '';
+    socket.on('data', (d) => (received += d.toString('latin1')));
+    socket.on('error', () => {});
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    const giveUp = setTimeout(() => socket.destroy(new Error('still open')), 20_000);
+    await closed;
+    clearTimeout(giveUp);
+    assert.equal(parseResponse(received)?.status, 200);
+    assert.ok(!socket.errored, 'the server closed it, not our deadline');
   });
 
   test('without a key: answered 401 at once, then the slow body is cut off instead of holding the socket', async () => {
