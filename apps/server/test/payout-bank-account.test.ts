@@ -184,7 +184,7 @@ for (const engine of ENGINES) {
           status: 'paid', bank_account: null, settlement_date: '2026-01-01', paid_at: now, failure_reason: null, created_at: now, updated_at: now,
         } as never).execute();
       });
-      assert.deepEqual(await store.migrate(), ['0005_payout_bank_account']);
+      assert.deepEqual(await store.migrate('0005_payout_bank_account'), ['0005_payout_bank_account']);
       const account = await store.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
       assert.equal(account.payout_bank_account, null);
       const settlement = await store.db.selectFrom('settlements').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow();
