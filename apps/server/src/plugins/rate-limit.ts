@@ -54,16 +54,17 @@ const hasOwnThrottle = (url: string) => OWN_THROTTLE.some((p) => url === p || ur
 // TRUST_PROXY allows). Then the auth hook's refusal, if any, is raised.
 export function registerRateLimit(app: FastifyInstance, perKey: RateLimiter, anonymous: RateLimiter): void {
   app.addHook('onRequest', async (req, reply) => {
-    const special = req.routeOptions.config?.rateLimit;
-    if (special) applyLimit(reply, special.limiter, req.ip, special.what);
-    if (req.auth) applyLimit(reply, perKey, req.auth.keyId, 'requests with this key');
-    else if (!hasOwnThrottle(req.url)) {
+    if (!req.auth && !hasOwnThrottle(req.url)) {
       // Only a refusal carries headers: a 401 says nothing about the limit of an address.
       const r = anonymous.take(req.ip);
       if (!r.ok) {
         throw new ApiError('RATE_LIMITED', `Too many requests without a valid API key from this address; retry after ${r.resetSeconds} s.`, { headers: { 'retry-after': String(r.resetSeconds) } });
       }
     }
+    // A route's own limiter replaces the per-key one (its RateLimit-* headers are the route's).
+    const special = req.routeOptions.config?.rateLimit;
+    if (special) applyLimit(reply, special.limiter, req.ip, special.what);
+    else if (req.auth) applyLimit(reply, perKey, req.auth.keyId, 'requests with this key');
     if (req.authError) throw req.authError;
   });
 }
