@@ -103,6 +103,10 @@ export async function startCli(command, { env = {}, logFile, label = command ===
     LOG_FILE: logFile,
     LOG_LEVEL: 'info',
     RATE_LIMIT_PER_MINUTE: '100000000',
+    // The load comes from one address, and some of it needs no key (the ceiling routes).
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
+    // The webhook receivers run on this machine (production refuses private addresses otherwise).
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     PRINT_SANDBOX_KEY: 'false',
     ...env,
   };

@@ -70,6 +70,8 @@ const WARMUP_S = envInt('BENCH_WARMUP_S', 2, 0);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 64);
 const SEED_PAYMENTS = envInt('BENCH_SEED_PAYMENTS', 1000);
 const PG_URL = process.env.BENCH_DATABASE_URL || '';
+// /metrics is behind a bearer token (as in production): one per run.
+const METRICS_TOKEN = randomBytes(24).toString('hex');
 const BODY = JSON.stringify({ amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' });
 
 const T0 = Date.now();
@@ -102,7 +104,7 @@ async function seedPayments(server, key, count) {
 
 // Payments still pending (the gauge of /metrics): card payments not confirmed yet.
 async function pendingPayments(server) {
-  const res = await api(server, 'GET', '/metrics');
+  const res = await api(server, 'GET', '/metrics', { key: METRICS_TOKEN });
   if (res.status !== 200) throw new BenchFailure(`GET /metrics answered ${res.status}`);
   const line = res.text.split('\n').find((l) => l.startsWith('payments{status="pending",livemode="false"}'));
   return line ? Number(line.split(' ').pop()) : 0;
@@ -156,7 +158,7 @@ async function benchEngine(engine) {
 
     log(`${engine}: starting the server`);
     const separateWorker = engine === 'postgres';
-    server = await startCli('serve', { env: { DATABASE_URL: databaseUrl, BENCH_CEILING: 'true', ...(separateWorker ? { WORKER_IN_PROCESS: 'false' } : {}) }, logFile });
+    server = await startCli('serve', { env: { DATABASE_URL: databaseUrl, BENCH_CEILING: 'true', METRICS_TOKEN, ...(separateWorker ? { WORKER_IN_PROCESS: 'false' } : {}) }, logFile });
     if (separateWorker) {
       log(`${engine}: starting a worker process`);
       worker = await startCli('worker', { env: { DATABASE_URL: databaseUrl }, logFile: join(tmp, 'worker.log') });

@@ -9,8 +9,10 @@ import { idFloor, ulid } from './domain/ids.js';
 import { sharedSchemas } from './http/common.js';
 import { answerWhatNodeWould, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './plugins/errors.js';
 import { responseHeaders } from './http/headers.js';
+import { redactingStream, type LineStream } from './http/redact.js';
 import { registerBodyParsers } from './plugins/body.js';
 import { registerRouteRules } from './plugins/route-rules.js';
+import { registerInputChecks } from './plugins/input-checks.js';
 import { KeyCache, registerAuth } from './plugins/auth.js';
 import { RateLimiter, registerRateLimit } from './plugins/rate-limit.js';
 import { registerIdempotency } from './plugins/idempotency.js';
@@ -117,9 +119,11 @@ function validators() {
   return { body, url };
 }
 
-export function createLogger(config: Config): pino.Logger {
-  const destination = config.logFile ? pino.destination({ dest: config.logFile, sync: false, mkdir: true }) : pino.destination({ fd: 1, sync: false });
-  return pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } }, destination);
+// `destination`: where lines go (tests capture them); by default LOG_FILE or stdout. Every line
+// passes through redactSecrets (http/redact.ts) on its way out.
+export function createLogger(config: Config, destination?: LineStream): pino.Logger {
+  const inner = destination ?? (config.logFile ? pino.destination({ dest: config.logFile, sync: false, mkdir: true }) : pino.destination({ fd: 1, sync: false }));
+  return pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } }, redactingStream(inner) as pino.DestinationStream);
 }
 
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -145,8 +149,23 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // percent-encoding, over-long path parameters) or that the HTTP parser refuses.
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(logger),
+    // A slow client holds a socket only so long (config.ts): Node refuses requests over these
+    // limits with ERR_HTTP_REQUEST_TIMEOUT, answered 408 in the envelope by clientErrorHandler
+    // (or the connection is closed, when an answer is already on its way).
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // Which proxy's X-Forwarded-For sets req.ip (per-address limits, the audit log). A number
+    // (hops) is accepted by Fastify though its types leave it out.
+    trustProxy: config.trustProxy as boolean,
     // Node's bare 400 for a missing Host becomes ours, in the envelope (plugins/errors.ts).
-    http: { requireHostHeader: false, ...options.http },
+    http: {
+      requireHostHeader: false,
+      headersTimeout: config.headersTimeoutMs,
+      // How often Node looks for requests over those limits (30 s by default, which would let a
+      // request live up to 30 s past its limit): a quarter of the shorter limit, within 50 ms..30 s.
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
+      ...options.http,
+    },
   }) as unknown as FastifyInstance;
 
   const ajv = validators();
@@ -201,14 +220,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerErrorHandling(app);
   answerWhatNodeWould(app.server, logger);
   registerRouteRules(app);
+  registerInputChecks(app);
 
   const keyCache = new KeyCache(store, config.authCacheTtlMs);
   registerAuth(app, keyCache);
-  registerRateLimit(app, new RateLimiter(config.rateLimitPerMinute, 60_000));
+  registerRateLimit(app, new RateLimiter(config.rateLimitPerMinute, 60_000), new RateLimiter(config.rateLimitAnonymousPerMinute, 60_000));
   registerIdempotency(app, store, { writeGuard: config.writeGuard });
 
   const metrics = new Metrics();
-  registerMetrics(app, store, metrics);
+  registerMetrics(app, store, metrics, { token: config.metricsToken, production: config.production });
 
   app.addHook('onSend', async (req, reply, payload) => {
     for (const [name, value] of Object.entries(responseHeaders(req.url, req.id))) {
@@ -246,7 +266,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   settlementRoutes(app, store);
   refundRoutes(app, store, deps.kickWorker);
   balanceRoutes(app, store);
-  webhookRoutes(app, store);
+  webhookRoutes(app, store, { allowPrivateUrls: config.webhookAllowPrivateUrls });
   checkoutRoutes(app, deps);
   await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, kickWorker: deps.kickWorker })] });
   backofficeRoutes(app, { dir: config.backofficeDist ?? undefined });
@@ -295,6 +315,7 @@ export function createDispatcher(store: Store, config: Config, log: FastifyInsta
     perEndpointMaxInFlight: config.webhookPerEndpointMaxInFlight,
     pollMs: config.workerPollMs,
     leaseMs: config.webhookLeaseMs,
+    allowPrivateUrls: config.webhookAllowPrivateUrls,
   }, log);
 }
 

@@ -45,6 +45,30 @@ export interface Config {
   checkoutPageDist: string | null;
   checkoutJsDist: string | null;
   writeGuard: boolean;
+  // NODE_ENV=production: the defaults that keep local development easy are off.
+  production: boolean;
+  // Node's HTTP server limits (the whole request includes its body; see README, Security).
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  // Requests without a valid API key, per client address.
+  rateLimitAnonymousPerMinute: number;
+  // Which proxies' X-Forwarded-For is believed for the client address (Fastify's trustProxy).
+  trustProxy: boolean | number | string[];
+  // Bearer token for /metrics; unset: /metrics is open outside production and off in it.
+  metricsToken: string | null;
+  // Webhook URLs may reach loopback and private networks (local development).
+  webhookAllowPrivateUrls: boolean;
+}
+
+// TRUST_PROXY: false (default: X-Forwarded-For is ignored), true (believe every hop), a number
+// of hops, or comma-separated proxy addresses/CIDRs.
+function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string[] {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || /^(false|0|no|off)$/i.test(raw)) return false;
+  if (/^(true|yes|on)$/i.test(raw)) return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw.split(',').map((v) => v.trim()).filter(Boolean);
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -73,6 +97,7 @@ function resolveDatabaseUrl(env: NodeJS.ProcessEnv): string {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const production = env.NODE_ENV === 'production';
   const config: Config = {
     port: int(env, 'PORT', 3000),
     host: env.HOST || '127.0.0.1',
@@ -125,8 +150,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     // Fails any store write a mutating request makes outside its idempotent write (the test
     // suite turns it on; it costs every promise on Node 20, see plugins/idempotency.ts).
     writeGuard: bool(env, 'WRITE_GUARD', false),
+    production,
+    // Headers must arrive within 20 s, the whole request (body included) within 60 s: a client
+    // that trickles a body holds a socket no longer than that. Idle kept-alive connections are
+    // closed after 72 s (longer than the 60 s idle timeout of common load balancers, so the
+    // balancer, not us, closes first).
+    headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 20_000),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 60_000),
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000),
+    rateLimitAnonymousPerMinute: int(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 300),
+    trustProxy: trustProxy(env),
+    metricsToken: env.METRICS_TOKEN || null,
+    webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
     ...overrides,
   };
+  if (config.headersTimeoutMs < 1 || config.requestTimeoutMs < 1) throw new Error('HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS must be positive');
+  if (config.headersTimeoutMs > config.requestTimeoutMs) throw new Error('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
+  if (config.rateLimitAnonymousPerMinute < 1) throw new Error('RATE_LIMIT_ANONYMOUS_PER_MINUTE must be at least 1');
   if (config.bodyLimitBytes < 1024) throw new Error('BODY_LIMIT_BYTES must be at least 1024');
   if (config.writeBatchMax < 1 || config.writeBatchMax > 10_000) throw new Error('WRITE_BATCH_MAX must be 1..10000');
   if (config.webhookScheduleMs.length < 1 || config.webhookScheduleMs.length > 20 || config.webhookScheduleMs.some((v) => !Number.isSafeInteger(v) || v < 0)) {

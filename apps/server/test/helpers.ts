@@ -59,6 +59,9 @@ export const TEST_CONFIG: Partial<Config> = {
   workerPollMs: 20,
   providerRetryBaseMs: 10,
   rateLimitPerMinute: 100_000,
+  // Suites send many requests without a key from one address on purpose (hardening.test.ts
+  // tests the anonymous limit with its own, small one).
+  rateLimitAnonymousPerMinute: 100_000,
   sandboxSignupPerHour: 1000,
   authCacheTtlMs: 0,
   settlementScheduleEnabled: false,

@@ -69,7 +69,9 @@ export function routeContract(route: RouteLike): RouteContract | null {
     codes.add('UNSUPPORTED_MEDIA_TYPE');
   }
   if (keyAuth) for (const c of ['AUTHENTICATION_REQUIRED', 'INVALID_API_KEY', 'PERMISSION_DENIED'] as const) codes.add(c);
-  if (rateLimited) codes.add('RATE_LIMITED');
+  // Requests without a valid key count against their address's anonymous limit on every route
+  // but the back office's (plugins/rate-limit.ts).
+  if (rateLimited || !admin) codes.add('RATE_LIMITED');
   if (admin) {
     codes.add('PERMISSION_DENIED'); // an API key sent to /admin, or a mutation without its CSRF token
     if (!signIn) codes.add('AUTHENTICATION_REQUIRED');

@@ -18,6 +18,9 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: AuthRecord | null;
+    // Why the request has no valid key (401): raised by the rate-limit hook, after the request
+    // has been counted against its address's anonymous limit (plugins/rate-limit.ts).
+    authError: ApiError | null;
   }
 }
 
@@ -93,8 +96,16 @@ async function checkoutSecret(req: FastifyRequest, secret: string, store: Store)
 
 export function registerAuth(app: FastifyInstance, cache: KeyCache): void {
   app.decorateRequest('auth', null);
+  app.decorateRequest('authError', null);
   app.addHook('onRequest', async (req) => {
     const mode = req.routeOptions.config?.auth ?? 'none';
-    req.auth = await authenticate(req, mode, cache);
+    try {
+      req.auth = await authenticate(req, mode, cache);
+    } catch (error) {
+      // No key or an invalid one: anonymous, refused once the anonymous limit has counted it
+      // (so guessing keys is rate-limited too). A valid key that may not do this (403) is not.
+      if (error instanceof ApiError && error.statusCode === 401) req.authError = error;
+      else throw error;
+    }
   });
 }

@@ -195,6 +195,11 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
     if (!MUTATING_METHODS.has(req.method) || req.routeOptions.config?.idempotent === false) return;
     const header = req.headers['idempotency-key'];
     if (header === undefined) return;
+    // Node joins repeated headers with ", ": two Idempotency-Key headers would become one key
+    // nobody sent. A comma may be part of one key, so the raw headers decide.
+    if (typeof header === 'string' && header.includes(',') && countRawHeader(req.raw.rawHeaders, 'idempotency-key') > 1) {
+      throw new ApiError('VALIDATION_ERROR', 'Send one Idempotency-Key header, not several.', { param: 'Idempotency-Key' });
+    }
     if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
       throw new ApiError('VALIDATION_ERROR', 'Idempotency-Key must be 1-255 printable ASCII characters.', { param: 'Idempotency-Key' });
     }
@@ -262,4 +267,10 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
       }
     };
   });
+}
+
+function countRawHeader(rawHeaders: string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) n++;
+  return n;
 }

@@ -1,4 +1,6 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.js';
 import type { Store } from '../store/index.js';
 
 // Prometheus text exposition, hand-rolled: two families and a gauge do not need a library.
@@ -38,24 +40,45 @@ export class Metrics {
       lines.push(`http_request_duration_ms_sum{${labels}} ${s.sumMs.toFixed(3)}`);
       lines.push(`http_request_duration_ms_count{${labels}} ${s.count}`);
     }
-    lines.push('# HELP payments Payments in the store by status and mode.', '# TYPE payments gauge');
+    lines.push('# HELP payments Payments waiting for an outcome (status pending), by mode.', '# TYPE payments gauge');
     for (const p of paymentsByStatus) lines.push(`payments{status="${p.status}",livemode="${p.livemode === 1}"} ${p.count}`);
     return lines.join('\n') + '\n';
   }
 }
 
-export function registerMetrics(app: FastifyInstance, store: Store, metrics: Metrics): void {
+// Read through the partial index payments_pending (the test checks SQLite's plan).
+export const pendingPaymentsQuery = (db: Store['db']) =>
+  db.selectFrom('payments').select(['livemode', (eb) => eb.fn.countAll<number>().as('count')]).where('status', '=', 'pending').groupBy('livemode');
+
+export interface MetricsOptions {
+  // Bearer token a scraper must send; null: open outside production, off (404) in production.
+  token: string | null;
+  production: boolean;
+}
+
+// /metrics is for operators: behind a bearer token (METRICS_TOKEN), and not served at all in
+// production without one. Its gauge comes from a partial index of pending payments (migration
+// 0007): a scrape costs the size of the backlog, not of the payments table.
+export function registerMetrics(app: FastifyInstance, store: Store, metrics: Metrics, options: MetricsOptions): void {
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime);
   });
 
-  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) => {
-    const rows = await store.db.selectFrom('payments').select(['status', 'livemode', (eb) => eb.fn.countAll<number>().as('count')])
-      .groupBy(['status', 'livemode']).execute();
+  const expected = options.token === null ? null : createHash('sha256').update(options.token).digest();
+  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (req, reply) => {
+    if (expected === null && options.production) throw new ApiError('NOT_FOUND', `No such route: GET /metrics`);
+    if (expected !== null) {
+      const m = /^bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
+      // Compared as digests, in constant time: the token's length does not show either.
+      if (!m || !timingSafeEqual(createHash('sha256').update(m[1]).digest(), expected)) {
+        throw new ApiError('AUTHENTICATION_REQUIRED', 'Send the metrics token as "Authorization: Bearer <METRICS_TOKEN>".');
+      }
+    }
+    const rows = await pendingPaymentsQuery(store.db).execute();
     reply.type('text/plain; version=0.0.4');
     const s = store.stats;
-    return metrics.render(rows.map((r) => ({ ...r, count: Number(r.count) }))) + [
+    return metrics.render([0, 1].map((livemode) => ({ status: 'pending', livemode, count: Number(rows.find((r) => Number(r.livemode) === livemode)?.count ?? 0) }))) + [
       '# HELP store_commits_total Transactions committed by this process (group commit: many writes each).',
       '# TYPE store_commits_total counter', `store_commits_total ${s.commits}`,
       '# HELP store_writes_total Write operations committed by this process.',

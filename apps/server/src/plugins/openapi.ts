@@ -70,7 +70,7 @@ const CODE_MEANING: Record<ErrorCode, string> = {
   PERMISSION_DENIED: 'these credentials may not do this',
   NOT_FOUND: 'no such object for this account and mode',
   METHOD_NOT_ALLOWED: 'wrong method for this path',
-  REQUEST_TIMEOUT: 'the request line and headers did not arrive in time',
+  REQUEST_TIMEOUT: 'the request (its headers, then its whole body) did not arrive in time',
   IDEMPOTENCY_KEY_IN_USE: 'a request with this Idempotency-Key is still running: retry after `Retry-After`',
   INVALID_STATE: 'the object\'s state forbids it',
   PAYLOAD_TOO_LARGE: 'the body is over the limit',

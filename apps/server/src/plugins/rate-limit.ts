@@ -41,10 +41,30 @@ declare module 'fastify' {
   }
 }
 
-export function registerRateLimit(app: FastifyInstance, perKey: RateLimiter): void {
+// Paths outside the anonymous limit: the back office's pages and its API, which has its own
+// sign-in throttle (per address and per email) and answers nothing without a session; and the
+// health checks, which cost nothing and must never tell a load balancer "429" (it would take the
+// instance out of rotation).
+const OWN_THROTTLE = ['/admin', '/backoffice', '/healthz', '/readyz'];
+const hasOwnThrottle = (url: string) => OWN_THROTTLE.some((p) => url === p || url.startsWith(`${p}/`) || url.startsWith(`${p}?`));
+
+// Registered right after the auth hook: a request with a valid key counts against its key's
+// limit; any other (no key, an invalid key, a route that takes none, an unknown path) against its
+// client address's anonymous limit (the address is the socket's, or X-Forwarded-For's as
+// TRUST_PROXY allows). Then the auth hook's refusal, if any, is raised.
+export function registerRateLimit(app: FastifyInstance, perKey: RateLimiter, anonymous: RateLimiter): void {
   app.addHook('onRequest', async (req, reply) => {
+    if (!req.auth && !hasOwnThrottle(req.url)) {
+      // Only a refusal carries headers: a 401 says nothing about the limit of an address.
+      const r = anonymous.take(req.ip);
+      if (!r.ok) {
+        throw new ApiError('RATE_LIMITED', `Too many requests without a valid API key from this address; retry after ${r.resetSeconds} s.`, { headers: { 'retry-after': String(r.resetSeconds) } });
+      }
+    }
+    // A route's own limiter replaces the per-key one (its RateLimit-* headers are the route's).
     const special = req.routeOptions.config?.rateLimit;
-    if (special) return applyLimit(reply, special.limiter, req.ip, special.what);
-    if (req.auth) applyLimit(reply, perKey, req.auth.keyId, 'requests with this key');
+    if (special) applyLimit(reply, special.limiter, req.ip, special.what);
+    else if (req.auth) applyLimit(reply, perKey, req.auth.keyId, 'requests with this key');
+    if (req.authError) throw req.authError;
   });
 }

@@ -368,6 +368,14 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('api_keys').addColumn('publishable_key', 'text').execute();
     },
   },
+  // /metrics' gauge of pending payments (issue 13): a partial index holds only the pending ones,
+  // so the count costs what the backlog is, never what the whole table is.
+  '0007_payments_pending': {
+    async up(db: Kysely<any>) {
+      await db.schema.createIndex('payments_pending').on('payments').columns(['livemode'])
+        .where(sql.ref('status'), '=', sql.lit('pending')).execute();
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

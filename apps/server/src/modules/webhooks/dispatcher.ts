@@ -17,6 +17,25 @@ export interface DispatcherOptions {
   perEndpointMaxInFlight: number; // so one slow endpoint cannot take every slot
   pollMs: number;
   leaseMs: number; // a delivery claimed by a process that died is sent again after this
+  // Sandbox deliveries may reach loopback and private networks (WEBHOOK_ALLOW_PRIVATE_URLS);
+  // live ones never do.
+  allowPrivateUrls: boolean;
+}
+
+// What a merchant sees of a failed connection: what went wrong, never where (an address or
+// port of our network in an error message would make the delivery log a port scanner).
+export function describeDeliveryError(err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'ECONNREFUSED': return 'connection refused';
+    case 'ECONNRESET': case 'EPIPE': return 'connection reset by the endpoint';
+    case 'ETIMEDOUT': case 'ESOCKETTIMEDOUT': return 'connection timed out';
+    case 'ENOTFOUND': case 'EAI_AGAIN': case 'EAI_NONAME': return 'the host name does not resolve';
+    case 'EHOSTUNREACH': case 'ENETUNREACH': return 'the host is unreachable';
+    case 'ERR_PRIVATE_ADDRESS': return 'the URL resolves to a private address, which webhooks may not reach';
+    case 'HPE_INVALID_CONSTANT': case 'HPE_INVALID_VERSION': case 'HPE_INVALID_STATUS': case 'HPE_INVALID_HEADER_TOKEN': return 'the endpoint did not answer valid HTTP';
+  }
+  if (typeof err.code === 'string' && /^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_SSL)/.test(err.code)) return `TLS failed (${err.code})`;
+  return 'the request failed';
 }
 
 // Standard Webhooks' suggested schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
@@ -290,16 +309,19 @@ export class WebhookDispatcher {
       const isHttps = target.protocol === 'https:';
       // Node connects to an IP literal without calling `lookup`: check those here.
       const literal = ipLiteralHost(target.hostname);
-      if (livemode && literal !== null && isPrivateAddress(literal)) {
+      const publicOnly = livemode || !this.options.allowPrivateUrls;
+      if (publicOnly && literal !== null && isPrivateAddress(literal)) {
         settled = true;
-        resolve({ status: null, error: 'webhook URL points at a private address' });
+        resolve({ status: null, error: describeDeliveryError(Object.assign(new Error('private'), { code: 'ERR_PRIVATE_ADDRESS' })) });
         return;
       }
       const req = (isHttps ? https : http).request(target, {
         method: 'POST',
         headers: { ...headers, 'content-length': Buffer.byteLength(body) },
         agent: (livemode ? this.agents.live : this.agents.sandbox)[isHttps ? 'https' : 'http'],
-        ...(livemode ? { lookup: publicOnlyLookup as never } : {}),
+        // Every connection's addresses are checked as DNS answers them (no rebinding around the
+        // check made when the URL was registered).
+        ...(publicOnly ? { lookup: publicOnlyLookup as never } : {}),
       }, (res) => {
         let bytes = 0;
         res.on('data', (chunk: Buffer) => {
@@ -314,7 +336,7 @@ export class WebhookDispatcher {
         req.destroy(new Error('timeout'));
         done(null, `no answer within ${this.options.timeoutMs} ms`);
       }, this.options.timeoutMs);
-      req.on('error', (err) => done(null, err.message.slice(0, 200)));
+      req.on('error', (err) => done(null, describeDeliveryError(err)));
       req.end(body);
     });
   }

@@ -5,14 +5,14 @@ import { IdempotencyHeaders, ListQueryBase, ref, refTo } from '../../http/common
 import { getEvent, listEvents } from '../events/service.js';
 import { ListDeliveriesQuery, ListEventsQuery } from './schemas.js';
 import { CreateWebhookEndpointBody, RedeliverBody, UpdateWebhookEndpointBody } from './schemas.js';
-import { createEndpoint, deleteEndpoint, getEndpoint, listDeliveries, listEndpoints, redeliver, rotateSecret, sendTest, updateEndpoint } from './service.js';
+import { createEndpoint, deleteEndpoint, getEndpoint, listDeliveries, listEndpoints, redeliver, rotateSecret, sendTest, updateEndpoint, type UrlPolicy } from './service.js';
 import { typed } from '../../http/typed.js';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
 const PageQuery = Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore }, { additionalProperties: false });
 const tags = ['Webhook endpoints'];
 
-export function webhookRoutes(appInstance: FastifyInstance, store: Store): void {
+export function webhookRoutes(appInstance: FastifyInstance, store: Store, policy: UrlPolicy): void {
   const app = typed(appInstance);
   app.post('/v1/webhook-endpoints', {
     config: { throws: ['UNPROCESSABLE'] },
@@ -22,7 +22,7 @@ export function webhookRoutes(appInstance: FastifyInstance, store: Store): void 
       headers: IdempotencyHeaders, body: refTo(CreateWebhookEndpointBody),
       response: { 200: ref('WebhookEndpoint') },
     },
-  }, (req) => createEndpoint(req.ctx, req.body));
+  }, (req) => createEndpoint(req.ctx, req.body, policy));
 
   app.get('/v1/webhook-endpoints', {
     schema: { operationId: 'listWebhookEndpoints', tags, summary: 'List webhook endpoints', querystring: PageQuery, response: { 200: ref('WebhookEndpointList') } },
@@ -38,7 +38,7 @@ export function webhookRoutes(appInstance: FastifyInstance, store: Store): void 
       headers: IdempotencyHeaders, params: IdParams, body: refTo(UpdateWebhookEndpointBody),
       response: { 200: ref('WebhookEndpoint') },
     },
-  }, (req) => updateEndpoint(req.ctx, req.params.id, req.body));
+  }, (req) => updateEndpoint(req.ctx, req.params.id, req.body, policy));
 
   app.delete('/v1/webhook-endpoints/:id', {
     schema: {

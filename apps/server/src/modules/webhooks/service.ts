@@ -50,7 +50,15 @@ export function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDeli
   };
 }
 
-async function checkUrl(url: string, livemode: boolean): Promise<string> {
+// Who may point a webhook at loopback or a private network: nobody in live mode; sandbox
+// endpoints only where WEBHOOK_ALLOW_PRIVATE_URLS is on (by default, outside production).
+export interface UrlPolicy {
+  allowPrivateUrls: boolean;
+}
+
+export const mustBePublic = (livemode: boolean, policy: UrlPolicy) => livemode || !policy.allowPrivateUrls;
+
+async function checkUrl(url: string, livemode: boolean, policy: UrlPolicy): Promise<string> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -59,8 +67,8 @@ async function checkUrl(url: string, livemode: boolean): Promise<string> {
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw validation('url must use http or https.', 'url');
   if (parsed.username || parsed.password) throw validation('url must not carry credentials.', 'url');
-  if (livemode && (await resolvesToPrivate(parsed.hostname))) {
-    throw validation('In live mode the url must reach a public address (not loopback or a private network).', 'url');
+  if (mustBePublic(livemode, policy) && (await resolvesToPrivate(parsed.hostname))) {
+    throw validation(`${livemode ? 'In live mode the' : 'The'} url must reach a public address (not loopback or a private network).`, 'url');
   }
   return parsed.toString();
 }
@@ -72,8 +80,8 @@ export async function loadEndpoint(db: Store['db'] | Tx, owner: Owner, id: strin
   return row;
 }
 
-export async function createEndpoint(ctx: RequestContext, body: CreateWebhookEndpointBody): Promise<WebhookEndpoint> {
-  const url = await checkUrl(body.url, ctx.livemode);
+export async function createEndpoint(ctx: RequestContext, body: CreateWebhookEndpointBody, policy: UrlPolicy): Promise<WebhookEndpoint> {
+  const url = await checkUrl(body.url, ctx.livemode, policy);
   return ctx.write(async (tx) => {
     const count = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n'))
       .where('account_id', '=', ctx.accountId).where('livemode', '=', ctx.livemode ? 1 : 0).executeTakeFirstOrThrow();
@@ -89,8 +97,8 @@ export async function createEndpoint(ctx: RequestContext, body: CreateWebhookEnd
   });
 }
 
-export async function updateEndpoint(ctx: RequestContext, id: string, body: UpdateWebhookEndpointBody): Promise<WebhookEndpoint> {
-  const url = body.url !== undefined ? await checkUrl(body.url, ctx.livemode) : undefined;
+export async function updateEndpoint(ctx: RequestContext, id: string, body: UpdateWebhookEndpointBody, policy: UrlPolicy): Promise<WebhookEndpoint> {
+  const url = body.url !== undefined ? await checkUrl(body.url, ctx.livemode, policy) : undefined;
   return ctx.write(async (tx) => {
     const row = await loadEndpoint(tx, ctx, id);
     const nowIso = new Date().toISOString();

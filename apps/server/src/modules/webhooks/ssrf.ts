@@ -1,10 +1,11 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 
-// Live-mode webhooks must not reach into our own network (SSRF): loopback, private, link-local,
-// CGNAT, reserved, multicast and unspecified addresses are refused, at registration and again
-// at every connection (DNS can change between the two). The sandbox allows them so merchants
-// can test locally.
+// Webhooks must not reach into our own network (SSRF): loopback, private, link-local, CGNAT,
+// reserved, multicast and unspecified addresses are refused, at registration and again at every
+// connection (DNS can change between the two). Live mode always; the sandbox too unless
+// WEBHOOK_ALLOW_PRIVATE_URLS is on (its default outside production, so merchants can test
+// against their own machine).
 
 const V4_BLOCKED_CIDRS: Array<[string, number]> = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
@@ -89,12 +90,13 @@ export function ipLiteralHost(hostname: string): string | null {
   return isIP(host) ? host : null;
 }
 
-// A `lookup` for http.request that refuses private addresses: used for live-mode deliveries.
+// A `lookup` for http.request that refuses private addresses: used for every live delivery, and
+// for sandbox ones unless WEBHOOK_ALLOW_PRIVATE_URLS is on.
 export function publicOnlyLookup(hostname: string, options: object, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
     if (err) return callback(err, []);
     const allowed = addresses.filter((a) => !isPrivateAddress(a.address));
-    if (allowed.length === 0) return callback(new Error('webhook URL resolves to a private address'), []);
+    if (allowed.length === 0) return callback(Object.assign(new Error('webhook URL resolves to a private address'), { code: 'ERR_PRIVATE_ADDRESS' }), []);
     if ((options as { all?: boolean }).all) return callback(null, allowed);
     callback(null, allowed[0].address, allowed[0].family);
   });
