@@ -1,9 +1,9 @@
-// `node bench/webhooks.mjs` — webhook delivery at volume: 20,000 events fanned out to 4 local
+// `node bench/webhooks.ts` — webhook delivery at volume: 20,000 events fanned out to 4 local
 // receivers, one of them slow, every delivery verified.
 //
 // What it does, per engine (SQLite always; PostgreSQL too when BENCH_DATABASE_URL is set)
 //   1. Starts 4 receivers (node:http on 127.0.0.1) in ONE child process of their own
-//      (bench/webhooks-receivers.mjs): 3 fast ones answer 204 at once, the slow one after 2 s.
+//      (bench/webhooks-receivers.ts): 3 fast ones answer 204 at once, the slow one after 2 s.
 //      Each verifies every delivery's Standard Webhooks signature against its endpoint's secret
 //      (HMAC-SHA256 on the raw bytes; 1 in 50 also with the `standardwebhooks` package),
 //      dedupes on webhook-id and records arrival times.
@@ -13,7 +13,7 @@
 //      the receivers and hands each receiver its endpoint's secret.
 //   4. Produces the events through the API, as real traffic does: EVENTS × POST /v1/payments
 //      {"amount":100,"currency":"BRL","method":"pix"} from autocannon in a child process
-//      (bench/webhooks-load.mjs). A pix payment emits exactly one event (payment.created; its
+//      (bench/webhooks-load.ts). A pix payment emits exactly one event (payment.created; its
 //      expiry job is an hour away), so EVENTS events → 4 × EVENTS deliveries.
 //   5. Waits (bounded) until every receiver has EVENTS distinct valid deliveries, then checks the
 //      server's delivery log agrees: nothing pending or failed per endpoint through the API, and
@@ -73,7 +73,7 @@ import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { createRequire } from 'node:module';
-import { api, BENCH_DIR, BenchFailure, cpuMs, createBenchSchema, during, envInt, installCleanup, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, sleep, startCli as startCliBase, stopCli, tail, track } from './lib.mjs';
+import { api, BENCH_DIR, BenchFailure, cpuMs, createBenchSchema, during, envInt, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, sleep, startCli as startCliBase, stopCli, tail, track, type SuiteOutcome } from './lib.ts';
 
 const requireServerDep = createRequire(join(SERVER_DIR, 'package.json'));
 
@@ -85,7 +85,7 @@ const MAX_IN_FLIGHT = envInt('BENCH_WEBHOOK_MAX_IN_FLIGHT', 1024);
 const CONNECTIONS = envInt('BENCH_WEBHOOK_CONNECTIONS', 64);
 const SLOW_BOUND_S = (EVENTS * SLOW_MS) / 1000 / PER_ENDPOINT; // the slow endpoint cannot beat this
 const TIMEOUT_S = envInt('BENCH_WEBHOOK_TIMEOUT_S', Math.max(300, Math.ceil(1.5 * SLOW_BOUND_S + 60)));
-const MODE = process.env.BENCH_WEBHOOK_MODE || 'live';
+const MODE = process.env.BENCH_WEBHOOK_MODE || 'backlog';
 const CPU_PROF = process.env.BENCH_WEBHOOK_CPU_PROF ? resolvePath(process.env.BENCH_WEBHOOK_CPU_PROF) : '';
 const PG_URL = process.env.BENCH_DATABASE_URL || '';
 if (!['live', 'worker', 'backlog'].includes(MODE)) throw new Error(`BENCH_WEBHOOK_MODE must be live, worker or backlog, got "${MODE}"`);
@@ -107,7 +107,6 @@ const loadAvg = () => loadavg().map((v) => v.toFixed(2)).join(' ');
 
 
 // ---------------------------------------------------------------------------------------------
-installCleanup(log);
 
 
 // CPU seconds a process has used so far; null where /proc is not there.
@@ -134,7 +133,7 @@ function startCli(command, { env, logFile, label }) {
 // ---------------------------------------------------------------------------------------------
 // The receivers' process, over IPC.
 async function startReceivers() {
-  const child = track(fork(join(BENCH_DIR, 'webhooks-receivers.mjs'), [], { cwd: BENCH_DIR, execArgv: [], stdio: ['ignore', 'inherit', 'pipe', 'ipc'] }));
+  const child = track(fork(join(BENCH_DIR, 'webhooks-receivers.ts'), [], { cwd: BENCH_DIR, execArgv: [], stdio: ['ignore', 'inherit', 'pipe', 'ipc'] }));
   const stderr = tail(child.stderr);
   const waiting = new Map();
   let seq = 0;
@@ -176,7 +175,7 @@ async function startReceivers() {
 
 
 async function produce(server, tmp, key, procs) {
-  return runLoadScript(procs, tmp, 'webhooks-load.mjs', 'events', {
+  return runLoadScript(procs, tmp, 'webhooks-load.ts', 'events', {
     url: server.base, path: '/v1/payments', count: EVENTS, connections: CONNECTIONS, body: PAYMENT_BODY,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
   });
@@ -512,7 +511,7 @@ function jsonLine(run) {
   });
 }
 
-async function main() {
+export async function runWebhooks(): Promise<SuiteOutcome> {
   const engines = ['sqlite'];
   if (PG_URL) {
     if (!/^postgres(ql)?:\/\//.test(PG_URL)) throw new BenchFailure(`BENCH_DATABASE_URL must be a postgres:// URL, got "${PG_URL.replace(/\/\/[^@]*@/, '//***@')}"`);
@@ -534,11 +533,5 @@ async function main() {
     if (run.problems.length) failed = true;
     else jsonLines.push(jsonLine(run));
   }
-  if (jsonLines.length) process.stdout.write(jsonLines.join('\n') + '\n');
-  process.exitCode = failed ? 1 : 0;
+  return { failed, jsonLines };
 }
-
-main().catch((error) => {
-  process.stdout.write(`bench failed: ${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n`);
-  process.exit(1); // the exit handler kills the children and removes the temp dirs
-});

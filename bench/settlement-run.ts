@@ -1,6 +1,6 @@
-// Scenario A worker for bench/settlement.mjs: settlement at scale, in process.
+// Scenario A worker for bench/settlement.ts: settlement at scale, in process.
 //
-//   node --import tsx bench/settlement-run.mjs <spec.json>      (cwd: apps/server, as the server runs)
+//   node --import tsx bench/settlement-run.ts <spec.json>      (cwd: apps/server, as the server runs)
 //
 // spec: { engine: 'sqlite'|'postgres', databaseUrl, rows, payees }
 //

@@ -1,11 +1,11 @@
-// `node bench/settlement.mjs` — marketplace money paths at scale, on the server's own code.
+// `node bench/settlement.ts` — marketplace money paths at scale, on the server's own code.
 //
 // Two scenarios per engine (SQLite always; PostgreSQL too when BENCH_DATABASE_URL=postgres://...
 // is set), in this order:
 //
 // A. settlement        "1,000,000 pending receivables over 1,000 payees settle in one run in under
 //                      60 s." In process (the settlement run is a server-side batch, not HTTP):
-//                      bench/settlement-run.mjs, run as `node --import tsx` from apps/server as the
+//                      bench/settlement-run.ts, run as `node --import tsx` from apps/server as the
 //                      server is, migrates a fresh database, bulk-loads one account, 999 recipients
 //                      (+ the merchant = 1,000 payees) and the receivables (setup, not timed), then
 //                      times ONE runSettlement({store, provider}, {trigger: 'admin'}) and checks
@@ -23,7 +23,7 @@
 //                      fixed), created through POST /v1/recipients and written into split_rules.
 //                      Pending Pix payments (R$ 100,00) are created beforehand for both, then paid
 //                      with POST /v1/sandbox/payments/{id}/pay by autocannon in its own process
-//                      (bench/split-load.mjs), 64 connections, each request paying a different
+//                      (bench/split-load.ts), 64 connections, each request paying a different
 //                      payment exactly once (a fixed number of requests, never a duration). After a
 //                      warm-up of each, the measured runs interleave: no-split, split, no-split,
 //                      split (BENCH_SPLIT_PAIRS); the better run of each side counts.
@@ -56,7 +56,7 @@ import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { api, BENCH_DIR, BenchFailure, cpuMs, createBenchSchema, during, envInt, installCleanup, killChildren, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, startCli, stopCli, tail, track } from './lib.mjs';
+import { api, BENCH_DIR, BenchFailure, cpuMs, createBenchSchema, during, envInt, killChildren, onSignal, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, startCli, stopCli, tail, track, type SuiteOutcome } from './lib.ts';
 
 const ROWS = envInt('BENCH_SETTLEMENT_ROWS', 1_000_000);
 const PAYEES = envInt('BENCH_SETTLEMENT_PAYEES', 1000);
@@ -89,11 +89,11 @@ async function dropSchemas() {
     try { await dropSchema(schema); } catch (error) { log(`WARNING: could not drop schema ${schema}: ${error.message}`); }
   }
 }
-installCleanup(log, dropSchemas);
+onSignal(dropSchemas);
 
 
 // A fresh database: a SQLite file in `tmp`, or a fresh PostgreSQL schema reached through
-// search_path (as bench/run.mjs does).
+// search_path (as bench/run.ts does).
 async function freshDatabase(engine, tmp) {
   if (engine === 'sqlite') return { databaseUrl: `sqlite:${join(tmp, 'bench.db')}`, schema: null };
   const { schema, databaseUrl, drop } = await createBenchSchema(PG_URL);
@@ -121,7 +121,7 @@ async function benchSettlement(engine) {
     const spec = { engine, databaseUrl: db.databaseUrl, rows: ROWS, payees: PAYEES };
     writeFileSync(specFile, JSON.stringify(spec));
     log(`settlement ${engine}: ${ROWS} receivables over ${PAYEES} payees (${loadBefore})`);
-    const child = track(spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'settlement-run.mjs'), specFile], { cwd: SERVER_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = track(spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'settlement-run.ts'), specFile], { cwd: SERVER_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
     const out = tail(child.stdout, 1024 * 1024);
     child.stderr.setEncoding('utf8');
     const errTail = { text: '' };
@@ -180,7 +180,7 @@ async function insertSplitRule(engine, databaseUrl, accountId, splits) {
 
 // One autocannon run in its own process.
 async function runLoad(server, tmp, name, spec) {
-  return runLoadScript(server, tmp, 'split-load.mjs', name, { url: server.base, connections: CONNECTIONS, ...spec });
+  return runLoadScript(server, tmp, 'split-load.ts', name, { url: server.base, connections: CONNECTIONS, ...spec });
 }
 
 // `count` pending Pix payments of one account, created under load (ids collected from the 200s).
@@ -352,7 +352,7 @@ function splitTable(run) {
   return lines.join('\n');
 }
 
-async function main() {
+export async function runMarketplace(): Promise<SuiteOutcome> {
   const engines = ['sqlite'];
   if (PG_URL) {
     if (!/^postgres(ql)?:\/\//.test(PG_URL)) throw new BenchFailure(`BENCH_DATABASE_URL must be a postgres:// URL, got "${PG_URL.replace(/\/\/[^@]*@/, '//***@')}"`);
@@ -399,13 +399,6 @@ async function main() {
       }
     }
   }
-  if (jsonLines.length) process.stdout.write(jsonLines.join('\n') + '\n');
-  process.exitCode = failed ? 1 : 0;
-}
-
-main().catch(async (error) => {
-  process.stdout.write(`bench failed: ${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n`);
-  killChildren(); // first: their connections would hold up dropping the schemas
   await dropSchemas();
-  process.exit(1); // the exit handler removes the temp dirs
-});
+  return { failed, jsonLines };
+}

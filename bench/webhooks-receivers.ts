@@ -1,4 +1,4 @@
-// Webhook receivers for bench/webhooks.mjs: several node:http servers in ONE process of their
+// Webhook receivers for bench/webhooks.ts: several node:http servers in ONE process of their
 // own (never the server's, never the orchestrator's), started with child_process.fork() and
 // driven over IPC.
 //
