@@ -307,3 +307,13 @@ export function cpuMs(pid: number | undefined): number | null {
 
 export const round = (n: number, digits: number): number => Math.round(n * 10 ** digits) / 10 ** digits;
 export const errorText = (error: unknown): string => (error instanceof BenchFailure ? error.message : error instanceof Error ? error.stack ?? error.message : String(error));
+
+// A one-shot `cli.ts` command (migrate, admin:create, ...) against `databaseUrl`: its stdout.
+export async function runCliOnce(args: string[], env: Record<string, string>): Promise<string> {
+  const child = track(spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: SERVER_DIR, env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const out = tail(child.stdout!);
+  const err = tail(child.stderr!);
+  const done = await new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  if (done.code !== 0) throw new BenchFailure(`cli.ts ${args[0]} exited with code ${done.code} (signal ${done.signal})\n${err.text}${out.text}`);
+  return out.text;
+}
