@@ -34,7 +34,6 @@ import { CircuitBreaker } from './providers/breaker.js';
 import { Worker, type JobHandler } from './jobs/worker.js';
 import { LoadGauge } from './jobs/load.js';
 import type { JobRow } from './jobs/queue.js';
-import { benchCeilingRoutes } from './modules/bench-ceiling.js';
 import { recipientRoutes, recipientSchemas } from './modules/recipients/routes.js';
 import { receivableRoutes, receivableSchemas } from './modules/receivables/routes.js';
 import { registerAdmin, adminSchemas } from './modules/admin/index.js';
@@ -89,7 +88,14 @@ export interface AppOptions {
   // Node's HTTP server options (tests shorten connectionsCheckingInterval, how often Node looks
   // for requests over their headers/request timeouts).
   http?: ServerOptions;
+  // Routes added after the product's own, on the same instance (so every hook, the auth, the
+  // idempotent write and the log line apply to them): `cli.ts serve --plugin FILE`. The bench
+  // registers its ceiling routes this way (bench/ceiling-plugin.ts); the product ships none.
+  plugins?: ServerPlugin[];
 }
+
+// A module given to `serve --plugin` exports one of these as its default.
+export type ServerPlugin = (app: FastifyInstance) => void | Promise<void>;
 
 export interface App {
   app: FastifyInstance;
@@ -271,7 +277,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, kickWorker: deps.kickWorker })] });
   backofficeRoutes(app, { dir: config.backofficeDist ?? undefined });
   checkoutPageRoutes(app, store, { pageDir: config.checkoutPageDist, scriptFile: config.checkoutJsDist });
-  if (config.benchCeiling) benchCeilingRoutes(app, store);
+  for (const plugin of options.plugins ?? []) await plugin(app);
 
   const worker = createWorker(store, config, deps, app.log, config.workerInProcess ? load : undefined);
   workerRef.current = worker;

@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.js';
 import { Store } from './store/index.js';
-import { buildApp, createDispatcher, createLogger, createWorker } from './app.js';
+import { buildApp, createDispatcher, createLogger, createWorker, type ServerPlugin } from './app.js';
+import { pathToFileURL } from 'node:url';
 import { takeDeliveriesCreated } from './modules/events/service.js';
 import { activateLive, createAccount, createKey, findKey, revokeKey } from './modules/accounts/service.js';
 import { SandboxProvider } from './providers/sandbox.js';
@@ -14,7 +15,8 @@ import { audit, formatAudit } from './modules/audit.js';
 
 const USAGE = `Usage: npm run cli -- <command>
 
-  serve                                  run the API (and, by default, the worker) on PORT
+  serve [--plugin FILE]                  run the API (and, by default, the worker) on PORT
+                                         (--plugin: extra routes from a module, as the bench's ceiling)
   worker                                 run only background jobs (production: one or more)
   migrate                                apply pending migrations and exit
   accounts:create --name N [--email E]   create a merchant account with sandbox keys
@@ -69,10 +71,24 @@ async function localSandboxKeys(store: Store, config: Config): Promise<SandboxKe
   return save({ accountId: created.account.id, secretKey: created.keys.secretKey.key, publishableKey: created.keys.publishableKey.key });
 }
 
-async function serve(config: Config): Promise<void> {
+// `serve --plugin FILE`: a module whose default export adds routes to the app (ServerPlugin in
+// app.ts). For the bench's ceiling routes; nothing in the product needs one.
+async function loadPlugins(files: string[]): Promise<ServerPlugin[]> {
+  const plugins: ServerPlugin[] = [];
+  for (const file of files) {
+    const module = (await import(pathToFileURL(resolve(file)).href)) as { default?: unknown };
+    if (typeof module.default !== 'function') throw new Error(`--plugin ${file}: its default export must be a function (app) => void`);
+    plugins.push(module.default as ServerPlugin);
+  }
+  return plugins;
+}
+
+async function serve(config: Config, pluginFiles: string[]): Promise<void> {
+  const plugins = await loadPlugins(pluginFiles);
   const store = openStore(config);
   await store.migrate();
-  const built = await buildApp({ config, store });
+  const built = await buildApp({ config, store, plugins });
+  if (pluginFiles.length) built.app.log.info({ plugins: pluginFiles }, 'serving with extra routes from --plugin');
   const address = await built.app.listen({ port: config.port, host: config.host });
   await built.startWorker();
   const base = config.publicUrl ?? address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
@@ -134,11 +150,11 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, live: { type: 'boolean' }, publishable: { type: 'boolean' } },
+    options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, live: { type: 'boolean' }, publishable: { type: 'boolean' }, plugin: { type: 'string', multiple: true } },
   });
   const config = loadConfig();
   switch (command) {
-    case 'serve': return serve(config);
+    case 'serve': return serve(config, values.plugin ?? []);
     case 'worker': return worker(config);
     case undefined: case 'help': case '--help':
       process.stdout.write(USAGE + '\n');

@@ -27,7 +27,6 @@ export interface Config {
   authCacheTtlMs: number;
   writeBatchMax: number;
   pgWriters: number;
-  benchCeiling: boolean;
   settlementScheduleEnabled: boolean;
   providerBreakerFailures: number;
   providerBreakerCooldownMs: number;
@@ -130,7 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     writeBatchMax: int(env, 'WRITE_BATCH_MAX', 256),
     // PostgreSQL connections that commit batches in parallel (its own WAL flush groups them).
     pgWriters: int(env, 'PG_WRITERS', 4),
-    benchCeiling: bool(env, 'BENCH_CEILING', false),
     // The worker runs settlement once a day (checked hourly). Off for tests that drive runs.
     settlementScheduleEnabled: bool(env, 'SETTLEMENT_SCHEDULE', true),
     providerBreakerFailures: int(env, 'PROVIDER_BREAKER_FAILURES', 20),

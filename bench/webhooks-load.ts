@@ -1,7 +1,7 @@
-// Event producer for bench/webhooks.mjs: sends exactly `count` POSTs with autocannon from ITS
+// Event producer for bench/webhooks.ts: sends exactly `count` POSTs with autocannon from ITS
 // OWN process (never the server's event loop), each with a fresh Idempotency-Key.
 //
-//   node bench/webhooks-load.mjs <spec.json>
+//   node bench/webhooks-load.ts <spec.json>
 //
 // spec: { url, path, headers, body, count, connections }
 //
@@ -9,14 +9,15 @@
 // maxMs, non2xx, errors, timeouts, statusCodes }. Anything else goes to stderr.
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import autocannon from 'autocannon';
+import autocannon, { type Result } from 'autocannon';
 
-const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+interface WebhooksLoadSpec { url: string; headers: Record<string, string>; body: string; connections: number; count: number; path: string }
+const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as WebhooksLoadSpec;
 const prefix = `whbench-${process.pid}-${randomBytes(6).toString('hex')}-`;
 let keySeq = 0;
 
 const startMs = Date.now();
-const result = await new Promise((resolve, reject) => {
+const result = await new Promise<Result>((resolve, reject) => {
   const instance = autocannon({
     url: spec.url,
     method: 'POST',

@@ -1,4 +1,4 @@
-// Webhook receivers for bench/webhooks.mjs: several node:http servers in ONE process of their
+// Webhook receivers for bench/webhooks.ts: several node:http servers in ONE process of their
 // own (never the server's, never the orchestrator's), started with child_process.fork() and
 // driven over IPC.
 //
@@ -18,25 +18,47 @@
 //   - records the webhook-id: a second valid delivery of one id is a duplicate.
 // The answer does not depend on validity (an invalid delivery still gets 204, so that a bug
 // shows up as a count here rather than as retries that could hide it).
-import http from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
 
 const SAMPLE_EVERY = 50;
 const TOLERANCE_S = 300;
 
-let StandardWebhook = null;
-try {
-  const require = createRequire(join(dirname(fileURLToPath(import.meta.url)), '..', 'apps', 'server', 'package.json'));
-  StandardWebhook = require('standardwebhooks').Webhook;
-} catch { /* optional: the plain verification below is the one that counts */ }
+// The reference implementation, a dependency of the bench: the cross-check.
+const StandardWebhook: typeof Webhook | null = Webhook;
 
-const receivers = new Map(); // name -> state
+interface State {
+  name: string; delayMs: number; secret: string | null; key: Buffer | null; lib: Webhook | null; server: http.Server | null; port: number;
+  requests: number; bytes: number; valid: number; invalid: number; duplicates: number; notReady: number; badBody: number; inFlight: number; maxInFlight: number;
+  libChecked: number; libFailed: number; seen: Set<string>; firstMs: number | null; lastMs: number | null; completeMs: number | null;
+  arrivals: number[]; invalidSamples: string[];
+}
+
+// What the parent (webhooks.ts) sends, and what a report answers per receiver.
+export type ReceiverMessage =
+  | { type: 'start'; receivers: Array<{ name: string; delayMs: number }> }
+  | { type: 'secrets'; secrets: Record<string, string> }
+  | { type: 'expect'; count: number }
+  | { type: 'report'; id: number; at?: Record<string, number> }
+  | { type: 'stop' };
+export type ReceiverReply =
+  | { type: 'listening'; ports: Record<string, number> }
+  | { type: 'secrets-set' }
+  | { type: 'report'; id: number; receivers: Record<string, ReceiverReport> }
+  | { type: 'error'; message: string };
+export interface ReceiverReport {
+  port: number; delayMs: number; requests: number; bytes: number; valid: number; distinct: number; invalid: number; duplicates: number;
+  notReady: number; badBody: number; inFlight: number; maxInFlight: number; libChecked: number; libFailed: number; libAvailable: boolean;
+  firstMs: number | null; lastMs: number | null; completeMs: number | null; invalidSamples: string[]; countAt: Record<string, number>;
+}
+
+const receivers = new Map<string, State>(); // name -> state
 let expectCount = Infinity;
+const send = (reply: ReceiverReply) => process.send?.(reply);
 
-function newState(name, delayMs) {
+function newState(name: string, delayMs: number): State {
   return {
     name, delayMs, secret: null, key: null, lib: null, server: null, port: 0,
     requests: 0, bytes: 0, valid: 0, invalid: 0, duplicates: 0, notReady: 0, badBody: 0, inFlight: 0, maxInFlight: 0,
@@ -48,13 +70,13 @@ function newState(name, delayMs) {
   };
 }
 
-function headerOf(req, name) {
+function headerOf(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
 // Returns null if valid, else the reason.
-function verify(state, raw, req, nowS) {
+function verify(state: State & { key: Buffer }, raw: Buffer, req: IncomingMessage, nowS: number): string | null {
   const id = headerOf(req, 'webhook-id');
   const ts = headerOf(req, 'webhook-timestamp');
   const sigs = headerOf(req, 'webhook-signature');
@@ -72,31 +94,32 @@ function verify(state, raw, req, nowS) {
   return null;
 }
 
-function handle(state, req, res) {
+function handle(state: State, req: IncomingMessage, res: ServerResponse): void {
   state.requests++;
   state.inFlight++;
   if (state.inFlight > state.maxInFlight) state.maxInFlight = state.inFlight;
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const now = Date.now();
     const raw = Buffer.concat(chunks);
     state.bytes += raw.length;
-    if (!state.key) {
+    const key = state.key;
+    if (!key) {
       state.notReady++;
     } else {
-      const reason = req.method !== 'POST' ? `method ${req.method}` : verify(state, raw, req, Math.floor(now / 1000));
+      const reason = req.method !== 'POST' ? `method ${req.method}` : verify({ ...state, key }, raw, req, Math.floor(now / 1000));
       if (reason) {
         state.invalid++;
         if (state.invalidSamples.length < 3) state.invalidSamples.push(reason);
       } else {
-        const id = headerOf(req, 'webhook-id');
-        let event = null;
+        const id = headerOf(req, 'webhook-id') as string;
+        let event: { id?: string; object?: string; type?: unknown } | null = null;
         try { event = JSON.parse(raw.toString('utf8')); } catch { /* counted below */ }
         if (!event || event.id !== id || event.object !== 'event' || typeof event.type !== 'string') state.badBody++;
         if (StandardWebhook && (state.valid % SAMPLE_EVERY === 0)) {
           state.libChecked++;
-          try { state.lib.verify(raw.toString('utf8'), req.headers); } catch { state.libFailed++; }
+          try { state.lib?.verify(raw.toString('utf8'), req.headers as Record<string, string>); } catch { state.libFailed++; }
         }
         state.valid++;
         if (state.seen.has(id)) {
@@ -122,7 +145,7 @@ function handle(state, req, res) {
 }
 
 // Distinct valid deliveries that had arrived at or before `ms` (arrivals are sorted).
-function countAt(state, ms) {
+function countAt(state: State, ms: number): number {
   const a = state.arrivals;
   let lo = 0;
   let hi = a.length;
@@ -134,8 +157,8 @@ function countAt(state, ms) {
   return lo;
 }
 
-function snapshot(at) {
-  const out = {};
+function snapshot(at?: Record<string, number>): Record<string, ReceiverReport> {
+  const out: Record<string, ReceiverReport> = {};
   for (const [name, s] of receivers) {
     out[name] = {
       port: s.port, delayMs: s.delayMs,
@@ -150,8 +173,8 @@ function snapshot(at) {
   return out;
 }
 
-async function start(list) {
-  const ports = {};
+async function start(list: Array<{ name: string; delayMs: number }>): Promise<Record<string, number>> {
+  const ports: Record<string, number> = {};
   for (const { name, delayMs } of list) {
     const state = newState(name, delayMs);
     const server = http.createServer((req, res) => handle(state, req, res));
@@ -161,41 +184,42 @@ async function start(list) {
     server.headersTimeout = 66_000;
     server.requestTimeout = 0;
     server.maxRequestsPerSocket = 0;
-    await new Promise((resolve, reject) => {
+    await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', resolve);
+      server.listen(0, '127.0.0.1', () => resolve());
     });
     state.server = server;
-    state.port = server.address().port;
+    state.port = (server.address() as AddressInfo).port;
     receivers.set(name, state);
     ports[name] = state.port;
   }
   return ports;
 }
 
-process.on('message', async (msg) => {
+process.on('message', async (msg: ReceiverMessage) => {
   try {
     if (msg.type === 'start') {
-      process.send({ type: 'listening', ports: await start(msg.receivers) });
+      send({ type: 'listening', ports: await start(msg.receivers) });
     } else if (msg.type === 'secrets') {
       for (const [name, secret] of Object.entries(msg.secrets)) {
         const s = receivers.get(name);
+        if (!s) throw new Error(`no receiver ${name}`);
         s.secret = secret;
         s.key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
         s.lib = StandardWebhook ? new StandardWebhook(secret) : null;
       }
-      process.send({ type: 'secrets-set' });
+      send({ type: 'secrets-set' });
     } else if (msg.type === 'expect') {
       expectCount = msg.count;
     } else if (msg.type === 'report') {
-      process.send({ type: 'report', id: msg.id, receivers: snapshot(msg.at) });
+      send({ type: 'report', id: msg.id, receivers: snapshot(msg.at) });
     } else if (msg.type === 'stop') {
-      for (const s of receivers.values()) s.server.closeAllConnections?.();
-      await Promise.all([...receivers.values()].map((s) => new Promise((r) => s.server.close(r))));
+      for (const s of receivers.values()) s.server?.closeAllConnections();
+      await Promise.all([...receivers.values()].map((s) => new Promise((r) => (s.server ? s.server.close(r) : r(undefined)))));
       process.exit(0);
     }
   } catch (error) {
-    process.send({ type: 'error', message: String(error?.stack ?? error) });
+    send({ type: 'error', message: String(error instanceof Error ? error.stack : error) });
   }
 });
 // The parent went away: do not linger.

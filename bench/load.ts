@@ -1,7 +1,7 @@
-// Load-generator worker for bench/run.mjs: runs autocannon in ITS OWN process, so the load
+// Load-generator worker for bench/run.ts: runs autocannon in ITS OWN process, so the load
 // generator never shares the event loop (or the CPU time accounting) of the server under test.
 //
-//   node bench/load.mjs <spec.json>
+//   node bench/load.ts <spec.json>
 //
 // spec: { url, method, headers, body?, connections, warmupS, durationS,
 //         idempotencyKeys?: boolean,   // a fresh Idempotency-Key header on every request
@@ -11,9 +11,10 @@
 // JSON line to stdout: { warmup: Summary, measured: Summary }. Anything else goes to stderr.
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import autocannon from 'autocannon';
+import autocannon, { type Request, type Result } from 'autocannon';
 
-const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+interface LoadSpec { url: string; method: string; headers: Record<string, string>; body?: string; connections: number; warmupS: number; durationS: number; idempotencyKeys?: boolean; paths: string[] }
+const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as LoadSpec;
 if (!Array.isArray(spec.paths) || spec.paths.length === 0) throw new Error('spec.paths must be a non-empty array');
 
 // Process-wide counters (every autocannon connection has its own request iterator, so the
@@ -22,13 +23,13 @@ const prefix = `bench-${process.pid}-${randomBytes(6).toString('hex')}-`;
 let keySeq = 0;
 let pathSeq = 0;
 
-function setupRequest(req) {
+function setupRequest(req: Request): Request {
   req.path = spec.paths[pathSeq++ % spec.paths.length];
   if (spec.idempotencyKeys) req.headers['idempotency-key'] = prefix + keySeq++;
   return req;
 }
 
-function run(durationS) {
+function run(durationS: number): Promise<Result> {
   return new Promise((resolve, reject) => {
     const instance = autocannon({
       url: spec.url,
@@ -57,7 +58,8 @@ function run(durationS) {
   });
 }
 
-function summarize(r) {
+export interface Summary { durationS: number; completed: number; sent: number; rps: number; p50Ms: number; p99Ms: number; meanMs: number; maxMs: number; non2xx: number; errors: number; timeouts: number; statusCodes: Record<string, number> }
+function summarize(r: Result): Summary {
   const completed = r.requests.total; // every response, whatever its status
   return {
     durationS: r.duration,

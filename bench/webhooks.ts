@@ -1,9 +1,9 @@
-// `node bench/webhooks.mjs` — webhook delivery at volume: 20,000 events fanned out to 4 local
+// `node bench/webhooks.ts` — webhook delivery at volume: 20,000 events fanned out to 4 local
 // receivers, one of them slow, every delivery verified.
 //
 // What it does, per engine (SQLite always; PostgreSQL too when BENCH_DATABASE_URL is set)
 //   1. Starts 4 receivers (node:http on 127.0.0.1) in ONE child process of their own
-//      (bench/webhooks-receivers.mjs): 3 fast ones answer 204 at once, the slow one after 2 s.
+//      (bench/webhooks-receivers.ts): 3 fast ones answer 204 at once, the slow one after 2 s.
 //      Each verifies every delivery's Standard Webhooks signature against its endpoint's secret
 //      (HMAC-SHA256 on the raw bytes; 1 in 50 also with the `standardwebhooks` package),
 //      dedupes on webhook-id and records arrival times.
@@ -13,7 +13,7 @@
 //      the receivers and hands each receiver its endpoint's secret.
 //   4. Produces the events through the API, as real traffic does: EVENTS × POST /v1/payments
 //      {"amount":100,"currency":"BRL","method":"pix"} from autocannon in a child process
-//      (bench/webhooks-load.mjs). A pix payment emits exactly one event (payment.created; its
+//      (bench/webhooks-load.ts). A pix payment emits exactly one event (payment.created; its
 //      expiry job is an hour away), so EVENTS events → 4 × EVENTS deliveries.
 //   5. Waits (bounded) until every receiver has EVENTS distinct valid deliveries, then checks the
 //      server's delivery log agrees: nothing pending or failed per endpoint through the API, and
@@ -68,14 +68,14 @@
 //   BENCH_WEBHOOK_CPU_PROF         a directory: run the server (and worker) with --cpu-prof there
 //   BENCH_DATABASE_URL             postgres://... to also run on PostgreSQL (a fresh schema
 //                                  whk_<random>, used through search_path, dropped at the end)
-import { fork } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
-import { createRequire } from 'node:module';
-import { api, BENCH_DIR, BenchFailure, cpuMs, createBenchSchema, during, envInt, installCleanup, live, logReport, removeTempDir, runLoadScript, SERVER_DIR, sleep, startCli as startCliBase, stopCli, tail, track } from './lib.mjs';
-
-const requireServerDep = createRequire(join(SERVER_DIR, 'package.json'));
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { api, BENCH_DIR, BenchFailure, cpuMs, createBenchSchema, during, envInt, errorText, live, logReport, makeLog, removeTempDir, runLoadScript, sleep, startCli as startCliBase, stopCli, tail, track, type Exit, type LogInfo, type Proc, type Stopped, type SuiteOutcome, type Tail } from './lib.ts';
+import type { ReceiverMessage, ReceiverReply, ReceiverReport } from './webhooks-receivers.ts';
 
 
 const EVENTS = envInt('BENCH_WEBHOOK_EVENTS', 20_000);
@@ -85,7 +85,7 @@ const MAX_IN_FLIGHT = envInt('BENCH_WEBHOOK_MAX_IN_FLIGHT', 1024);
 const CONNECTIONS = envInt('BENCH_WEBHOOK_CONNECTIONS', 64);
 const SLOW_BOUND_S = (EVENTS * SLOW_MS) / 1000 / PER_ENDPOINT; // the slow endpoint cannot beat this
 const TIMEOUT_S = envInt('BENCH_WEBHOOK_TIMEOUT_S', Math.max(300, Math.ceil(1.5 * SLOW_BOUND_S + 60)));
-const MODE = process.env.BENCH_WEBHOOK_MODE || 'live';
+const MODE = process.env.BENCH_WEBHOOK_MODE || 'backlog';
 const CPU_PROF = process.env.BENCH_WEBHOOK_CPU_PROF ? resolvePath(process.env.BENCH_WEBHOOK_CPU_PROF) : '';
 const PG_URL = process.env.BENCH_DATABASE_URL || '';
 if (!['live', 'worker', 'backlog'].includes(MODE)) throw new Error(`BENCH_WEBHOOK_MODE must be live, worker or backlog, got "${MODE}"`);
@@ -100,26 +100,24 @@ const FAST = RECEIVERS.filter((r) => r.delayMs === 0).map((r) => r.name);
 const SLOW = RECEIVERS.filter((r) => r.delayMs > 0).map((r) => r.name);
 const PAYMENT_BODY = JSON.stringify({ amount: 100, currency: 'BRL', method: 'pix' });
 
-const T0 = Date.now();
-const log = (msg) => process.stderr.write(`[webhooks +${((Date.now() - T0) / 1000).toFixed(1)}s] ${msg}\n`);
-const round = (n, digits = 1) => (n === null || n === undefined || !Number.isFinite(n) ? null : Math.round(n * 10 ** digits) / 10 ** digits);
+const log = makeLog('bench webhooks');
+const round = (n: number | null | undefined, digits = 1): number | null => (n === null || n === undefined || !Number.isFinite(n) ? null : Math.round(n * 10 ** digits) / 10 ** digits);
 const loadAvg = () => loadavg().map((v) => v.toFixed(2)).join(' ');
 
 
 // ---------------------------------------------------------------------------------------------
-installCleanup(log);
 
 
 // CPU seconds a process has used so far; null where /proc is not there.
-function cpuSeconds(pid) {
+function cpuSeconds(pid: number | undefined): number | null {
   const ms = cpuMs(pid);
   return ms === null ? null : ms / 1000;
 }
 
 // ---------------------------------------------------------------------------------------------
 // A `cli.ts` process (serve or worker), watched: `died` rejects if it exits unasked.
-function startCli(command, { env, logFile, label }) {
-  const nodeArgs = [];
+function startCli(command: 'serve' | 'worker', { env, logFile, label }: { env: Record<string, string>; logFile: string; label: string }): Promise<Proc> {
+  const nodeArgs: string[] = [];
   if (CPU_PROF) {
     mkdirSync(CPU_PROF, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`); // one CPU.<date>.<pid>.<thread>.cpuprofile per thread (tsx's loader is one)
@@ -133,50 +131,68 @@ function startCli(command, { env, logFile, label }) {
 
 // ---------------------------------------------------------------------------------------------
 // The receivers' process, over IPC.
-async function startReceivers() {
-  const child = track(fork(join(BENCH_DIR, 'webhooks-receivers.mjs'), [], { cwd: BENCH_DIR, execArgv: [], stdio: ['ignore', 'inherit', 'pipe', 'ipc'] }));
-  const stderr = tail(child.stderr);
-  const waiting = new Map();
+interface Receivers {
+  child: ChildProcess; stderr: Tail; exit: Exit | null; stopping: boolean; died: Promise<never>; ports: Record<string, number>;
+  call(msg: ReceiverMessage, answerType: string): Promise<ReceiverReply>;
+  report(at?: Record<string, number>): Promise<Record<string, ReceiverReport>>;
+  stop(): Promise<void>;
+}
+async function startReceivers(): Promise<Receivers> {
+  const child = track(fork(join(BENCH_DIR, 'webhooks-receivers.ts'), [], { cwd: BENCH_DIR, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'pipe', 'ipc'] }));
+  const stderr = tail(child.stderr!);
+  const waiting = new Map<string, (reply: ReceiverReply) => void>();
   let seq = 0;
-  const rec = { child, stderr, exit: null, stopping: false };
-  rec.died = new Promise((_, reject) => child.once('exit', (code, signal) => {
-    rec.exit = { code, signal };
-    if (!rec.stopping) reject(new BenchFailure(`the receivers' process exited unexpectedly (code ${code}, signal ${signal})\n${stderr.text}`));
+  const state: { exit: Exit | null; stopping: boolean } = { exit: null, stopping: false };
+  const died = new Promise<never>((_, reject) => child.once('exit', (code, signal) => {
+    state.exit = { code, signal };
+    if (!state.stopping) reject(new BenchFailure(`the receivers' process exited unexpectedly (code ${code}, signal ${signal})\n${stderr.text}`));
   }));
-  rec.died.catch(() => {});
-  child.on('message', (msg) => {
+  died.catch(() => {});
+  child.on('message', (msg: ReceiverReply) => {
     if (msg.type === 'error') { log(`receivers: ${msg.message}`); return; }
     const key = msg.type === 'report' ? `report:${msg.id}` : msg.type;
     const w = waiting.get(key);
     if (w) { waiting.delete(key); w(msg); }
   });
-  rec.call = (msg, answerType) => {
-    const key = answerType === 'report' ? `report:${msg.id = ++seq}` : answerType;
-    const p = new Promise((resolve) => waiting.set(key, resolve));
+  const call = (msg: ReceiverMessage, answerType: string): Promise<ReceiverReply> => {
+    if (msg.type === 'report') msg.id = ++seq;
+    const key = msg.type === 'report' ? `report:${msg.id}` : answerType;
+    const p = new Promise<ReceiverReply>((resolve) => waiting.set(key, resolve));
     child.send(msg);
-    let timer;
-    const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new BenchFailure(`the receivers did not answer "${msg.type}" within 30 s`)), 30_000); });
-    return Promise.race([p, rec.died, timeout]).finally(() => clearTimeout(timer));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new BenchFailure(`the receivers did not answer "${msg.type}" within 30 s`)), 30_000); });
+    return Promise.race([p, died, timeout]).finally(() => clearTimeout(timer));
   };
-  rec.report = async (at) => (await rec.call({ type: 'report', at }, 'report')).receivers;
-  rec.stop = async () => {
-    rec.stopping = true;
-    if (rec.exit) return;
-    child.send({ type: 'stop' });
-    const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await new Promise((r) => (rec.exit ? r() : child.once('exit', r)));
-    clearTimeout(t);
+  const rec: Receivers = {
+    child, stderr, died, ports: {}, call,
+    get exit() { return state.exit; },
+    get stopping() { return state.stopping; },
+    async report(at) {
+      const reply = await call({ type: 'report', id: 0, at }, 'report');
+      if (reply.type !== 'report') throw new BenchFailure(`the receivers answered ${reply.type} to a report`);
+      return reply.receivers;
+    },
+    async stop() {
+      state.stopping = true;
+      if (state.exit) return;
+      child.send({ type: 'stop' });
+      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await new Promise<void>((r) => (state.exit ? r() : child.once('exit', () => r())));
+      clearTimeout(t);
+    },
   };
-  const { ports } = await rec.call({ type: 'start', receivers: RECEIVERS }, 'listening');
-  rec.ports = ports;
+  const started = await call({ type: 'start', receivers: RECEIVERS }, 'listening');
+  if (started.type !== 'listening') throw new BenchFailure(`the receivers answered ${started.type} to start`);
+  rec.ports = started.ports;
   return rec;
 }
 
 // ---------------------------------------------------------------------------------------------
 
 
-async function produce(server, tmp, key, procs) {
-  return runLoadScript(procs, tmp, 'webhooks-load.mjs', 'events', {
+interface Produced { startMs: number; endMs: number; durationS: number; completed: number; ok: number; rps: number; p50Ms: number; p99Ms: number; maxMs: number; non2xx: number; errors: number; timeouts: number; statusCodes: Record<string, number> }
+async function produce(server: Proc, tmp: string, key: string, procs: Proc[]): Promise<Produced> {
+  return runLoadScript<Produced>(procs, tmp, 'webhooks-load.ts', 'events', {
     url: server.base, path: '/v1/payments', count: EVENTS, connections: CONNECTIONS, body: PAYMENT_BODY,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
   });
@@ -184,24 +200,23 @@ async function produce(server, tmp, key, procs) {
 
 
 // The delivery log by SQL, per endpoint: rows by status, attempts.
-async function deliveryRows(engine, databaseUrl) {
+interface SqlRow { endpoint_id: string; status: string; n: number; attempts: number; max_attempts: number }
+async function deliveryRows(engine: string, databaseUrl: string): Promise<{ rows: SqlRow[]; events: number }> {
   const q = `select endpoint_id, status, count(*) as n, sum(attempts) as attempts, max(attempts) as max_attempts
              from webhook_deliveries group by endpoint_id, status`;
   const qe = 'select count(*) as n from events';
   if (engine === 'sqlite') {
-    const Database = requireServerDep('better-sqlite3');
-    const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
+    const db = new BetterSqlite3(databaseUrl.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
     try {
-      return { rows: db.prepare(q).all(), events: db.prepare(qe).get().n };
+      return { rows: db.prepare(q).all() as SqlRow[], events: (db.prepare(qe).get() as { n: number }).n };
     } finally {
       db.close();
     }
   }
-  const { default: pg } = await import(requireServerDep.resolve('pg'));
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
   try {
-    const rows = (await c.query(q)).rows.map((r) => ({ ...r, n: Number(r.n), attempts: Number(r.attempts), max_attempts: Number(r.max_attempts) }));
+    const rows = (await c.query<Record<string, string>>(q)).rows.map((r) => ({ endpoint_id: r.endpoint_id, status: r.status, n: Number(r.n), attempts: Number(r.attempts), max_attempts: Number(r.max_attempts) }));
     return { rows, events: Number((await c.query(qe)).rows[0].n) };
   } finally {
     await c.end();
@@ -209,19 +224,35 @@ async function deliveryRows(engine, databaseUrl) {
 }
 
 // ---------------------------------------------------------------------------------------------
-async function benchEngine(engine) {
+interface Row {
+  name: string; delayMs: number; distinct: number; requests: number; bytes: number; invalid: number; duplicates: number; notReady: number; badBody: number;
+  libChecked: number; libFailed: number; libAvailable: boolean; maxInFlight: number; firstS: number | null; lastS: number | null; spanS: number | null;
+  perSecond: number | null; finishedS: number | null; invalidSamples: string[];
+}
+type Counts = { succeeded: number; pending: number; failed: number; attempts: number; maxAttempts: number };
+interface WebhookRun {
+  engine: string; mode: string; problems: string[]; warnings: string[]; loadAvgStart: string; loadAvgEnd?: string;
+  load?: Produced; workerBootS?: number; receivers?: Record<string, ReceiverReport>; t0?: number; endpoints?: Record<string, { id: string; secret: string }>;
+  cpu?: { serverProducing: number | null; workerProducing: number | null; deliverer: number | null; receivers: number | null };
+  shutdown?: Stopped; workerShutdown?: Stopped; sql?: { rows: SqlRow[]; events: number }; logInfo?: LogInfo; workerLogInfo?: LogInfo;
+  rows?: Row[]; fastPerSecond?: number | null; slowPerSecond?: number | null; fastFinishedS?: number | null; slowFinishedS?: number | null;
+  slowAtFastFinish?: number | null; invalid?: number; duplicates?: number; producedS?: number | null; sqlSummary?: Record<string, Counts>;
+}
+const minus = (a: number | null, b: number | null | undefined): number | null => (a === null || b === null || b === undefined ? null : a - b);
+
+async function benchEngine(engine: string): Promise<WebhookRun> {
   const tmp = mkdtempSync(join(tmpdir(), `bench-webhooks-${engine}-`));
   live.tempDirs.add(tmp);
   const logFile = join(tmp, 'server.log');
   const workerLogFile = join(tmp, 'worker.log');
   let databaseUrl = `sqlite:${join(tmp, 'bench.db')}`;
-  let dropSchema = null;
-  let server = null;
-  let worker = null;
-  let receivers = null;
-  const problems = [];
-  const warnings = [];
-  const run = { engine, mode: MODE, problems, warnings, loadAvgStart: loadAvg() };
+  let dropSchema: (() => Promise<void>) | null = null;
+  let server: Proc | null = null;
+  let worker: Proc | null = null;
+  let receivers: Receivers | null = null;
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const run: WebhookRun = { engine, mode: MODE, problems, warnings, loadAvgStart: loadAvg() };
 
   try {
     if (engine === 'postgres') {
@@ -231,16 +262,19 @@ async function benchEngine(engine) {
       log(`postgres: schema ${pgSchema.schema}`);
     }
 
-    receivers = await startReceivers();
+    const recv = await startReceivers();
+    receivers = recv;
     log(`${engine}: receivers listening on ${Object.entries(receivers.ports).map(([n, p]) => `${n}:${p}`).join(' ')}`);
     log(`${engine}: starting the server (${MODE} mode; per-endpoint ${PER_ENDPOINT}, max in flight ${MAX_IN_FLIGHT})`);
-    server = await startCli('serve', { env: { DATABASE_URL: databaseUrl, ...(MODE !== 'live' ? { WORKER_IN_PROCESS: 'false' } : {}) }, logFile, label: 'server' });
-    const procs = () => [server, receivers, ...(worker ? [worker] : [])];
+    const srv = await startCli('serve', { env: { DATABASE_URL: databaseUrl, ...(MODE !== 'live' ? { WORKER_IN_PROCESS: 'false' } : {}) }, logFile, label: 'server' });
+    server = srv;
+    // The receivers' process watched like the servers: only its `died` counts.
+    const procs = (): Proc[] => [srv, recv as unknown as Proc, ...(worker ? [worker] : [])];
 
     const signup = await api(server, 'POST', '/v1/sandbox/accounts', { body: { name: 'bench' } });
     const key = signup.json?.keys?.secretKey?.key;
     if (signup.status !== 200 || !key) throw new BenchFailure(`POST /v1/sandbox/accounts answered ${signup.status}: ${signup.text.slice(0, 500)}`);
-    const endpoints = {};
+    const endpoints: Record<string, { id: string; secret: string }> = {};
     for (const r of RECEIVERS) {
       const res = await api(server, 'POST', '/v1/webhook-endpoints', { key, body: { url: `http://127.0.0.1:${receivers.ports[r.name]}/hooks/${r.name}`, events: ['*'], description: `bench ${r.name}` } });
       if (res.status !== 200 || !res.json?.secret) throw new BenchFailure(`POST /v1/webhook-endpoints answered ${res.status}: ${res.text.slice(0, 500)}`);
@@ -281,7 +315,7 @@ async function benchEngine(engine) {
     }
 
     // -- deliver ----------------------------------------------------------------------------------
-    let t0 = load.startMs;
+    let t0: number | null = load.startMs;
     const cpu1 = { server: cpuSeconds(server.child.pid), receivers: cpuSeconds(receivers.child.pid), worker: worker ? cpuSeconds(worker.child.pid) : null };
     if (MODE === 'backlog') {
       const pending = await api(server, 'GET', `/v1/webhook-endpoints/${endpoints[FAST[0]].id}/deliveries?status=succeeded&limit=1`, { key });
@@ -292,7 +326,7 @@ async function benchEngine(engine) {
     }
     const deliverer = worker ?? server;
     const deadline = Date.now() + TIMEOUT_S * 1000;
-    let rep;
+    let rep: Record<string, ReceiverReport>;
     let lastLog = 0;
     for (;;) {
       rep = await during(procs(), receivers.report());
@@ -300,7 +334,7 @@ async function benchEngine(engine) {
         const firsts = RECEIVERS.map((r) => rep[r.name].firstMs).filter((v) => v !== null);
         if (firsts.length) {
           t0 = Math.min(...firsts);
-          run.workerBootS = (t0 - worker.startedMs) / 1000;
+          run.workerBootS = (t0 - (worker?.startedMs ?? t0)) / 1000;
         }
       }
       const done = RECEIVERS.every((r) => rep[r.name].distinct >= EVENTS);
@@ -315,7 +349,7 @@ async function benchEngine(engine) {
       }
       await during(procs(), sleep(250));
     }
-    if (t0 === null) t0 = worker.startedMs; // nothing arrived at all
+    if (t0 === null) t0 = worker?.startedMs ?? Date.now(); // nothing arrived at all
     const cpu2 = { deliverer: cpuSeconds(deliverer.child.pid), receivers: cpuSeconds(receivers.child.pid) };
     const fastFinishMs = Math.max(...FAST.map((n) => rep[n].completeMs ?? Infinity));
     // A short grace period, so that a late duplicate (a second send of something already
@@ -329,10 +363,10 @@ async function benchEngine(engine) {
     run.cpu = {
       // server CPU while producing (API + dispatcher in live mode), and the deliverer's from the
       // end of production to the last delivery
-      serverProducing: cpu1.server !== null ? cpu1.server - cpu0.server : null,
-      workerProducing: cpu1.worker !== null && cpu0.worker !== null ? cpu1.worker - cpu0.worker : null,
-      deliverer: cpu2.deliverer !== null ? cpu2.deliverer - (MODE === 'backlog' ? 0 : MODE === 'worker' ? cpu1.worker : cpu1.server) : null,
-      receivers: cpu2.receivers !== null ? cpu2.receivers - cpu0.receivers : null,
+      serverProducing: minus(cpu1.server, cpu0.server),
+      workerProducing: minus(cpu1.worker, cpu0.worker),
+      deliverer: minus(cpu2.deliverer, MODE === 'backlog' ? 0 : MODE === 'worker' ? cpu1.worker : cpu1.server),
+      receivers: minus(cpu2.receivers, cpu0.receivers),
     };
 
     // -- the server's delivery log agrees ---------------------------------------------------------
@@ -361,10 +395,10 @@ async function benchEngine(engine) {
     try {
       if (run.receivers) run.sql = await deliveryRows(engine, databaseUrl);
     } catch (error) {
-      problems.push(`could not read the delivery log by SQL: ${error.message}`);
+      problems.push(`could not read the delivery log by SQL: ${errorText(error)}`);
     }
     if (dropSchema) {
-      try { await dropSchema(); } catch (error) { log(`WARNING: could not drop the bench schema: ${error.message}`); }
+      try { await dropSchema(); } catch (error) { log(`WARNING: could not drop the bench schema: ${errorText(error)}`); }
     }
   }
 
@@ -372,7 +406,7 @@ async function benchEngine(engine) {
   if (worker) run.workerLogInfo = await logReport(workerLogFile);
   removeTempDir(tmp);
 
-  for (const [label, sd, proc] of [['server', run.shutdown, server], ['worker', run.workerShutdown, worker]]) {
+  for (const [label, sd, proc] of [['server', run.shutdown, server], ['worker', run.workerShutdown, worker]] as const) {
     if (sd && (sd.code !== 0 || sd.forced)) {
       problems.push(`the ${label} did not shut down gracefully: code ${sd.code}, signal ${sd.signal}${sd.forced ? ' (killed after 40 s)' : ''}\n--- ${label} stderr ---\n${proc?.stderr.text || '(empty)'}`);
     }
@@ -382,33 +416,37 @@ async function benchEngine(engine) {
 }
 
 // Derived numbers, and the correctness checks on them.
-function analyse(run) {
-  const { receivers: rep, t0, problems, warnings } = run;
-  const s = (ms) => (ms === null || ms === undefined ? null : (ms - t0) / 1000);
-  run.rows = RECEIVERS.map((r) => {
+function analyse(run: WebhookRun): void {
+  const { problems, warnings } = run;
+  const rep = run.receivers;
+  const t0 = run.t0;
+  if (!rep || t0 === undefined) return;
+  const s = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : (ms - t0) / 1000);
+  const rows: Row[] = RECEIVERS.map((r) => {
     const x = rep[r.name];
     const spanS = x.firstMs !== null && x.lastMs !== null ? (x.lastMs - x.firstMs) / 1000 : null;
     return {
       name: r.name, delayMs: r.delayMs, distinct: x.distinct, requests: x.requests, bytes: x.bytes ?? 0, invalid: x.invalid, duplicates: x.duplicates,
       notReady: x.notReady, badBody: x.badBody, libChecked: x.libChecked, libFailed: x.libFailed, libAvailable: x.libAvailable, maxInFlight: x.maxInFlight,
-      firstS: s(x.firstMs), lastS: s(x.lastMs), spanS, perSecond: spanS > 0 ? x.distinct / spanS : null, finishedS: s(x.completeMs),
+      firstS: s(x.firstMs), lastS: s(x.lastMs), spanS, perSecond: spanS !== null && spanS > 0 ? x.distinct / spanS : null, finishedS: s(x.completeMs),
       invalidSamples: x.invalidSamples,
     };
   });
-  const fast = run.rows.filter((r) => FAST.includes(r.name));
-  const slow = run.rows.filter((r) => SLOW.includes(r.name));
+  run.rows = rows;
+  const fast = rows.filter((r) => FAST.includes(r.name));
+  const slow = rows.filter((r) => SLOW.includes(r.name));
   const fastFirst = Math.min(...FAST.map((n) => rep[n].firstMs ?? Infinity));
   const fastLast = Math.max(...FAST.map((n) => rep[n].lastMs ?? -Infinity));
   run.fastPerSecond = fastLast > fastFirst ? fast.reduce((a, r) => a + r.distinct, 0) / ((fastLast - fastFirst) / 1000) : null;
   run.slowPerSecond = slow.length ? slow[0].perSecond : null;
-  run.fastFinishedS = fast.every((r) => r.finishedS !== null) ? Math.max(...fast.map((r) => r.finishedS)) : null;
+  run.fastFinishedS = fast.every((r) => r.finishedS !== null) ? Math.max(...fast.map((r) => r.finishedS as number)) : null;
   run.slowFinishedS = slow.length && slow[0].finishedS !== null ? slow[0].finishedS : null;
   run.slowAtFastFinish = slow.length ? rep[SLOW[0]].countAt?.fastFinish ?? null : null;
-  run.invalid = run.rows.reduce((a, r) => a + r.invalid, 0);
-  run.duplicates = run.rows.reduce((a, r) => a + r.duplicates, 0);
-  run.producedS = run.load ? (run.load.endMs - run.t0) / 1000 : null; // negative in backlog mode
+  run.invalid = rows.reduce((a, r) => a + r.invalid, 0);
+  run.duplicates = rows.reduce((a, r) => a + r.duplicates, 0);
+  run.producedS = run.load ? (run.load.endMs - t0) / 1000 : null; // negative in backlog mode
 
-  for (const r of run.rows) {
+  for (const r of rows) {
     if (r.invalid > 0) problems.push(`${r.name}: ${r.invalid} deliveries with an invalid signature (${r.invalidSamples.join('; ')})`);
     if (r.distinct < EVENTS) problems.push(`${r.name}: ${EVENTS - r.distinct} of ${EVENTS} deliveries missing`);
     if (r.badBody > 0) problems.push(`${r.name}: ${r.badBody} verified deliveries whose body is not the event named by webhook-id`);
@@ -417,18 +455,20 @@ function analyse(run) {
     if (r.duplicates > 0) warnings.push(`${r.name}: ${r.duplicates} duplicate deliveries (allowed: at least once; dedupe on webhook-id)`);
   }
   if (run.sql) {
-    const byEndpoint = new Map(Object.entries(run.endpoints).map(([name, e]) => [e.id, name]));
-    run.sqlSummary = {};
+    const byEndpoint = new Map(Object.entries(run.endpoints ?? {}).map(([name, e]) => [e.id, name]));
+    const summary: Record<string, Counts> = {};
+    run.sqlSummary = summary;
     for (const row of run.sql.rows) {
       const name = byEndpoint.get(row.endpoint_id) ?? row.endpoint_id;
-      const x = (run.sqlSummary[name] ??= { succeeded: 0, pending: 0, failed: 0, attempts: 0, maxAttempts: 0 });
-      x[row.status] = (x[row.status] ?? 0) + Number(row.n);
+      const x = (summary[name] ??= { succeeded: 0, pending: 0, failed: 0, attempts: 0, maxAttempts: 0 });
+      const status = row.status as 'succeeded' | 'pending' | 'failed';
+      x[status] = (x[status] ?? 0) + Number(row.n);
       x.attempts += Number(row.attempts);
       x.maxAttempts = Math.max(x.maxAttempts, Number(row.max_attempts));
     }
     if (run.sql.events !== EVENTS) problems.push(`the server holds ${run.sql.events} events, expected ${EVENTS}`);
     for (const r of RECEIVERS) {
-      const x = run.sqlSummary[r.name] ?? { succeeded: 0, pending: 0, failed: 0, attempts: 0 };
+      const x = summary[r.name] ?? { succeeded: 0, pending: 0, failed: 0, attempts: 0, maxAttempts: 0 };
       if (x.succeeded !== EVENTS || x.pending || x.failed) problems.push(`${r.name}: the server's delivery log has ${x.succeeded} succeeded, ${x.pending} pending, ${x.failed} failed (expected ${EVENTS} succeeded)`);
       if (x.attempts > x.succeeded + x.failed) warnings.push(`${r.name}: ${x.attempts - x.succeeded - x.failed} retried attempts (max ${x.maxAttempts} attempts for one delivery)`);
     }
@@ -436,33 +476,33 @@ function analyse(run) {
 }
 
 // ---------------------------------------------------------------------------------------------
-function fmtTable(rows) {
+function fmtTable(rows: Array<Array<string | number>>): string[] {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  const fmt = (r) => r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  const fmt = (r: Array<string | number>) => r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
   return [fmt(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(fmt)];
 }
 
-const f1 = (n) => (n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(1));
-const f0 = (n) => (n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(0));
+const f1 = (n: number | null | undefined): string => (n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(1));
+const f0 = (n: number | null | undefined): string => (n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(0));
 
-function table(run) {
+function table(run: WebhookRun): string {
   const lines = [`== webhooks: ${run.engine}, ${MODE} mode — ${EVENTS} events × ${RECEIVERS.length} receivers (${FAST.length} fast, ${SLOW.length} slow answering after ${SLOW_MS} ms); WEBHOOK_PER_ENDPOINT_MAX_IN_FLIGHT=${PER_ENDPOINT}, WEBHOOK_MAX_IN_FLIGHT=${MAX_IN_FLIGHT} ==`];
   if (run.load) {
     lines.push(`events: ${run.load.ok}/${EVENTS} POST /v1/payments 2xx in ${run.load.durationS.toFixed(1)} s (${run.load.rps.toFixed(0)} events/s, p99 ${run.load.p99Ms} ms, ${CONNECTIONS} connections)${MODE === 'backlog' ? ', before the worker started' : ''}`);
   }
   lines.push(`t0 = ${MODE !== 'backlog' ? 'the first POST' : `the first delivery received (the worker had started ${f1(run.workerBootS)} s before)`}; seconds below are from t0`);
   if (run.rows) {
-    const rows = [['receiver', 'answers', 'deliveries', 'requests', 'invalid sig', 'duplicates', 'first s', 'last s', 'first→last s', 'deliveries/s', 'all in at s', 'max conc']];
+    const rows: Array<Array<string | number>> = [['receiver', 'answers', 'deliveries', 'requests', 'invalid sig', 'duplicates', 'first s', 'last s', 'first→last s', 'deliveries/s', 'all in at s', 'max conc']];
     for (const r of run.rows) {
       rows.push([r.name, r.delayMs ? `${r.delayMs} ms` : 'at once', r.distinct, r.requests, r.invalid, r.duplicates, f1(r.firstS), f1(r.lastS), f1(r.spanS), f0(r.perSecond), f1(r.finishedS), r.maxInFlight]);
     }
     lines.push(...fmtTable(rows));
     const bound = MODE !== 'backlog' && run.load ? `; when delivery follows production, at most ${FAST.length} × the event rate = ${f0(FAST.length * run.load.rps)}/s` : '';
-    lines.push(`fast receivers combined: ${f0(run.fastPerSecond)} deliveries/s (target >= 1000/s: ${run.fastPerSecond >= 1000 ? 'met' : 'NOT met'}${bound}); slow: ${f0(run.slowPerSecond)}/s, its ceiling ${f0(PER_ENDPOINT / (SLOW_MS / 1000))}/s (${PER_ENDPOINT} slots / ${SLOW_MS / 1000} s), so >= ${f1(SLOW_BOUND_S)} s for ${EVENTS}`);
-    if (run.fastFinishedS !== null) {
-      const pct = run.slowAtFastFinish !== null ? (100 * run.slowAtFastFinish) / EVENTS : null;
+    lines.push(`fast receivers combined: ${f0(run.fastPerSecond)} deliveries/s (target >= 1000/s: ${(run.fastPerSecond ?? 0) >= 1000 ? 'met' : 'NOT met'}${bound}); slow: ${f0(run.slowPerSecond)}/s, its ceiling ${f0(PER_ENDPOINT / (SLOW_MS / 1000))}/s (${PER_ENDPOINT} slots / ${SLOW_MS / 1000} s), so >= ${f1(SLOW_BOUND_S)} s for ${EVENTS}`);
+    if (run.fastFinishedS != null) {
+      const pct = run.slowAtFastFinish != null ? (100 * run.slowAtFastFinish) / EVENTS : null;
       const slowMax = run.rows.find((r) => SLOW.includes(r.name))?.maxInFlight ?? 0;
-      const verdict = run.slowFinishedS === null || run.fastFinishedS < run.slowFinishedS - 0.5
+      const verdict = run.slowFinishedS == null || run.fastFinishedS < run.slowFinishedS - 0.5
         ? 'the slow receiver did not hold back the others'
         : slowMax < PER_ENDPOINT
           ? `the slow one never had all ${PER_ENDPOINT} of its slots busy (at most ${slowMax} at once): all four kept the same pace, set by ${MODE === 'backlog' ? 'the dispatcher' : 'production or the dispatcher'}, not by the slow receiver`
@@ -474,13 +514,13 @@ function table(run) {
     lines.push(`signatures: ${reqs} requests verified (HMAC-SHA256 on the raw bytes; ${f0(run.rows.reduce((a, r) => a + r.bytes, 0) / Math.max(1, reqs))} bytes a body on average), ${run.invalid} invalid; ${run.rows[0].libAvailable ? `${lib} also checked with the standardwebhooks package, ${run.rows.reduce((a, r) => a + r.libFailed, 0)} refused` : 'standardwebhooks package not found: no cross-check'}`);
   }
   if (run.sqlSummary) {
-    lines.push(`server delivery log (SQL): ${RECEIVERS.map((r) => { const x = run.sqlSummary[r.name] ?? {}; return `${r.name} ${x.succeeded ?? 0} succeeded/${x.pending ?? 0} pending/${x.failed ?? 0} failed, ${x.attempts ?? 0} attempts`; }).join('; ')}`);
+    lines.push(`server delivery log (SQL): ${RECEIVERS.map((r) => { const x: Partial<Counts> = run.sqlSummary?.[r.name] ?? {}; return `${r.name} ${x.succeeded ?? 0} succeeded/${x.pending ?? 0} pending/${x.failed ?? 0} failed, ${x.attempts ?? 0} attempts`; }).join('; ')}`);
   }
   if (run.cpu) {
     lines.push(`CPU seconds: server ${f1(run.cpu.serverProducing)}${MODE === 'worker' ? `, worker ${f1(run.cpu.workerProducing)}` : ''} while producing; ${MODE === 'live' ? 'server' : 'worker'} ${f1(run.cpu.deliverer)} from ${MODE === 'backlog' ? 'its start (boot included)' : 'the end of production'} to the last delivery; receivers ${f1(run.cpu.receivers)} in all (${cpus().length} cores)`);
   }
   lines.push(`load average (1/5/15 min): ${run.loadAvgStart} at the start, ${run.loadAvgEnd ?? loadAvg()} at the end`);
-  for (const [label, li] of [['server', run.logInfo], ['worker', run.workerLogInfo]]) {
+  for (const [label, li] of [['server', run.logInfo], ['worker', run.workerLogInfo]] as const) {
     if (!li) continue;
     lines.push(`${label} log: ${(li.bytes / 1024 / 1024).toFixed(1)} MiB, ${li.lines} lines (${Object.entries(li.byLevel).map(([k, v]) => `${k} ${v}`).join(', ') || 'empty'})`);
     for (const n of li.notable) lines.push(`  log ${n}`);
@@ -491,7 +531,7 @@ function table(run) {
   return lines.join('\n');
 }
 
-function jsonLine(run) {
+function jsonLine(run: WebhookRun): string {
   return JSON.stringify({
     scenario: 'webhooks',
     engine: run.engine,
@@ -506,39 +546,33 @@ function jsonLine(run) {
     mode: MODE,
     eventsPerSecond: round(run.load?.rps, 0),
     slowDeliveredWhenFastFinished: run.slowAtFastFinish,
-    fastLagAfterProductionSeconds: MODE !== 'backlog' && run.fastFinishedS !== null && run.producedS !== null ? round(run.fastFinishedS - run.producedS, 1) : null,
+    fastLagAfterProductionSeconds: MODE !== 'backlog' && run.fastFinishedS != null && run.producedS != null ? round(run.fastFinishedS - run.producedS, 1) : null,
     perEndpointMaxInFlight: PER_ENDPOINT,
     maxInFlight: MAX_IN_FLIGHT,
   });
 }
 
-async function main() {
-  const engines = ['sqlite'];
+export async function runWebhooks(): Promise<SuiteOutcome> {
+  const engines: string[] = ['sqlite'];
   if (PG_URL) {
     if (!/^postgres(ql)?:\/\//.test(PG_URL)) throw new BenchFailure(`BENCH_DATABASE_URL must be a postgres:// URL, got "${PG_URL.replace(/\/\/[^@]*@/, '//***@')}"`);
     engines.push('postgres');
   }
   log(`${EVENTS} events, ${MODE} mode, wait up to ${TIMEOUT_S} s; ${cpus().length} cores, load average ${loadAvg()}`);
-  const jsonLines = [];
+  const jsonLines: string[] = [];
   let failed = false;
   for (const engine of engines) {
-    let run;
+    let run: WebhookRun;
     try {
       run = await benchEngine(engine);
     } catch (error) {
       failed = true;
-      process.stdout.write(`== webhooks: ${engine}: FAILED ==\n${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n\n`);
+      process.stdout.write(`== webhooks: ${engine}: FAILED ==\n${errorText(error)}\n\n`);
       continue;
     }
     process.stdout.write(table(run) + '\n\n');
     if (run.problems.length) failed = true;
     else jsonLines.push(jsonLine(run));
   }
-  if (jsonLines.length) process.stdout.write(jsonLines.join('\n') + '\n');
-  process.exitCode = failed ? 1 : 0;
+  return { failed, jsonLines };
 }
-
-main().catch((error) => {
-  process.stdout.write(`bench failed: ${error instanceof BenchFailure ? error.message : error?.stack ?? error}\n`);
-  process.exit(1); // the exit handler kills the children and removes the temp dirs
-});

@@ -1,7 +1,7 @@
-// Load-generator worker for the split-approval scenario of bench/settlement.mjs: runs autocannon
+// Load-generator worker for the split-approval scenario of bench/settlement.ts: runs autocannon
 // in ITS OWN process (never in the server's, nor in the orchestrator's).
 //
-//   node bench/split-load.mjs <spec.json>
+//   node bench/split-load.ts <spec.json>
 //
 // spec: { url, method, headers, body?, connections,
 //         amount,              // exactly this many requests, then stop (no duration)
@@ -15,25 +15,26 @@
 // Prints ONE JSON line to stdout: the run's summary. Anything else goes to stderr.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import autocannon from 'autocannon';
+import autocannon, { type Request, type Result } from 'autocannon';
 
-const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+interface SplitLoadSpec { url: string; method: string; headers: Record<string, string>; body?: string; connections: number; amount: number; paths: string[]; collectIds?: string }
+const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as SplitLoadSpec;
 if (!Array.isArray(spec.paths) || spec.paths.length === 0) throw new Error('spec.paths must be a non-empty array');
 if (!(spec.amount > 0)) throw new Error('spec.amount must be positive');
 if (spec.paths.length > 1 && spec.amount > spec.paths.length) throw new Error(`spec.amount ${spec.amount} exceeds the ${spec.paths.length} distinct paths`);
 
 let pathSeq = 0;
 let reused = 0;
-const ids = [];
+const ids: string[] = [];
 
-function setupRequest(req) {
+function setupRequest(req: Request): Request {
   const k = pathSeq++;
   if (spec.paths.length > 1 && k >= spec.paths.length) reused++;
   req.path = spec.paths[k % spec.paths.length];
   return req;
 }
 
-function onResponse(status, body) {
+function onResponse(status: number, body: string): void {
   if (spec.collectIds && status === 200) {
     try { ids.push(JSON.parse(body).id); } catch { /* counted as missing below */ }
   }
@@ -43,7 +44,7 @@ function onResponse(status, body) {
 // run up to whole seconds; the run's time here is first request -> last response.
 let lastResponseAt = 0;
 const startedAt = performance.now();
-const result = await new Promise((resolve, reject) => {
+const result = await new Promise<Result>((resolve, reject) => {
   const instance = autocannon({
     url: spec.url,
     method: spec.method,
