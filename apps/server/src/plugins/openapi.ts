@@ -84,22 +84,24 @@ const HEADERS: Record<ResponseHeader, { description: string; schema: Record<stri
 };
 const headerName = (h: ResponseHeader) => h.replace(/-/g, '');
 
+// A JSON tree walked and rewritten in place; test/openapi*.test.ts and the redocly lint check its shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 
 // The statuses and headers of each operation come from its contract (http/contract.ts): the
 // error statuses are replaced whole, the route's own success responses get their headers.
 function applyContracts(doc: Json, contracts: Map<string, RouteContract>): void {
   doc.components ??= {};
-  doc.components.headers = Object.fromEntries(Object.entries(HEADERS).map(([name, h]) => [headerName(name as ResponseHeader), h]));
-  for (const methods of Object.values<Json>(doc.paths ?? {})) {
+  (doc.components as Json).headers = Object.fromEntries(Object.entries(HEADERS).map(([name, h]) => [headerName(name as ResponseHeader), h]));
+  for (const methods of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
     for (const op of Object.values<Json>(methods)) {
-      const contract = op && typeof op === 'object' ? contracts.get(op.operationId) : undefined;
+      const contract = op && typeof op === 'object' ? contracts.get(op.operationId as string) : undefined;
       if (!contract) continue;
       const responses: Json = {};
       for (const [status, { codes, headers }] of contract.responses) {
         const headerRefs = Object.fromEntries(headers.map((h) => [h, { $ref: `#/components/headers/${headerName(h)}` }]));
         if (codes.length === 0) {
-          responses[status] = { ...op.responses[status], headers: headerRefs };
+          responses[status] = { ...((op.responses as Json)[status] as Json), headers: headerRefs };
           continue;
         }
         responses[status] = {
@@ -184,7 +186,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
     transform: ({ schema, url, route }) => {
       const s = schema as { body?: unknown; operationId?: string } | undefined;
       if (!s) return { schema, url };
-      if (takesNoBody(s.body)) return { schema: { ...s, body: undefined } as typeof schema, url };
+      if (takesNoBody(s.body)) return { schema: { ...s, body: undefined }, url };
       if (route.config?.bodyOptional && s.operationId) optionalBodyOperations.add(s.operationId);
       return { schema, url };
     },
@@ -219,9 +221,11 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
     routePrefix: '/v1/docs',
     logLevel: 'warn',
     hooks: {
-      onRequest: async (_req, reply) => {
+      // Scalar types its hooks as callback-style: done() says the hook is over.
+      onRequest: (_req, reply, done) => {
         reply.header('content-security-policy', csp);
         reply.header('x-frame-options', 'DENY');
+        done();
       },
     },
     configuration: {

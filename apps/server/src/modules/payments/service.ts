@@ -138,7 +138,7 @@ export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body
   }
   const payment = await ctx.write(async (tx) => {
     if (body.method === 'credit_card') {
-      const card = await useCardToken(tx, ctx, body.cardToken as string, nowIso);
+      const card = await useCardToken(tx, ctx, body.cardToken, nowIso);
       row.card_brand = card.brand;
       row.card_last4 = card.last4;
     }

@@ -299,7 +299,7 @@ export class WebhookDispatcher {
         method: 'POST',
         headers: { ...headers, 'content-length': Buffer.byteLength(body) },
         agent: (livemode ? this.agents.live : this.agents.sandbox)[isHttps ? 'https' : 'http'],
-        ...(livemode ? { lookup: publicOnlyLookup as never } : {}),
+        ...(livemode ? { lookup: publicOnlyLookup } : {}),
       }, (res) => {
         let bytes = 0;
         res.on('data', (chunk: Buffer) => {
