@@ -18,11 +18,14 @@ export default defineConfig(
     // apps/backoffice`); their generators are what we would fix, not their output.
     'packages/sdk/src/generated/',
     'apps/backoffice/src/api/schema.d.ts',
-    // JavaScript (the bench's .mjs until it becomes a TypeScript workspace, build scripts) has no
-    // types to check; this configuration is about the TypeScript workspaces.
+    // JavaScript (the bench's .mjs until it becomes a TypeScript workspace, build scripts, a
+    // JavaScript example) has no types to check, and a .d.mts/.d.cts beside it only describes it;
+    // this configuration is about the TypeScript workspaces.
     '**/*.js',
     '**/*.mjs',
     '**/*.cjs',
+    '**/*.d.mts',
+    '**/*.d.cts',
   ]),
   {
     files: ['**/*.{ts,tsx,mts,cts}'],
@@ -33,8 +36,14 @@ export default defineConfig(
         tsconfigRootDir: import.meta.dirname,
         // bench/ and every workspace (apps/*, packages/*, examples/*); patterns, since a path
         // that does not exist is an error. node_modules is skipped (projectFolderIgnoreList).
-        // tsconfig.node.json: the back office's scripts, tests and vite config (Node, not DOM).
-        project: ['./*/tsconfig.json', './*/*/tsconfig.json', './*/*/tsconfig.node.json'],
+        // tsconfig.node.json / tsconfig.test.json: a browser workspace's scripts, tests and vite
+        // config, which run on Node. (tsconfig.build.json only narrows tsconfig.json: not listed.)
+        project: [
+          './*/tsconfig.json',
+          './*/*/tsconfig.json',
+          './*/*/tsconfig.node.json',
+          './*/*/tsconfig.test.json',
+        ],
       },
     },
     rules: {
