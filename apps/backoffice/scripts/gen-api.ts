@@ -31,7 +31,7 @@ async function serverDocument(): Promise<Json> {
     try {
       const res = await built.app.inject({ method: 'GET', url: '/v1/openapi.json' });
       if (res.statusCode !== 200) throw new Error(`GET /v1/openapi.json answered ${res.statusCode}`);
-      return res.json() as Json;
+      return res.json<Json>();
     } finally {
       await built.close();
     }

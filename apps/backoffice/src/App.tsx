@@ -88,7 +88,8 @@ export function App() {
   };
   return (
     <AppContext.Provider value={{ session, lang }}>
-      <Shell onSignOut={signOut} onLang={toggleLang} />
+      {/* void: signOut resets the session whether the server answers or not. */}
+      <Shell onSignOut={() => void signOut()} onLang={toggleLang} />
     </AppContext.Provider>
   );
 }

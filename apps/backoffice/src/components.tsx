@@ -179,7 +179,8 @@ export function ConfirmDialog({ title, message, confirmLabel, reason, children, 
   };
   return (
     <dialog ref={dialog} aria-labelledby="confirm-title" aria-describedby="confirm-message" onClose={onClose} onCancel={onClose}>
-      <form onSubmit={submit} noValidate>
+      {/* void: Preact drops a handler's promise; submit shows its own failure. */}
+      <form onSubmit={(e) => void submit(e)} noValidate>
         <h2 id="confirm-title">{title}</h2>
         <p id="confirm-message">{message}</p>
         {children}

@@ -126,9 +126,9 @@ async function worker(config: Config): Promise<void> {
   const log = createLogger(config);
   const provider = new SandboxProvider(store, (token) => cardOutcome(store, token));
   const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs);
-  const w = createWorker(store, config, { store, config, provider, kickWorker: () => {}, breaker }, log as never);
+  const w = createWorker(store, config, { store, config, provider, kickWorker: () => {}, breaker }, log);
   await w.start();
-  const dispatcher = createDispatcher(store, config, log as never);
+  const dispatcher = createDispatcher(store, config, log);
   store.onCommit(() => {
     if (takeDeliveriesCreated()) dispatcher.kick();
   });

@@ -99,7 +99,7 @@ for (const engine of ENGINES) {
       // What the README's one-liner sends: no Content-Type, no Content-Length.
       const bare = await http(['POST /v1/sandbox/accounts HTTP/1.1', 'Host: x', 'Connection: close']);
       assert.equal(bare?.status, 200, bare?.body);
-      assert.match(JSON.parse(bare!.body).keys.secretKey.key, /^sk_test_/);
+      assert.match(JSON.parse(bare.body).keys.secretKey.key, /^sk_test_/);
       // PHP's curl: an empty POST labelled as a form.
       for (const type of ['application/x-www-form-urlencoded', 'application/json', 'text/plain', 'multipart/form-data; boundary=x']) {
         const res = await t.app.inject({ method: 'POST', url: '/v1/sandbox/accounts', headers: { 'content-type': type }, payload: '' });

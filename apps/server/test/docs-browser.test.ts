@@ -116,7 +116,7 @@ describe('API reference in a real browser', { skip: SKIP }, () => {
     for (const src of srcs) assert.equal(new URL(src, res.url).origin, local, `${src} is not served by this instance`);
     const script = srcs.find((s) => /scalar.*\.js$/.test(s));
     assert.ok(script, `no Scalar script among ${srcs.join(', ')}`);
-    const js = await fetch(new URL(script!, res.url));
+    const js = await fetch(new URL(script, res.url));
     assert.equal(js.status, 200);
     assert.match(String(js.headers.get('content-type')), /javascript/);
     assert.ok((await js.text()).length > 100_000, 'the bundled Scalar build is served whole');
@@ -160,8 +160,8 @@ describe('API reference in a real browser', { skip: SKIP }, () => {
     assert.equal(await sent.headerValue('authorization'), `Bearer ${k.secretKey}`);
     const answer = await sent.response();
     assert.ok(answer, 'the request was answered');
-    assert.equal(answer!.status(), 200, await answer!.text());
-    const created = await answer!.json();
+    assert.equal(answer.status(), 200, await answer.text());
+    const created = await answer.json();
     assert.match(created.id, /^pay_/);
     await client.getByText(/200\s*OK/).first().waitFor({ state: 'visible' });
 

@@ -503,9 +503,9 @@ describe('split: selectRule', () => {
         fc.integer({ min: 0, max: 10_000 }),
         fc.nat(),
         (rulesRaw, gross, m, netBps, seed) => {
-          const rules = rulesRaw.map((r) => {
+          const rules = rulesRaw.map((r): SplitRule => {
             const { conditions, ...rest } = r;
-            return (conditions === undefined ? rest : { ...rest, conditions }) as SplitRule;
+            return conditions === undefined ? rest : { ...rest, conditions };
           });
           const net = Math.floor((gross * netBps) / 10_000);
           const s = { amountCents: gross, method: m, netCents: net };

@@ -118,7 +118,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
   const start = Date.now();
   for (;;) {
     const value = await check();
-    if (value) return value as T;
+    if (value) return value;
     if (Date.now() - start > deadlineMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }

@@ -146,7 +146,7 @@ for (const engine of ENGINES) {
     };
 
     test('the routes that take no Idempotency-Key are exactly the documented ones', () => {
-      const optedOut = t.routes.filter((r) => isMutatingRoute(r) && (r.config as { idempotent?: boolean })?.idempotent === false).map((r) => `${r.method} ${r.url}`);
+      const optedOut = t.routes.filter((r) => isMutatingRoute(r) && (r.config as { idempotent?: boolean })?.idempotent === false).map((r) => `${String(r.method)} ${r.url}`);
       assert.deepEqual(optedOut.sort(), Object.keys(NOT_IDEMPOTENT).sort());
     });
 
@@ -154,7 +154,7 @@ for (const engine of ENGINES) {
       const walked: string[] = [];
       for (const route of t.routes) {
         if (!isMutatingRoute(route)) continue;
-        const name = `${route.method} ${route.url}`;
+        const name = `${String(route.method)} ${route.url}`;
         if (NOT_IDEMPOTENT[name]) continue;
         const prepare = requests[name];
         assert.ok(prepare, `${name} has no request in ${import.meta.url.split('/').pop()}: add one, so that its replay is proven like every other route's`);

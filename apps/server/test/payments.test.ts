@@ -264,7 +264,7 @@ for (const engine of ENGINES) {
       };
       t = await startApp(engine, {}, { provider, worker: false });
       try {
-        sandbox.provider = new SandboxProvider(t.store, (token) => cardOutcome(t!.store, token));
+        sandbox.provider = new SandboxProvider(t.store, (token) => cardOutcome(t.store, token));
         const k = await signup(t);
         racing.key = k.secretKey;
         const ids: string[] = [];
@@ -276,7 +276,7 @@ for (const engine of ENGINES) {
         racing.paymentId = ids[1];
         // All three jobs are due: the worker claims them in one round and confirms them together.
         await t.startWorker();
-        const get = async (id: string) => (await t!.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
+        const get = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
         await eventually(async () => (await get(ids[0])).status === 'approved' && (await get(ids[2])).status === 'approved', 'approvals');
         await eventually(async () => voided.length === 1, 'the void');
         assert.equal(racing.canceled, 1);
@@ -285,7 +285,7 @@ for (const engine of ENGINES) {
         assert.equal(raced.feeAmount, null);
         assert.match(racing.chargeId, /^ch_/);
         assert.deepEqual(voided, [racing.chargeId]);
-        const receivables = async (id: string) => (await t!.app.inject({ method: 'GET', url: `/v1/receivables?paymentId=${id}&limit=100`, headers: auth(k.secretKey) })).json().data as unknown[];
+        const receivables = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/receivables?paymentId=${id}&limit=100`, headers: auth(k.secretKey) })).json().data as unknown[];
         assert.equal((await receivables(ids[1])).length, 0);
         assert.equal((await receivables(ids[0])).length, 1);
         assert.equal((await receivables(ids[2])).length, 1);
@@ -295,7 +295,7 @@ for (const engine of ENGINES) {
         assert.deepEqual(of(ids[0]), ['payment.approved', 'payment.created']);
         // The void comes before its job's completion (a failed void leaves the job to try again),
         // so the job may still be there for a moment after the void is seen.
-        const confirmJobs = async () => Number((await t!.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').executeTakeFirstOrThrow()).n);
+        const confirmJobs = async () => Number((await t.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').executeTakeFirstOrThrow()).n);
         await eventually(async () => (await confirmJobs()) === 0, 'every confirmation job is done');
       } finally {
         await t.teardown();
@@ -339,7 +339,7 @@ for (const engine of ENGINES) {
       };
       t = await startApp(engine, retryWithOthers ? { providerRetryBaseMs: 3_600_000 } : {}, { provider, worker: false });
       try {
-        sandbox.provider = new SandboxProvider(t.store, (token) => cardOutcome(t!.store, token));
+        sandbox.provider = new SandboxProvider(t.store, (token) => cardOutcome(t.store, token));
         const k = await signup(t);
         state.key = k.secretKey;
         const ids: string[] = [];
@@ -353,7 +353,7 @@ for (const engine of ENGINES) {
           await create(timedOutAmount);
           state.paymentId = ids[0];
           await t.startWorker();
-          await eventually(async () => state.canceled === 1 && (await t!.store.db.selectFrom('jobs').select('locked_by').where('type', '=', 'payment.confirm').executeTakeFirst())?.locked_by === null, 'the first attempt, rescheduled');
+          await eventually(async () => state.canceled === 1 && (await t.store.db.selectFrom('jobs').select('locked_by').where('type', '=', 'payment.confirm').executeTakeFirst())?.locked_by === null, 'the first attempt, rescheduled');
           await t.worker.stop();
           for (const a of amounts) if (a !== timedOutAmount) await create(a);
           await t.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: 0 }).where('type', '=', 'payment.confirm').execute());
@@ -363,9 +363,9 @@ for (const engine of ENGINES) {
           state.paymentId = ids[amounts.indexOf(timedOutAmount)];
           await t.startWorker();
         }
-        const get = async (id: string) => (await t!.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
+        const get = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
         await eventually(async () => voided.length === 1, 'the void');
-        const jobsLeft = async () => Number((await t!.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').execute())[0].n);
+        const jobsLeft = async () => Number((await t.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').execute())[0].n);
         await eventually(async () => (await jobsLeft()) === 0, 'every confirmation job done');
         const charges = await t.store.db.selectFrom('sandbox_provider_charges').selectAll().where('amount', '=', timedOutAmount).execute();
         assert.equal(charges.length, 1, 'one charge at the provider, made by the call whose answer was lost');

@@ -178,7 +178,7 @@ for (const engine of ENGINES) {
       const now = new Date().toISOString();
       const accountId = newId('account');
       await store.write(async (tx) => {
-        await tx.insertInto('accounts').values({ id: accountId, name: 'Old', email: null, live_enabled: 0, settings: '{}', created_at: now } as never).execute();
+        await tx.insertInto('accounts').values({ id: accountId, name: 'Old', email: null, live_enabled: 0, settings: '{}', created_at: now }).execute();
         await tx.insertInto('settlements').values({
           id: newId('settlement'), account_id: accountId, livemode: 0, run_id: 'str_old', payee_type: 'merchant', payee_id: accountId, amount: 100, receivable_count: 1,
           status: 'paid', bank_account: null, settlement_date: '2026-01-01', paid_at: now, failure_reason: null, created_at: now, updated_at: now,

@@ -7,7 +7,7 @@ export function webhookApp(secret: string, onEvent: (event: WebhookEvent) => Pro
   app.post('/webhooks', express.raw({ type: 'application/json' }), async (req, res) => {
     let event: WebhookEvent;
     try {
-      event = await verifyWebhook(req.body, req.headers, secret);
+      event = await verifyWebhook(req.body as Buffer, req.headers, secret);
     } catch (err) {
       if (err instanceof WebhookVerificationError) return void res.status(400).send(err.message);
       throw err;

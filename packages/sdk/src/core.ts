@@ -236,7 +236,7 @@ export async function send<T>(t: Transport, spec: RequestSpec, options: RequestO
       const cause = result.cause as { message?: string; cause?: { message?: string } } | undefined;
       const message = result.failure === 'timeout'
         ? `No answer within ${timeoutMs} ms.`
-        : `No answer from ${t.baseUrl}: ${[cause?.message, cause?.cause?.message].filter(Boolean).join(': ') || String(cause)}.`;
+        : `No answer from ${t.baseUrl}: ${[cause?.message, cause?.cause?.message].filter(Boolean).join(': ') || String(result.cause)}.`;
       error = new Family({ message, code: result.failure === 'timeout' ? 'TIMEOUT' : 'CONNECTION_ERROR', cause: result.cause, idempotencyKey });
       waitMs = backoffMs(retry);
     } else {

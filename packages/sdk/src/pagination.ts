@@ -51,6 +51,8 @@ export class Page<T extends { id: string }, P extends ListParams = ListParams> i
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    // The walk starts at this page and moves on: `page` is a cursor, not a second `this`.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     let page: Page<T, P> = this;
     for (;;) {
       yield* page.data;

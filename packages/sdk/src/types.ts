@@ -34,6 +34,7 @@ export type PaymentCreateParams = CardPaymentCreateParams | PixPaymentCreatePara
 // Checked when this package compiles: every shape the SDK offers is a body the API's document
 // accepts (the build breaks if the API stops taking one).
 type Fits<T extends true> = T;
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- read by the compiler, which is the check
 type PaymentCreateParamsFitTheApi = Fits<PaymentCreateParams extends CreatePaymentBody ? true : false>;
 
 export type Refund = ResponseOf<'getRefund'>;

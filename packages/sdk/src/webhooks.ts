@@ -62,7 +62,7 @@ async function rawBytes(payload: unknown): Promise<Uint8Array> {
 
 function header(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(n: string): string | null }).get(name) ?? undefined;
-  for (const [key, value] of Object.entries(headers)) {
+  for (const [key, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
     if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(' ') : value;
   }
   return undefined;

@@ -47,7 +47,7 @@ export function recordingFetch(): { fetch: typeof fetch; calls: Call[] } {
   const recorded: typeof fetch = async (input, init) => {
     const call: Call = {
       method: init?.method ?? 'GET',
-      url: String(input),
+      url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
       headers: Object.fromEntries(new Headers(init?.headers).entries()),
       body: typeof init?.body === 'string' ? init.body : undefined,
       startedAtMs: Date.now(),

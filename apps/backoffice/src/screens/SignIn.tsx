@@ -33,7 +33,8 @@ export function SignIn({ lang, notice, onSignedIn, onLang }: { lang: Lang; notic
       <div class="signin-lang">
         <button type="button" class="link" lang={lang === 'pt-BR' ? 'en' : 'pt-BR'} aria-label={t('lang.switchLabel')} onClick={onLang}>{t('lang.switch')}</button>
       </div>
-      <form onSubmit={submit} class="card">
+      {/* void: Preact drops a handler's promise; submit shows its own failure. */}
+      <form onSubmit={(e) => void submit(e)} class="card">
         <h1 tabIndex={-1} ref={heading}>{t('signIn.title')}</h1>
         {notice ? <p role="status" class="notice">{notice === 'expired' ? t('signIn.expired') : t('signIn.signedOut')}</p> : null}
         <div class="field">

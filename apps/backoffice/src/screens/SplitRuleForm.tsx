@@ -119,14 +119,15 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
   const invalid = (name: string) => ({ 'aria-invalid': errors[name] ? true : undefined, 'aria-describedby': errors[name] ? `${name}-error` : undefined });
 
   return (
-    <form class="rule-form" noValidate onSubmit={async (e) => {
+    // void: Preact drops a handler's promise; this one catches and shows its own failure.
+    <form class="rule-form" noValidate onSubmit={(e) => void (async () => {
       e.preventDefault();
       try {
         await save(null);
       } catch (err) {
         setFailure(err);
       }
-    }}>
+    })()}>
       <p class="hint">{t('common.mode')}: {livemode ? t('common.live') : t('common.sandbox')}</p>
       <div class="field">
         <label for="priority">{t('rules.priority')}</label>

@@ -20,6 +20,7 @@ export function SplitRules({ accountId }: { accountId: string }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
+  // Called as `void move(...)` from the buttons: Preact drops a handler's promise; move shows its own failure.
   const move = async (list: SplitRule[], index: number, by: -1 | 1) => {
     const order = list.map((r) => r.id);
     [order[index], order[index + by]] = [order[index + by], order[index]];
@@ -70,8 +71,8 @@ export function SplitRules({ accountId }: { accountId: string }) {
                   <td><div class="row-actions">
                     {can('split_rules:update') ? (
                       <>
-                        <button type="button" class="secondary" disabled={busy || i === 0} aria-label={t('rules.moveUpLabel', { n: i + 1 })} onClick={() => move(list, i, -1)}>{t('rules.moveUp')}</button>
-                        <button type="button" class="secondary" disabled={busy || i === list.length - 1} aria-label={t('rules.moveDownLabel', { n: i + 1 })} onClick={() => move(list, i, 1)}>{t('rules.moveDown')}</button>
+                        <button type="button" class="secondary" disabled={busy || i === 0} aria-label={t('rules.moveUpLabel', { n: i + 1 })} onClick={() => void move(list, i, -1)}>{t('rules.moveUp')}</button>
+                        <button type="button" class="secondary" disabled={busy || i === list.length - 1} aria-label={t('rules.moveDownLabel', { n: i + 1 })} onClick={() => void move(list, i, 1)}>{t('rules.moveDown')}</button>
                         <Link class="button secondary" href={`/accounts/${accountId}/split-rules/${rule.id}/edit`}>{t('rules.edit')}</Link>
                       </>
                     ) : null}
@@ -152,7 +153,8 @@ function Preview({ accountId, livemode, names, accountName, rules }: { accountId
     <section aria-labelledby="preview-title" class="card">
       <h2 id="preview-title">{t('preview.title')}</h2>
       <p class="hint">{t('preview.help')}</p>
-      <form class="filters" onSubmit={submit} noValidate>
+      {/* void: Preact drops a handler's promise; submit shows its own failure. */}
+      <form class="filters" onSubmit={(e) => void submit(e)} noValidate>
         <div class="field">
           <label for="preview-amount">{t('preview.amount')}</label>
           <input id="preview-amount" inputMode="decimal" value={amount} aria-invalid={invalid} aria-describedby={invalid ? 'preview-amount-error' : undefined} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} />

@@ -11,7 +11,7 @@
 // uppercase) and rejecting "12abc..." typed by a user would only push the
 // normalization onto every caller. The canonical form is always uppercase.
 
-const STRIP_RE = /[.\/\-\s]/g;
+const STRIP_RE = /[./\-\s]/g;
 const BASE_RE = /^[0-9A-Z]{12}$/;
 const CANONICAL_RE = /^[0-9A-Z]{12}[0-9]{2}$/;
 

@@ -15,7 +15,7 @@ export function qrMatrix(text: string): boolean[][] {
   const { size, data } = modules;
   const rows: boolean[][] = [];
   for (let y = 0; y < size; y++) {
-    const row: boolean[] = new Array(size);
+    const row: boolean[] = new Array<boolean>(size);
     for (let x = 0; x < size; x++) row[x] = data[y * size + x] === 1;
     rows.push(row);
   }

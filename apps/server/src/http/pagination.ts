@@ -1,6 +1,10 @@
 import type { SelectQueryBuilder } from 'kysely';
 import { ApiError } from '../errors.js';
 
+// The generic builder loses column types; the column names are ours, not the caller's.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any table, any columns: see above
+type AnyRowsQuery<Row> = SelectQueryBuilder<any, any, Row>;
+
 export interface ListQuery {
   limit?: number;
   startingAfter?: string;
@@ -39,14 +43,13 @@ export async function paginate<DB, TB extends keyof DB, Row extends { id: string
   const { id: idColumn, created: createdColumn } = columns;
   const cursorParam = query.startingAfter ? 'startingAfter' : query.endingBefore ? 'endingBefore' : null;
   if (cursorParam) {
-    // The generic builder loses column types; the column names are ours, not the caller's.
-    const inScope = await (scope as unknown as SelectQueryBuilder<any, any, Row>).where(idColumn, '=', query[cursorParam]).limit(1).executeTakeFirst();
+    const inScope = await (scope as unknown as AnyRowsQuery<Row>).where(idColumn, '=', query[cursorParam]).limit(1).executeTakeFirst();
     if (!inScope) {
       throw new ApiError('VALIDATION_ERROR', `${cursorParam} must be the id of an object in this list (from a previous page).`, { param: cursorParam });
     }
   }
   const limit = Math.min(query.limit ?? 20, MAX_PAGE_SIZE);
-  let qb = base as unknown as SelectQueryBuilder<any, any, Row>;
+  let qb = base as unknown as AnyRowsQuery<Row>;
   if (query.createdGte) qb = qb.where(createdColumn, '>=', new Date(query.createdGte).toISOString());
   if (query.createdLte) qb = qb.where(createdColumn, '<=', new Date(query.createdLte).toISOString());
   if (query.endingBefore) {

@@ -46,7 +46,7 @@ export async function claim(store: Store, workerId: string, limit: number, lease
       .where('id', 'in', sub)
       .returning(['id', 'type', 'payload', 'run_at_ms', 'attempts'])
       .execute();
-    return rows as JobRow[];
+    return rows;
   });
 }
 

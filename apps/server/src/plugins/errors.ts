@@ -55,15 +55,15 @@ function describe(e: AjvError, param: string, all: AjvError[]): string {
       const branches = all.filter((b) => b.keyword === 'type' && b.instancePath === e.instancePath).map((b) => String(b.params.type));
       return branches.length > 0 ? `${subject} must be ${typeNames(branches)}` : `${subject} does not match any of the accepted shapes`;
     }
-    case 'minimum': return isAmount(param) ? `${param} must be a positive integer` : `${subject} must be at least ${p.limit}`;
-    case 'exclusiveMinimum': return isAmount(param) ? `${param} must be a positive integer` : `${subject} must be greater than ${p.limit}`;
-    case 'maximum': return `${subject} must be at most ${p.limit}`;
-    case 'exclusiveMaximum': return `${subject} must be less than ${p.limit}`;
-    case 'multipleOf': return p.multipleOf === 0.01 ? `${subject} must have at most two decimal places` : `${subject} must be a multiple of ${p.multipleOf}`;
+    case 'minimum': return isAmount(param) ? `${param} must be a positive integer` : `${subject} must be at least ${String(p.limit)}`;
+    case 'exclusiveMinimum': return isAmount(param) ? `${param} must be a positive integer` : `${subject} must be greater than ${String(p.limit)}`;
+    case 'maximum': return `${subject} must be at most ${String(p.limit)}`;
+    case 'exclusiveMaximum': return `${subject} must be less than ${String(p.limit)}`;
+    case 'multipleOf': return p.multipleOf === 0.01 ? `${subject} must have at most two decimal places` : `${subject} must be a multiple of ${String(p.multipleOf)}`;
     case 'minLength': return p.limit === 1 ? `${subject} must not be empty` : `${subject} must be at least ${plural(Number(p.limit), 'character')} long`;
     case 'maxLength': return `${subject} must be at most ${plural(Number(p.limit), 'character')} long`;
-    case 'pattern': return `${subject} ${PATTERN_MESSAGES.get(String(p.pattern)) ?? `is not in the expected format (${p.pattern})`}`;
-    case 'format': return `${subject} must be ${FORMAT_NAMES[String(p.format)] ?? `a valid ${p.format}`}`;
+    case 'pattern': return `${subject} ${PATTERN_MESSAGES.get(String(p.pattern)) ?? `is not in the expected format (${String(p.pattern)})`}`;
+    case 'format': return `${subject} must be ${FORMAT_NAMES[String(p.format)] ?? `a valid ${String(p.format)}`}`;
     case 'enum': return `${subject} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
     case 'const': return `${subject} must be ${String(p.allowedValue)}`;
     case 'minItems': return `${subject} must have at least ${plural(Number(p.limit), 'item')}`;
@@ -129,7 +129,7 @@ export function toApiError(err: unknown): ApiError {
   const e = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (e?.validation) return validationError(e.validation, e.validationContext);
   if (e?.code && FRAMEWORK_CODES[e.code]) return FRAMEWORK_CODES[e.code]();
-  if (e instanceof SyntaxError && (e as FastifyError).statusCode === 400) return new ApiError('VALIDATION_ERROR', 'The body is not valid JSON.');
+  if (e instanceof SyntaxError && e.statusCode === 400) return new ApiError('VALIDATION_ERROR', 'The body is not valid JSON.');
   // Any other 4xx raised below us (the body stream, a plugin's static files): the closest code,
   // never a 500 for a client's mistake.
   switch (e?.statusCode) {

@@ -16,7 +16,7 @@ export interface RequestContext {
   correlationId: string;
   // Runs `op` in a (group-committed) transaction. With an Idempotency-Key, the key's record and
   // the serialized response commit in that same transaction: either both or neither.
-  write<T>(op: WriteOp<T>): Promise<T>;
+  write: <T>(op: WriteOp<T>) => Promise<T>;
 }
 
 declare module 'fastify' {
@@ -158,7 +158,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
   app.decorateRequest('storeIdempotentError', null);
 
   app.addHook('onRoute', (route) => {
-    if (!isMutatingRoute(route) || (route.config as { idempotent?: boolean } | undefined)?.idempotent === false) return;
+    if (!isMutatingRoute(route) || route.config?.idempotent === false) return;
     const handler = route.handler as (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) => unknown;
     const name = `${Array.isArray(route.method) ? route.method.join(',') : route.method} ${route.url}`;
     route.handler = async function (this: FastifyInstance, req: FastifyRequest, reply: FastifyReply) {

@@ -38,7 +38,7 @@ export function registerRouteRules(app: FastifyInstance): void {
     if (isPage(route.url)) return;
     const schema = (route.schema ??= {}) as Record<string, TSchema | undefined>;
     if (!schema.querystring) schema.querystring = NoQuery;
-    else if (!closed(schema.querystring)) throw new Error(`${route.method} ${route.url}: its querystring schema must set additionalProperties: false`);
+    else if (!closed(schema.querystring)) throw new Error(`${String(route.method)} ${route.url}: its querystring schema must set additionalProperties: false`);
 
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.some((m) => MUTATING_METHODS.has(m))) return;

@@ -144,7 +144,7 @@ export class BatchContext {
     const op = this.op as OpState;
     let c = op.collected.get(collector.key);
     if (!c) {
-      c = { collector: collector as Collector<unknown>, items: [] };
+      c = { collector, items: [] };
       op.collected.set(collector.key, c);
     }
     c.items.push(item);

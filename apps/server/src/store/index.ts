@@ -115,6 +115,7 @@ export class Store {
     }
     const migrator = new Migrator({ db: this.writer, provider: migrationProvider, migrationTableSchema });
     const { error, results } = target ? await migrator.migrateTo(target) : await migrator.migrateToLatest();
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- what the migration threw, passed on as is
     if (error) throw error;
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }
@@ -224,7 +225,9 @@ class WriteBatcher {
       while (this.running < this.concurrency && this.queue.length > 0) {
         const batch = this.queue.splice(0, this.batchMax);
         this.running++;
-        this.run(batch).finally(() => {
+        // Not awaited: run() hands every write its outcome and resolves when the batch is over
+        // (attempt() turns a failed commit into a Failure, never a rejection).
+        void this.run(batch).finally(() => {
           this.running--;
           if (this.queue.length > 0) this.schedule();
           else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
@@ -267,7 +270,7 @@ class WriteBatcher {
       return await this.db.getExecutor().provideConnection(async (connection) => {
         const statements = this.rawStatements;
         const send: RawExec = statements
-          ? async (text, params) => { const stmt = statements.prepare(text); return stmt.reader ? stmt.all(params as unknown[]) : stmt.run(params as unknown[]); }
+          ? async (text, params) => { const stmt = statements.prepare(text); return stmt.reader ? stmt.all(params) : stmt.run(params); }
           : (text, params) => connection.executeQuery(CompiledQuery.raw(text, params as unknown[]));
         // PostgreSQL: BEGIN waits for the batch's first statement. A batch whose writes only
         // defer rows (a payment create) then sends BEGIN, its rows and COMMIT as one query.

@@ -108,7 +108,7 @@ export interface EventResource {
 }
 
 export function toEvent(row: Selectable<EventsTable>): EventResource {
-  return { id: row.id, object: 'event', type: row.type, createdAt: row.created_at, livemode: row.livemode === 1, data: JSON.parse(row.data) };
+  return { id: row.id, object: 'event', type: row.type, createdAt: row.created_at, livemode: row.livemode === 1, data: JSON.parse(row.data) as EventResource['data'] };
 }
 
 // The exact bytes a webhook carries: built from the stored data without re-parsing it.

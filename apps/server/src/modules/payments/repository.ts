@@ -20,7 +20,7 @@ export function toPayment(row: PaymentRow): Payment {
     method: row.method as Payment['method'],
     description: row.description,
     metadata: row.metadata ? JSON.parse(row.metadata) : {},
-    customer: row.customer ? JSON.parse(row.customer) : null,
+    customer: row.customer ? (JSON.parse(row.customer) as Payment['customer']) : null,
     installments: row.installments,
     card: row.card_brand ? { brand: row.card_brand, last4: row.card_last4 ?? '' } : null,
     pix: row.pix_copy_paste ? { copyPaste: row.pix_copy_paste, qrCodeSvg: qrSvg(row.pix_copy_paste), expiresAt: row.expires_at ?? '' } : null,

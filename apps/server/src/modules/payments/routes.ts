@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { IdempotencyHeaders, ref } from '../../http/common.js';
-import { CreatePaymentBody, ListPaymentsQuery, PaymentIdParams, type ListPaymentsQuery as ListQuery, type CreatePaymentBody as CreateBody } from './schemas.js';
+import { ListPaymentsQuery, PaymentIdParams, type ListPaymentsQuery as ListQuery, type CreatePaymentBody as CreateBody } from './schemas.js';
 import { cancelPayment, createPayment, getPayment, listPayments, sandboxPayPix, type PaymentDeps } from './service.js';
 
 const tags = ['Payments'];

@@ -41,7 +41,7 @@ export async function activeRules(tx: Tx, owner: Owner): Promise<SplitRule[]> {
     priority: r.priority,
     createdAt: r.created_at,
     active: r.active === 1,
-    conditions: r.conditions ? JSON.parse(r.conditions) : undefined,
+    conditions: r.conditions ? (JSON.parse(r.conditions) as SplitRule['conditions']) : undefined,
     // The API says `amount`; the domain says `amountCents`.
     splits: (JSON.parse(r.splits) as Array<{ recipientId: string; percentage?: number; amount?: number }>).map(
       (s): SplitShare => (s.amount !== undefined ? { recipientId: s.recipientId, amountCents: s.amount } : { recipientId: s.recipientId, percentage: s.percentage as number }),

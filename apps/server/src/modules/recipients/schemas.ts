@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, stringEnum, constant, refTo, BankAccount } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, constant, refTo, BankAccount } from '../../http/common.js';
 
 // The shape and lengths live here; the rules a schema cannot say well (CNPJ check digits, the
 // digit/hyphen/check-digit layout of an account) are checked by the domain validators in the

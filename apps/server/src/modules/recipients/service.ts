@@ -51,7 +51,7 @@ export async function loadRecipient(db: Store['db'] | Tx, owner: Owner, id: stri
 export function checkDocument(input: string, param = 'document'): string {
   const canonical = normalizeCnpj(input);
   if (canonical) return canonical;
-  const stripped = input.replace(/[.\/\-\s]/g, '').toUpperCase();
+  const stripped = input.replace(/[./\-\s]/g, '').toUpperCase();
   if (stripped.length !== 14) throw validation(`${param} must be a CNPJ of 14 characters (punctuation . / - is ignored).`, param);
   if (!/^[0-9A-Z]{12}/.test(stripped)) throw validation(`${param} must contain only digits and letters (punctuation . / - is ignored).`, param);
   if (!/[0-9]{2}$/.test(stripped)) throw validation(`${param} must end in 2 check digits (digits, not letters).`, param);

@@ -234,7 +234,7 @@ export async function payoutJob(deps: SettlementDeps & { retryBaseMs: number }, 
   }
   const owner = { accountId: s.account_id, livemode: s.livemode === 1 };
   try {
-    await provider.payout({ idempotencyKey: payoutKey(s.id), amountCents: s.amount, bankAccount: s.bank_account ? JSON.parse(s.bank_account) : null, livemode: owner.livemode });
+    await provider.payout({ idempotencyKey: payoutKey(s.id), amountCents: s.amount, bankAccount: s.bank_account ? (JSON.parse(s.bank_account) as BankAccount) : null, livemode: owner.livemode });
   } catch (error) {
     if (error instanceof ProviderUnavailable) {
       await store.write((tx) => reschedule(tx, job, workerId, Date.now() + Math.min(deps.retryBaseMs * 2 ** job.attempts, 3_600_000), error.message));

@@ -47,7 +47,7 @@ const CORS_HEADERS = {
   'access-control-max-age': '600',
 };
 
-export function tokenRoutes(appInstance: FastifyInstance, store: Store): void {
+export function tokenRoutes(appInstance: FastifyInstance, _store: Store): void {
   const app = typed(appInstance);
   app.options('/v1/tokens', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) => reply.code(204).headers(CORS_HEADERS).send());
   app.addHook('onSend', async (req, reply, payload) => {

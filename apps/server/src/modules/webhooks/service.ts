@@ -22,7 +22,7 @@ export function toEndpoint(row: EndpointRow, withSecret = false): WebhookEndpoin
     id: row.id,
     object: 'webhook_endpoint',
     url: row.url,
-    events: JSON.parse(row.events),
+    events: JSON.parse(row.events) as WebhookEndpoint['events'],
     description: row.description,
     enabled: row.enabled === 1,
     disabledReason: row.disabled_reason,
@@ -148,7 +148,7 @@ export async function sendTest(ctx: RequestContext, id: string): Promise<Webhook
     const nowMs = Date.now();
     const event = newEventRow(ctx, TEST_EVENT_TYPE, { object: 'webhook_test', endpointId: endpoint.id, message: 'This is a test delivery.' }, nowMs);
     await tx.insertInto('events').values(event).execute();
-    const delivery = newDeliveryRow(endpoint.id, event as { id: string; account_id: string; livemode: number }, nowMs);
+    const delivery = newDeliveryRow(endpoint.id, event, nowMs);
     await tx.insertInto('webhook_deliveries').values(delivery).execute();
     markDeliveriesCreated();
     return toDelivery(delivery as Selectable<WebhookDeliveriesTable>);

@@ -40,7 +40,7 @@ function v6Groups(address: string): number[] | null {
   const tail = halves.length === 2 ? parse(halves[1]) : [];
   const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
   if (fill < 0 || (halves.length === 1 && head.length !== 8)) return null;
-  const groups = [...head, ...new Array(fill).fill(0), ...tail];
+  const groups = [...head, ...new Array<number>(fill).fill(0), ...tail];
   return groups.length === 8 && groups.every((g) => Number.isInteger(g)) ? groups : null;
 }
 

@@ -45,7 +45,7 @@ export async function getAdminPayment(store: Store, id: string): Promise<AdminPa
     accountId: row.account_id,
     receivables: receivables.map(toReceivable),
     refunds: refunds.map(toRefund),
-    events: events.map(toEvent) as AdminPaymentDetail['events'],
+    events: events.map(toEvent),
   };
 }
 

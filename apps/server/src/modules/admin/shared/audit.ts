@@ -98,7 +98,7 @@ export function auditAdminWrites(scope: FastifyInstance): void {
   scope.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.some((m) => MUTATING.has(m))) return;
-    const audit = (route.config as { audit?: RouteAudit } | undefined)?.audit;
+    const audit = route.config?.audit;
     if (audit && ('exempt' in audit ? audit.exempt.length > 0 : typeof audit.snapshot === 'function')) return;
     throw new Error(`admin route ${methods.join(',')} ${route.url} changes data: it must declare config.audit (what it changes) or config.audit.exempt (why it changes nothing an operator manages)`);
   });

@@ -1,7 +1,7 @@
 import type { Store, Tx } from '../../../store/index.js';
 import type { RequestContext } from '../../../plugins/idempotency.js';
 import { ApiError } from '../../../errors.js';
-import { computeFee, type PaymentMethod } from '../../../domain/fees.js';
+import { computeFee } from '../../../domain/fees.js';
 import type { Page } from '../../../http/pagination.js';
 import { parseSettings } from '../../accounts/settings.js';
 import { activeRules, planSale } from '../../receivables/service.js';
@@ -64,7 +64,7 @@ export async function reorderSplitRules(ctx: RequestContext, body: ReorderSplitR
 // schedule, computeFee, the owner's active rules and planSale. Nothing is written.
 export async function previewSplit(store: Store, body: SplitPreviewRequest): Promise<SplitPreview> {
   const livemode = body.livemode ?? false;
-  const method = body.method as PaymentMethod;
+  const method = body.method;
   const settings = parseSettings(await checkAccountExists(store.db, body.accountId));
   const { feeCents, netCents } = computeFee(body.amount, method, settings.fees);
   const rules = await activeRules(store.db, { accountId: body.accountId, livemode });

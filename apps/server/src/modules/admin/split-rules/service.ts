@@ -50,7 +50,7 @@ export function toSplitRule(row: Row): SplitRule {
     accountId: row.account_id,
     livemode: row.livemode === 1,
     priority: row.priority,
-    conditions: normalizeConditions(row.conditions ? JSON.parse(row.conditions) : null),
+    conditions: normalizeConditions(row.conditions ? (JSON.parse(row.conditions) as SplitRuleConditionsBody) : null),
     splits: (JSON.parse(row.splits) as SplitShareBody[]).map(normalizeShare),
     active: row.active === 1,
     description: row.description,
@@ -165,7 +165,7 @@ export async function updateSplitRule(ctx: RequestContext, id: string, body: Upd
     const fields: RuleFields = {
       priority: body.priority ?? current.priority,
       active: body.active ?? current.active,
-      conditions: body.conditions === undefined ? (current.conditions as SplitRuleConditionsBody) : normalizeConditions(body.conditions as SplitRuleConditionsBody | null),
+      conditions: body.conditions === undefined ? (current.conditions as SplitRuleConditionsBody) : normalizeConditions(body.conditions),
       splits: (body.splits ?? current.splits) as SplitShareBody[],
     };
     checkRuleShape(fields);
