@@ -160,8 +160,8 @@ export async function startCli(command: 'serve' | 'worker', { env = {}, logFile,
   for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
   // cwd = the server workspace, as `npm start` runs it (so tsx picks its tsconfig).
   const child = track(spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, CLI, command, ...args], { cwd: SERVER_DIR, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const stdout = tail(child.stdout!);
-  const stderr = tail(child.stderr!);
+  const stdout = tail(child.stdout);
+  const stderr = tail(child.stderr);
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => { proc.exit = { code, signal }; resolve(proc.exit); }));
   const proc: Proc = {
     child, label, port, base: port ? `http://127.0.0.1:${port}` : '', stdout, stderr, stopping: false, exit: null, startedMs: Date.now(), exited,
@@ -261,8 +261,8 @@ export async function runLoadScript<R = Json>(procs: Proc | Proc[], tmp: string,
   const specFile = join(tmp, `${script.replace(/\.ts$/, '')}-${name.replace(/\W+/g, '_')}.json`);
   writeFileSync(specFile, JSON.stringify(spec));
   const child = track(spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, script), specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const out = tail(child.stdout!, 1024 * 1024);
-  const err = tail(child.stderr!);
+  const out = tail(child.stdout, 1024 * 1024);
+  const err = tail(child.stderr);
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let done: Exit;
   try {
@@ -315,8 +315,8 @@ export const errorText = (error: unknown): string => (error instanceof BenchFail
 // A one-shot `cli.ts` command (migrate, admin:create, ...) against `databaseUrl`: its stdout.
 export async function runCliOnce(args: string[], env: Record<string, string>): Promise<string> {
   const child = track(spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: SERVER_DIR, env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const out = tail(child.stdout!);
-  const err = tail(child.stderr!);
+  const out = tail(child.stdout);
+  const err = tail(child.stderr);
   const done = await new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   if (done.code !== 0) throw new BenchFailure(`cli.ts ${args[0]} exited with code ${done.code} (signal ${done.signal})\n${err.text}${out.text}`);
   return out.text;

@@ -56,7 +56,7 @@ for (const engine of ENGINES) {
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(method === 'GET' ? {} : { 'idempotency-key': crypto.randomUUID() }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      return { status: res.status, body: await res.json() as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+      return { status: res.status, body: await res.json() };
     };
     const newMerchant = async (name = 'Loja Exemplo'): Promise<Keys> => {
       const res = await fetch(`${api}/v1/sandbox/accounts`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, body: JSON.stringify({ name }) });

@@ -332,7 +332,7 @@ for (const engine of ENGINES) {
     const now = new Date().toISOString();
     const sk = `sk_test_${'a'.repeat(32)}`;
     await store.write(async (tx) => {
-      await tx.insertInto('accounts').values({ id, name: 'Antiga', email: null, live_enabled: 0, settings: '{}', created_at: now } as never).execute();
+      await tx.insertInto('accounts').values({ id, name: 'Antiga', email: null, live_enabled: 0, settings: '{}', created_at: now }).execute();
       await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'secret', key_hash: hashKey(sk), display: 'sk_test_…aaaa', created_at: now, revoked_at: null } as never).execute();
       await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'publishable', key_hash: hashKey(`pk_test_${'b'.repeat(32)}`), display: 'pk_test_…bbbb', created_at: now, revoked_at: null } as never).execute();
     });

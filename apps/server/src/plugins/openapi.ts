@@ -198,7 +198,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
     transform: ({ schema, url, route }) => {
       const s = schema as { body?: unknown; operationId?: string } | undefined;
       if (!s) return { schema, url };
-      if (takesNoBody(s.body)) return { schema: { ...s, body: undefined } as typeof schema, url };
+      if (takesNoBody(s.body)) return { schema: { ...s, body: undefined }, url };
       if (route.config?.bodyOptional && s.operationId) optionalBodyOperations.add(s.operationId);
       return { schema, url };
     },

@@ -76,7 +76,7 @@ function openBetterSqlite3(file: string): SqliteConnection {
   }
   // better-sqlite3 takes an array as the anonymous parameters, so its statements already have
   // the shape: handed out as they are, no wrapper on the hot path.
-  return new Database(file) as unknown as SqliteConnection;
+  return new Database(file);
 }
 
 // --- node:sqlite (Node >= 22.13) ----------------------------------------------------------------
@@ -107,7 +107,7 @@ function loadNodeSqlite(): new (file: string) => NodeDatabaseSync {
     const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type ?? (warning as Error).name;
     if (type === 'ExperimentalWarning' && /SQLite/.test(text)) return;
     return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
+  });
   try {
     DatabaseSync = (require('node:sqlite') as { DatabaseSync: new (file: string) => NodeDatabaseSync }).DatabaseSync;
   } finally {

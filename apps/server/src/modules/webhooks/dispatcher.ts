@@ -321,7 +321,7 @@ export class WebhookDispatcher {
         agent: (livemode ? this.agents.live : this.agents.sandbox)[isHttps ? 'https' : 'http'],
         // Every connection's addresses are checked as DNS answers them (no rebinding around the
         // check made when the URL was registered).
-        ...(publicOnly ? { lookup: publicOnlyLookup as never } : {}),
+        ...(publicOnly ? { lookup: publicOnlyLookup } : {}),
       }, (res) => {
         let bytes = 0;
         res.on('data', (chunk: Buffer) => {
