@@ -43,7 +43,7 @@ export function findBadText(root: unknown, prefix = ''): { param: string; proble
 
 // A field name as it can be shown (a key may itself be the bad text).
 export function printable(s: string): string {
-  return (s as string & { toWellFormed(): string }).toWellFormed().replace(/\u0000/g, '\uFFFD');
+  return (s as string & { toWellFormed(): string }).toWellFormed().replaceAll('\u0000', '\uFFFD');
 }
 
 export function badTextError(found: { param: string; problem: string }, where: string): ApiError {

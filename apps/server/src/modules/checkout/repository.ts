@@ -23,7 +23,7 @@ export function toCheckoutSession(row: CheckoutSessionRow): CheckoutSession {
     methods: JSON.parse(row.methods) as CheckoutMethod[],
     description: row.description,
     metadata: row.metadata ? JSON.parse(row.metadata) : {},
-    customer: row.customer ? JSON.parse(row.customer) : null,
+    customer: row.customer ? (JSON.parse(row.customer) as CheckoutSession['customer']) : null,
     installments: row.installments,
     successUrl: row.success_url,
     cancelUrl: row.cancel_url,

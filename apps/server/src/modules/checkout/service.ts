@@ -12,6 +12,7 @@ import type { Owner } from '../events/service.js';
 import { publishableKeyFor, randomBase62, readablePublishableKey } from '../accounts/service.js';
 import { insertPayment, maskDocument, moveWithEvent, preparePayment, type PaymentDeps } from '../payments/service.js';
 import type { PaymentRow } from '../payments/repository.js';
+import type { CreatePaymentBody } from '../payments/schemas.js';
 import {
   CHECKOUT_METHODS, DEFAULT_EXPIRES_IN_SECONDS,
   type CheckoutMethod, type CheckoutPayRequest, type CheckoutSession, type CheckoutSessionClientView, type CreateCheckoutSessionRequest, type ListCheckoutSessionsQuery,
@@ -188,7 +189,7 @@ export async function payCheckoutSession(deps: PaymentDeps, ctx: RequestContext,
     throw new ApiError('VALIDATION_ERROR', `This checkout session allows at most ${session.installments} installment(s).`, { param: 'installments' });
   }
   const nowMs = Date.now();
-  const common = { amount: session.amount, currency: 'BRL' as const, description: session.description ?? undefined, metadata: session.metadata ? JSON.parse(session.metadata) : undefined, customer: session.customer ? JSON.parse(session.customer) : undefined };
+  const common = { amount: session.amount, currency: 'BRL' as const, description: session.description ?? undefined, metadata: session.metadata ? (JSON.parse(session.metadata) as CreatePaymentBody['metadata']) : undefined, customer: session.customer ? (JSON.parse(session.customer) as CreatePaymentBody['customer']) : undefined };
   const prepared = body.method === 'credit_card'
     ? preparePayment(deps, ctx, { ...common, method: 'credit_card', cardToken: body.cardToken, installments }, id)
     // The BR Code expires with the session (or sooner, at the configured Pix expiry).
