@@ -96,22 +96,24 @@ const HEADERS: Record<ResponseHeader, { description: string; schema: Record<stri
 };
 const headerName = (h: ResponseHeader) => h.replace(/-/g, '');
 
+// A JSON tree walked and rewritten in place; test/openapi*.test.ts and the redocly lint check its shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 
 // The statuses and headers of each operation come from its contract (http/contract.ts): the
 // error statuses are replaced whole, the route's own success responses get their headers.
 function applyContracts(doc: Json, contracts: Map<string, RouteContract>): void {
   doc.components ??= {};
-  doc.components.headers = Object.fromEntries(Object.entries(HEADERS).map(([name, h]) => [headerName(name as ResponseHeader), h]));
-  for (const methods of Object.values<Json>(doc.paths ?? {})) {
+  (doc.components as Json).headers = Object.fromEntries(Object.entries(HEADERS).map(([name, h]) => [headerName(name as ResponseHeader), h]));
+  for (const methods of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
     for (const op of Object.values<Json>(methods)) {
-      const contract = op && typeof op === 'object' ? contracts.get(op.operationId) : undefined;
+      const contract = op && typeof op === 'object' ? contracts.get(op.operationId as string) : undefined;
       if (!contract) continue;
       const responses: Json = {};
       for (const [status, { codes, headers }] of contract.responses) {
         const headerRefs = Object.fromEntries(headers.map((h) => [h, { $ref: `#/components/headers/${headerName(h)}` }]));
         if (codes.length === 0) {
-          responses[status] = { ...op.responses[status], headers: headerRefs };
+          responses[status] = { ...((op.responses as Json)[status] as Json), headers: headerRefs };
           continue;
         }
         responses[status] = {
@@ -229,10 +231,11 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
   });
 
   const csp = docsContentSecurityPolicy(originOf(options.publicUrl));
-  const docsHeaders = async (_req: FastifyRequest, reply: FastifyReply) => {
+  const setDocsHeaders = (reply: FastifyReply) => {
     reply.header('content-security-policy', csp);
     reply.header('x-frame-options', 'DENY');
   };
+  const docsHeaders = async (_req: FastifyRequest, reply: FastifyReply) => setDocsHeaders(reply);
   // Scalar's routes in a context of their own, so the hook that rewrites the page sees only the
   // docs page. Scalar renders its start-up as an inline script; the page carries it as a file of
   // this instance instead (js/init.js), so its policy allows no inline script at all, and the
@@ -270,7 +273,8 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
     await docs.register(scalar, {
       routePrefix: '/v1/docs',
       logLevel: 'warn',
-      hooks: { onRequest: docsHeaders },
+      // Scalar types its hooks as callback-style: done() says the hook is over.
+      hooks: { onRequest: (_req, reply, done) => { setDocsHeaders(reply); done(); } },
       configuration: {
         pageTitle: 'Pagamentos API reference',
         title: 'Pagamentos API reference',
