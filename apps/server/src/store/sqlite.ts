@@ -72,7 +72,7 @@ function openBetterSqlite3(file: string): SqliteConnection {
     Database = require('better-sqlite3') as new (file: string) => BetterDatabase;
   } catch (error) {
     // An optional dependency: its install (a prebuilt binary, else a compile) may have failed.
-    throw new Error(`the embedded store needs better-sqlite3 on Node ${process.versions.node} and it did not load (${(error as Error).message.split('\n')[0]}); run \`npm rebuild better-sqlite3\`, or use Node >= ${NODE_SQLITE_SINCE.join('.')} (its built-in node:sqlite needs nothing)`);
+    throw new Error(`the embedded store needs better-sqlite3 on Node ${process.versions.node} and it did not load (${(error as Error).message.split('\n')[0]}); run \`npm rebuild better-sqlite3\`, or use Node >= ${NODE_SQLITE_SINCE.join('.')} (its built-in node:sqlite needs nothing)`, { cause: error });
   }
   // better-sqlite3 takes an array as the anonymous parameters, so its statements already have
   // the shape: handed out as they are, no wrapper on the hot path.
@@ -101,6 +101,8 @@ function loadNodeSqlite(): new (file: string) => NodeDatabaseSync {
   if (DatabaseSync) return DatabaseSync;
   // Node 22 flags the module experimental with a warning on every start; we chose it knowingly
   // (README), so that one warning is not printed. Every other warning still is.
+  // The function itself, put back as it was below; it is called with `process` as its this.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- see above
   const emitWarning = process.emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
     const text = typeof warning === 'string' ? warning : warning.message;
