@@ -67,7 +67,8 @@ async function call<T>(method: 'GET' | 'POST', path: string, bearer: string, bod
     // Within the header's own second, the local clock is as good.
     clockOffsetMs = Math.abs(offset) > 1500 ? offset : 0;
   }
-  const json = await res.json().catch(() => null);
+  // The API's error envelope (`{ error: { code, message, param? } }`); anything else is read as no details.
+  const json = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string; param?: string } } | null;
   if (!res.ok) {
     const e = json?.error ?? {};
     throw new ApiFailure(res.status, String(e.code ?? 'UNKNOWN'), String(e.message ?? res.statusText), e.param);

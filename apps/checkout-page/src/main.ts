@@ -50,6 +50,12 @@ post({ type: 'pagamentos:checkout:ready' });
 // ---------------------------------------------------------------------------------------------
 // Tiny DOM helper.
 type Attrs = Record<string, string | number | boolean | undefined | ((e: Event) => void)>;
+// An event listener that does its work asynchronously: the DOM ignores a listener's return value,
+// so the promise is dropped on purpose (`void`); each such handler catches its own failures.
+const detached = <A extends unknown[]>(handler: (...args: A) => Promise<void>) => (...args: A): void => {
+  void handler(...args);
+};
+
 function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Array<Node | string | null | false>): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -324,7 +330,7 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
   );
 
   let submitting = false;
-  form.addEventListener('submit', async (e) => {
+  form.addEventListener('submit', detached(async (e: SubmitEvent) => {
     e.preventDefault();
     // A second click (or Enter) while the first is on its way does nothing.
     if (submitting || busy) return;
@@ -368,16 +374,16 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
       const message = err instanceof ApiFailure && err.status === 400 && err.param?.startsWith('card') ? (err.param === 'card.number' ? t.errNumber : err.param === 'card.cvc' ? t.errCvc(cvcLength(b)) : t.errExpiry) : err instanceof ApiFailure && err.status === 0 ? t.network : t.failed;
       showForm(v, message);
     }
-  });
+  }));
   return form;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Pix.
-function pixStart(v: SessionView): HTMLElement {
+function pixStart(_v: SessionView): HTMLElement {
   const button = h('button', { type: 'button', class: 'pay' }, t.pixStart);
   let starting = false;
-  button.addEventListener('click', async () => {
+  button.addEventListener('click', detached(async () => {
     if (starting) return;
     starting = true;
     button.disabled = true;
@@ -391,7 +397,7 @@ function pixStart(v: SessionView): HTMLElement {
       notice.textContent = err instanceof ApiFailure && err.status === 0 ? t.network : t.failed;
       say(notice.textContent);
     }
-  });
+  }));
   const notice = h('p', { class: 'notice' });
   return h('div', { class: 'pix-start' }, h('p', {}, t.pixIntro), notice, button);
 }
@@ -415,7 +421,7 @@ function showPix(v: SessionView): void {
   const copied = h('span', { class: 'copied' });
   const copy = h('button', {
     type: 'button', class: 'secondary',
-    onclick: async () => {
+    onclick: detached(async () => {
       try {
         await navigator.clipboard.writeText(pix.copyPaste);
         copied.textContent = t.pixCopied;
@@ -424,7 +430,7 @@ function showPix(v: SessionView): void {
         copied.textContent = document.execCommand?.('copy') ? t.pixCopied : t.pixCopyFailed;
       }
       say(copied.textContent);
-    },
+    }),
   }, t.pixCopy);
   const timer = h('p', { class: 'countdown', role: 'timer', 'aria-live': 'off' });
   const tick = () => {
