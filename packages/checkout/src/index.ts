@@ -231,7 +231,8 @@ export function open(options: OpenOptions): CheckoutHandle {
 
   const onMessage = (e: MessageEvent) => {
     if (e.origin !== origin || e.source !== iframe.contentWindow) return;
-    if (typeof e.data?.type !== 'string' || !e.data.type.startsWith(MESSAGE_PREFIX)) return;
+    const data = e.data as { type?: unknown } | null | undefined;
+    if (typeof data?.type !== 'string' || !data.type.startsWith(MESSAGE_PREFIX)) return;
     const m: PageMessage | null = readPageMessage(e.data, sessionId);
     if (!m || closed) return;
     switch (m.type) {

@@ -22,7 +22,7 @@ const SILENT = 'cs_01silentsession0000000000';
 
 // The stand-in page: posts `ready` and `loaded` to its parentOrigin (unless the session is the
 // silent one), and buttons post the rest. It is served by the "service" origin.
-const standIn = (sessionId: string) => `<!doctype html><html lang="en"><head><title>page</title><script src="/stand-in.js" defer></script></head>
+const standIn = (_sessionId: string) => `<!doctype html><html lang="en"><head><title>page</title><script src="/stand-in.js" defer></script></head>
 <body><button id="busy-on">busy on</button><button id="busy-off">busy off</button><button id="success">success</button><button id="close">close</button><input id="last" aria-label="last"></body></html>`;
 const STAND_IN_JS = `
 const params = new URLSearchParams(location.search);
