@@ -71,7 +71,8 @@ export function installCleanup(log: (msg: string) => void): void {
       killChildren();
       removeTempDirs();
       const timer = setTimeout(() => process.exit(130), 5000);
-      Promise.allSettled([...signalHooks].map((hook) => hook())).finally(() => { clearTimeout(timer); process.exit(130); });
+      // Not awaited: a signal listener cannot wait; allSettled never rejects and the process exits in finally.
+      void Promise.allSettled([...signalHooks].map((hook) => hook())).finally(() => { clearTimeout(timer); process.exit(130); });
     });
   }
 }
@@ -209,8 +210,7 @@ export async function stopCli(proc: Proc): Promise<Stopped> {
 // `promise`, unless one of the processes dies first.
 export const during = <T>(procs: Proc | Proc[], promise: Promise<T>): Promise<T> => Promise.race([promise, ...[procs].flat().map((p) => p.died)]);
 
-// A parsed JSON answer: the bench reads a few known fields of it.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// A parsed JSON answer: the bench reads a few known fields of it (eslint.config.js lets bench/ use any).
 export type Json = any;
 export interface ApiAnswer { status: number; json: Json; text: string; headers: Headers }
 
@@ -277,7 +277,7 @@ export async function runLoadScript<R = Json>(procs: Proc | Proc[], tmp: string,
 
 // A fresh PostgreSQL schema for one bench run, reached through search_path:
 // { schema, databaseUrl, drop() }.
-export interface BenchSchema { schema: string; databaseUrl: string; drop(): Promise<void> }
+export interface BenchSchema { schema: string; databaseUrl: string; drop: () => Promise<void> }
 export async function createBenchSchema(pgUrl: string, prefix = 'bench'): Promise<BenchSchema> {
   const { default: pg } = await import('pg');
   const schema = `${prefix}_${randomBytes(6).toString('hex')}`;

@@ -188,27 +188,27 @@ export async function verifySettlement(db: Db, loaded: Loaded, rows: number, pay
 
   const all = await one(`select count(*) as n, sum(case when status = 'settled' then 1 else 0 end) as settled,
       sum(case when settlement_id is null then 1 else 0 end) as unassigned, sum(amount) as total from receivables`);
-  check(num(all.n) === rows, `expected ${rows} receivables, found ${all.n}`);
+  check(num(all.n) === rows, `expected ${rows} receivables, found ${String(all.n)}`);
   check(num(all.settled) === rows, `${rows - num(all.settled)} receivables are not settled`);
-  check(num(all.unassigned) === 0, `${all.unassigned} receivables have no settlement`);
-  check(num(all.total) === loaded.expectedTotal, `receivables total ${all.total} != loaded total ${loaded.expectedTotal}`);
+  check(num(all.unassigned) === 0, `${String(all.unassigned)} receivables have no settlement`);
+  check(num(all.total) === loaded.expectedTotal, `receivables total ${String(all.total)} != loaded total ${loaded.expectedTotal}`);
 
   const runId = run.id.replace(/[^A-Za-z0-9_]/g, '');
   const orphans = await one(`select count(*) as n from receivables r left join settlements s on s.id = r.settlement_id
       where s.id is null or s.run_id <> '${runId}' or s.account_id <> r.account_id or s.livemode <> r.livemode
          or s.payee_type <> r.payee_type or s.payee_id <> r.payee_id`);
-  check(num(orphans.n) === 0, `${orphans.n} receivables point to a missing settlement, another run's, or another payee's`);
+  check(num(orphans.n) === 0, `${String(orphans.n)} receivables point to a missing settlement, another run's, or another payee's`);
 
   const st = await one(`select count(*) as n, count(distinct payee_type || ':' || payee_id) as payees,
       sum(case when run_id = '${runId}' then 1 else 0 end) as in_run from settlements`);
-  check(num(st.n) === payeeCount, `expected exactly ${payeeCount} settlements, found ${st.n}`);
-  check(num(st.payees) === num(st.n), `settlements cover ${st.payees} distinct payees for ${st.n} settlements (one per payee expected)`);
+  check(num(st.n) === payeeCount, `expected exactly ${payeeCount} settlements, found ${String(st.n)}`);
+  check(num(st.payees) === num(st.n), `settlements cover ${String(st.payees)} distinct payees for ${String(st.n)} settlements (one per payee expected)`);
   check(num(st.in_run) === num(st.n), `${num(st.n) - num(st.in_run)} settlements are not of this run`);
 
   const mismatch = await one(`select count(*) as n from settlements s
       left join (select settlement_id, sum(amount) as total, count(*) as c from receivables group by settlement_id) x on x.settlement_id = s.id
       where x.total is null or s.amount <> x.total or s.receivable_count <> x.c`);
-  check(num(mismatch.n) === 0, `${mismatch.n} settlements whose amount or receivable_count differs from the sum of their receivables`);
+  check(num(mismatch.n) === 0, `${String(mismatch.n)} settlements whose amount or receivable_count differs from the sum of their receivables`);
 
   let wrong = 0;
   for (const r of await db.query<Row>('select payee_type, payee_id, amount, receivable_count from settlements')) {
@@ -222,7 +222,7 @@ export async function verifySettlement(db: Db, loaded: Loaded, rows: number, pay
   check(run.receivableCount === rows, `run.receivableCount ${run.receivableCount} != ${rows}`);
   check(run.totalAmount === loaded.expectedTotal, `run.totalAmount ${run.totalAmount} != ${loaded.expectedTotal}`);
   const events = await one(`select count(*) as n from events where type = 'settlement.created'`);
-  check(num(events.n) === payeeCount, `${events.n} settlement.created events for ${payeeCount} settlements`);
+  check(num(events.n) === payeeCount, `${String(events.n)} settlement.created events for ${payeeCount} settlements`);
   return { problems, settlements: num(st.n) };
 }
 

@@ -126,7 +126,7 @@ async function benchSettlement(engine: EngineName): Promise<SettlementRunOutcome
   const problems: string[] = [];
   const loadBefore = machineNote();
   const logFile = join(tmp, 'server.log');
-  let result: SettlementResult | null = null;
+  let result: SettlementResult;
   try {
     const fresh = await freshDatabase(engine, tmp);
     schema = fresh.schema;

@@ -196,7 +196,8 @@ async function start(list: Array<{ name: string; delayMs: number }>): Promise<Re
   return ports;
 }
 
-process.on('message', async (msg: ReceiverMessage) => {
+// Not awaited by process.on: the handler catches its own failures and reports them to the parent.
+process.on('message', (msg: ReceiverMessage) => void (async () => {
   try {
     if (msg.type === 'start') {
       send({ type: 'listening', ports: await start(msg.receivers) });
@@ -221,6 +222,6 @@ process.on('message', async (msg: ReceiverMessage) => {
   } catch (error) {
     send({ type: 'error', message: String(error instanceof Error ? error.stack : error) });
   }
-});
+})());
 // The parent went away: do not linger.
 process.on('disconnect', () => process.exit(0));

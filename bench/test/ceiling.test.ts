@@ -11,7 +11,7 @@ import { api, BENCH_DIR, createBenchSchema, live, removeTempDir, startCli, stopC
 const ENGINES = process.env.TEST_ENGINES ? process.env.TEST_ENGINES.split(',') : process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 const BODY = { amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' };
 
-async function start(engine: string, withPlugin: boolean): Promise<{ server: Proc; key: string; close(): Promise<void> }> {
+async function start(engine: string, withPlugin: boolean): Promise<{ server: Proc; key: string; close: () => Promise<void> }> {
   const tmp = mkdtempSync(join(tmpdir(), 'bench-test-'));
   live.tempDirs.add(tmp);
   let databaseUrl = `sqlite:${join(tmp, 'test.db')}`;
