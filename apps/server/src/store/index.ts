@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -6,6 +7,9 @@ import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, t
 import { BatchAborted, BatchContext, isWrite, type RawExec } from './batch.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
+import { ApiError } from '../errors.js';
+
+export const DEFAULT_WRITE_QUEUE_MAX_PENDING = 20_000;
 
 export type Engine = 'sqlite' | 'postgres';
 export type Tx = Kysely<Database>;
@@ -18,6 +22,19 @@ export interface StoreOptions {
   // Concurrent committing connections on PostgreSQL (SQLite has exactly one writer).
   pgWriters?: number;
   pgPoolSize?: number;
+  // Writes accepted and not yet answered (queued or in a batch being committed). Past it a
+  // write is refused at once with 503 SERVICE_UNAVAILABLE and Retry-After, rather than waiting
+  // in a queue that grows without bound (memory and latency) when load exceeds what commits can take.
+  writeQueueMaxPending?: number;
+}
+
+// A write refused because the queue was full: what a client sees (src/errors.ts), and how long
+// it should wait (a commit takes milliseconds; one second lets the queue drain).
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 1;
+function queueFull(): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', 'The service is taking more writes than it can commit; nothing was written. Retry after Retry-After with the same Idempotency-Key.', {
+    headers: { 'retry-after': String(QUEUE_FULL_RETRY_AFTER_SECONDS) },
+  });
 }
 
 // The one store of the service. Reads go through `db` (on SQLite a separate read-only connection,
@@ -42,13 +59,15 @@ export class Store {
   static open(options: StoreOptions): Store {
     const { url } = options;
     const batchMax = options.writeBatchMax ?? 256;
+    const maxPending = options.writeQueueMaxPending ?? DEFAULT_WRITE_QUEUE_MAX_PENDING;
+    assert(Number.isSafeInteger(maxPending) && maxPending >= 1, 'writeQueueMaxPending must be a positive integer');
     if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
       // bigint (int8) columns hold centavos and milliseconds: both far below 2^53.
       pg.types.setTypeParser(20, (v) => Number(v));
       const pool = new pg.Pool({ connectionString: url, max: options.pgPoolSize ?? 20 });
       const dialect = new PostgresDialect({ pool });
       const db = new Kysely<Database>({ dialect });
-      const batcher = new WriteBatcher(db, dialect, 'postgres', batchMax, options.pgWriters ?? 4);
+      const batcher = new WriteBatcher(db, dialect, 'postgres', batchMax, maxPending, options.pgWriters ?? 4);
       return new Store('postgres', db, db, batcher);
     }
     if (!url.startsWith('sqlite:')) throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:..."`);
@@ -68,7 +87,7 @@ export class Store {
     const writer = new Kysely<Database>({ dialect: writerDialect });
     const reader = new Kysely<Database>({ dialect: new SqliteDialect({ database: readerStatements }) });
     attachRaw(reader, readerStatements);
-    return new Store('sqlite', reader, writer, new WriteBatcher(writer, writerDialect, 'sqlite', batchMax, 1, writerStatements));
+    return new Store('sqlite', reader, writer, new WriteBatcher(writer, writerDialect, 'sqlite', batchMax, maxPending, 1, writerStatements));
   }
 
   // Group-commit counters, for /metrics: how many writes share a commit, and what commits cost.
@@ -154,6 +173,7 @@ export interface WriteStats {
   commits: number;
   writes: number;
   failedCommits: number;
+  refusedQueueFull: number; // writes refused because writeQueueMaxPending were pending
   replays: number; // optimistic batches run again the plain way (store/batch.ts)
   commitMs: number; // time spent in COMMIT (the fsync on SQLite)
   batchMs: number; // time from BEGIN to the end of COMMIT
@@ -182,19 +202,28 @@ class WriteBatcher {
   readonly commitListeners: Array<() => void> = [];
   // KyselyProps wants a driver; a batch's Kysely never opens connections or transactions itself.
   private readonly driverProps = {};
-  readonly stats: WriteStats = { commits: 0, writes: 0, failedCommits: 0, replays: 0, commitMs: 0, batchMs: 0 };
+  readonly stats: WriteStats = { commits: 0, writes: 0, failedCommits: 0, refusedQueueFull: 0, replays: 0, commitMs: 0, batchMs: 0 };
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly engine: Engine,
     private readonly batchMax: number,
+    private readonly maxPending: number,
     private readonly concurrency: number,
     // SQLite: the writer's statements, lent to the ops of a batch for the compiled-once fast path.
     private readonly rawStatements: BetterSqlite3.Database | null = null,
   ) {}
 
+  // Writes queued plus writes in batches being committed: those accepted and not yet answered.
+  private pending = 0;
+
   enqueue<T>(op: WriteOp<T>): Promise<T> {
+    if (this.pending >= this.maxPending) {
+      this.stats.refusedQueueFull++;
+      return Promise.reject(queueFull());
+    }
+    this.pending++;
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ op, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
@@ -218,6 +247,8 @@ class WriteBatcher {
         this.running++;
         this.run(batch).finally(() => {
           this.running--;
+          this.pending -= batch.length;
+          assert(this.pending >= 0, 'more writes answered than accepted');
           if (this.queue.length > 0) this.schedule();
           else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
         });
