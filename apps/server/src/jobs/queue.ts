@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Store, Tx } from '../store/index.js';
 import { newId } from '../domain/ids.js';
-import { deleteWhere, insertRows } from '../store/fast.js';
+import { deleteWhere, defer } from '../store/index.js';
 
 // The outbox: background work is a row written in the same transaction as the change that
 // causes it, so it exists if and only if the change committed.
@@ -15,7 +15,7 @@ export interface JobRow {
 
 export async function enqueue(tx: Tx, type: string, payload: unknown, runAtMs: number = Date.now(), id?: string): Promise<string> {
   const jobId = id ?? newId('job');
-  await insertRows(tx, 'jobs', [{
+  await defer(tx, 'jobs', [{
     id: jobId,
     type,
     payload: JSON.stringify(payload),

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, StoredResponse } from '../errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { isUniqueViolation, type Store, type Tx, type WriteOp } from '../store/index.js';
-import { insertRows, selectWhere } from '../store/fast.js';
+import { defer, selectWhere } from '../store/index.js';
 import type { StoreErrorHook } from './errors.js';
 import { MUTATING_METHODS } from './route-rules.js';
 
@@ -102,7 +102,7 @@ const IN_FLIGHT_STALE_MS = 60_000;
 // for an error response), so a retry with the key gets the same bytes.
 export function insertKey(tx: Tx, auth: { accountId: string; livemode: boolean }, key: string, fp: string, statusCode: number, body: string): Promise<void> {
   const nowMs = Date.now();
-  return insertRows(tx, 'idempotency_keys', [{
+  return defer(tx, 'idempotency_keys', [{
     account_id: auth.accountId,
     livemode: auth.livemode ? 1 : 0,
     key,

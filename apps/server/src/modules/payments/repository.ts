@@ -6,7 +6,7 @@ import { qrSvg } from '../../domain/qr.js';
 import { assertTransition, IllegalTransition, type PaymentStatus } from '../../domain/states.js';
 import { invalidState, notFound } from '../../errors.js';
 import type { Owner } from '../events/service.js';
-import { selectWhere, updateWhere } from '../../store/fast.js';
+import { selectWhere, updateWhere } from '../../store/index.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 

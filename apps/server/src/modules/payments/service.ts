@@ -8,7 +8,7 @@ import { buildPixBrCode, pixTxidFromId } from '../../domain/pix.js';
 import { READY_TOKENS, type TestOutcome } from '../../domain/card.js';
 import { computeFee, type PaymentMethod } from '../../domain/fees.js';
 import { parseSettings } from '../accounts/settings.js';
-import { insertRows, selectWhere, updateWhere } from '../../store/fast.js';
+import { defer, selectWhere, updateWhere } from '../../store/index.js';
 import { createSaleReceivables } from '../receivables/service.js';
 import { enqueue, complete, completeAll, reschedule, type JobRow } from '../../jobs/queue.js';
 import { emitEvents, recordEvent, type Owner } from '../events/service.js';
@@ -142,7 +142,7 @@ export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body
       row.card_brand = card.brand;
       row.card_last4 = card.last4;
     }
-    await insertRows(tx, 'payments', [row]);
+    await defer(tx, 'payments', [row]);
     if (body.method === 'credit_card') await enqueue(tx, JOB_CONFIRM, { paymentId: id }, nowMs);
     else await enqueue(tx, JOB_EXPIRE, { paymentId: id }, expiresAtMs);
     const resource = toPayment(row);

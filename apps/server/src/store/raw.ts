@@ -1,7 +1,62 @@
-import { CompiledQuery, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from './schema.js';
-import { RAW, batchOf } from './index.js';
+import type { RawExec } from './types.js';
+import { batchOf } from './batch.js';
+
+// The one raw path per engine beside Kysely. Kysely writes every statement's text (dialect
+// quoting and placeholders included); this file runs compiled text without rebuilding it:
+// - SQLite: better-sqlite3 statements, prepared once per text (cachedStatements), stepped
+//   synchronously underneath;
+// - PostgreSQL: the connection's executeQuery with the compiled text and its parameters.
+
+// The better-sqlite3 statements a SQLite Kysely instance runs on (Kysely's SqliteDatabase).
+export interface SqliteStatements {
+  prepare(sqlText: string): BetterSqlite3.Statement;
+  close(): void;
+}
+
+// better-sqlite3 compiles a statement per prepare(); Kysely prepares per query. Caching by SQL
+// text makes the hot path a bind-and-step. Bounded so ad hoc SQL cannot grow it without limit.
+const MAX_STATEMENTS = 500;
+export function cachedStatements(conn: BetterSqlite3.Database): SqliteStatements {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    prepare(sqlText: string) {
+      let stmt = cache.get(sqlText);
+      if (!stmt) {
+        stmt = conn.prepare(sqlText);
+        if (cache.size >= MAX_STATEMENTS) {
+          const oldest = cache.keys().next();
+          if (!oldest.done) cache.delete(oldest.value);
+        }
+        cache.set(sqlText, stmt);
+      }
+      return stmt;
+    },
+    close() {
+      conn.close();
+    },
+  };
+}
+
+// Which Kysely instances run on SQLite statements (the reader, and each batch's on the writer).
+const statementsByDb = new WeakMap<Kysely<Database>, SqliteStatements>();
+export function lendStatements(db: Kysely<Database>, statements: SqliteStatements): void {
+  statementsByDb.set(db, statements);
+}
+
+// A statement on a connection, outside Kysely: SQLite through its cached statements,
+// PostgreSQL through the connection.
+export function rawExec(statements: SqliteStatements | null, connection: DatabaseConnection): RawExec {
+  if (statements) {
+    return async (text, params) => {
+      const stmt = statements.prepare(text);
+      return stmt.reader ? stmt.all(params) : stmt.run(params);
+    };
+  }
+  return (text, params) => connection.executeQuery(CompiledQuery.raw(text, [...params]));
+}
 
 // Kysely builds and compiles a query on every call (~6-9 µs); better-sqlite3 runs a cached
 // statement in ~2 µs. On the hot paths (payment create and approval, events, idempotency,
@@ -12,12 +67,8 @@ const MAX_SHAPES = 1000;
 
 type Db = Kysely<Database>;
 
-function raw(db: Db): BetterSqlite3.Database | undefined {
-  return (db as unknown as Record<symbol, BetterSqlite3.Database | undefined>)[RAW];
-}
-
 async function run(db: Db, text: string, params: unknown[]): Promise<{ rows: unknown[]; changes: number }> {
-  const statements = raw(db);
+  const statements = statementsByDb.get(db);
   if (statements) {
     const stmt = statements.prepare(text);
     // Kysely's own statements pass through the batch's hooks in its connection; these do not.
@@ -52,7 +103,7 @@ function remember(key: string, build: () => string): string {
   return text;
 }
 
-export async function insertRows<T extends keyof Database & string>(db: Db, table: T, rows: ReadonlyArray<Insertable<Database[T]>>): Promise<void> {
+export async function defer<T extends keyof Database & string>(db: Db, table: T, rows: ReadonlyArray<Insertable<Database[T]>>): Promise<void> {
   if (rows.length === 0) return;
   // In a group-committed batch: buffered, written with the batch's other rows (store/batch.ts).
   const batch = batchOf(db);
