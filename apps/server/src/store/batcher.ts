@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { Kysely, type DatabaseConnection, type Dialect, type Driver, type KyselyProps } from 'kysely';
 import { ApiError } from '../errors.js';
 import { BatchAborted, BatchContext, bindBatch, isWrite } from './batch.js';
 import { lendStatements, rawExec, type SqliteStatements } from './raw.js';
+import { MicroBatch, type Settled } from './micro-batch.js';
 import type { Database } from './schema.js';
 import type { Engine, RawExec, Tx, WriteOp, WriteStats } from './types.js';
 
@@ -19,11 +19,6 @@ function queueFull(): ApiError {
   });
 }
 
-interface Pending {
-  op: WriteOp<unknown>;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
 
 
 // A batch's Kysely runs on the batch's connection (its executor), never opening connections or
@@ -42,10 +37,7 @@ const NO_DRIVER: Driver = {
 };
 
 export class WriteBatcher {
-  private queue: Pending[] = [];
-  private running = 0;
-  private scheduled = false;
-  private idleWaiters: Array<() => void> = [];
+  private readonly batches: MicroBatch<WriteOp<unknown>, unknown>;
   readonly commitListeners: Array<() => void> = [];
   readonly stats: WriteStats = { commits: 0, writes: 0, failedCommits: 0, refusedQueueFull: 0, replays: 0, commitMs: 0, batchMs: 0 };
 
@@ -53,55 +45,35 @@ export class WriteBatcher {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly engine: Engine,
-    private readonly batchMax: number,
-    private readonly maxPending: number,
-    private readonly concurrency: number,
+    batchMax: number,
+    // Writes accepted and not yet answered (queued or in a batch being committed).
+    maxPending: number,
+    concurrency: number,
     // SQLite: the writer's statements, lent to the ops of a batch for the compiled-once fast path.
     private readonly rawStatements: SqliteStatements | null = null,
-  ) {}
-
-  // Writes queued plus writes in batches being committed: those accepted and not yet answered.
-  private pending = 0;
+  ) {
+    this.batches = new MicroBatch<WriteOp<unknown>, unknown>({
+      maxItemsPerRun: batchMax,
+      maxConcurrentRuns: concurrency,
+      maxPending,
+      onFull: () => {
+        this.stats.refusedQueueFull++;
+        return queueFull();
+      },
+      run: (ops) => this.run(ops),
+    });
+  }
 
   enqueue<T>(op: WriteOp<T>): Promise<T> {
-    if (this.pending >= this.maxPending) {
-      this.stats.refusedQueueFull++;
-      return Promise.reject(queueFull());
-    }
-    this.pending++;
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ op, resolve: resolve as (v: unknown) => void, reject });
-      this.schedule();
-    });
+    // The op's answer is its own T: the batch hands each op's value back to its caller only.
+    return this.batches.add(op) as Promise<T>;
   }
 
   drain(): Promise<void> {
-    if (this.queue.length === 0 && this.running === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.batches.drain();
   }
 
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    // setImmediate, not a microtask: every request that arrived in this turn of the event loop
-    // gets to enqueue before the batch is cut, which is what makes the commit shared.
-    setImmediate(() => {
-      this.scheduled = false;
-      while (this.running < this.concurrency && this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.batchMax);
-        this.running++;
-        this.run(batch).finally(() => {
-          this.running--;
-          this.pending -= batch.length;
-          assert(this.pending >= 0, 'more writes answered than accepted');
-          if (this.queue.length > 0) this.schedule();
-          else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
-        });
-      }
-    });
-  }
-
-  private async run(batch: Pending[]): Promise<void> {
+  private async run(batch: Array<WriteOp<unknown>>): Promise<Array<Settled<unknown>>> {
     const startedMs = performance.now();
     let outcome = await this.attempt(batch, true);
     // The optimistic pass could not tell its writes apart (see store/batch.ts): again, plainly.
@@ -112,23 +84,17 @@ export class WriteBatcher {
     if (outcome === 'retry' || outcome instanceof Failure) {
       // The commit itself failed: nothing of this batch is durable, so nobody gets a success.
       this.stats.failedCommits++;
-      const error = outcome === 'retry' ? new Error('write batch could not be replayed') : outcome.error;
-      for (const item of batch) item.reject(error);
-      return;
+      throw outcome === 'retry' ? new Error('write batch could not be replayed') : outcome.error;
     }
     this.stats.commits++;
     this.stats.writes += batch.length;
     this.stats.batchMs += performance.now() - startedMs;
     for (const listener of this.commitListeners) listener();
-    batch.forEach((item, i) => {
-      const r = outcome[i];
-      if (r.ok) item.resolve(r.value);
-      else item.reject(r.error);
-    });
+    return outcome;
   }
 
-  private async attempt(batch: Pending[], optimistic: boolean): Promise<Result[] | 'retry' | Failure> {
-    const results: Result[] = [];
+  private async attempt(batch: Array<WriteOp<unknown>>, optimistic: boolean): Promise<Array<Settled<unknown>> | 'retry' | Failure> {
+    const results: Array<Settled<unknown>> = [];
     const alone = batch.length === 1;
     const postgres = this.engine === 'postgres';
     try {
@@ -148,11 +114,11 @@ export class WriteBatcher {
         const tx = this.bind(connection, ctx, postgres ? begin : null);
         if (!postgres) await send('BEGIN IMMEDIATE', []);
         try {
-          for (const item of batch) {
+          for (const op of batch) {
             await ctx.startOp();
             let ok = true;
             try {
-              results.push({ ok: true, value: await item.op(tx) });
+              results.push({ ok: true, value: await op(tx) });
             } catch (error) {
               ok = false;
               results.push({ ok: false, error });
@@ -223,7 +189,6 @@ export class WriteBatcher {
   }
 }
 
-type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
 class Failure {
   constructor(readonly error: unknown) {}
 }

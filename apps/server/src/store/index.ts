@@ -16,6 +16,7 @@ import type { DeferredWork, Engine, StoreOptions, Tx, WriteOp, WriteStats } from
 // (store/raw.ts) and the types they share (store/types.ts). Modules import from here only.
 export type { DeferredWork, Engine, StoreOptions, Tx, WriteOp, WriteStats } from './types.js';
 export { defer, selectWhere, updateWhere, deleteWhere } from './raw.js';
+export { MicroBatch, type Settled } from './micro-batch.js';
 
 export const DEFAULT_WRITE_QUEUE_MAX_PENDING = 20_000;
 
