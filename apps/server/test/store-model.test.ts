@@ -1,6 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { ENGINES, testDatabase, type TestDb } from './helpers.js';
 import { Store, defer, deferWork, isUniqueViolation, type DeferredWork, type Tx } from '../src/store/index.js';
 
@@ -16,8 +17,10 @@ type Op =
   | { kind: 'claim'; key: number }
   | { kind: 'bump' }
   | { kind: 'readOwn' }
+  | { kind: 'rawReadOwn' }
   | { kind: 'work' }
-  | { kind: 'sqlFail' };
+  | { kind: 'sqlFail' }
+  | { kind: 'catchSqlFail' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constant<Op>({ kind: 'ok' }),
@@ -25,8 +28,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.integer({ min: 0, max: 3 }).map((key): Op => ({ kind: 'claim', key })),
   fc.constant<Op>({ kind: 'bump' }),
   fc.constant<Op>({ kind: 'readOwn' }),
+  fc.constant<Op>({ kind: 'rawReadOwn' }),
   fc.constant<Op>({ kind: 'work' }),
   fc.constant<Op>({ kind: 'sqlFail' }),
+  fc.constant<Op>({ kind: 'catchSqlFail' }),
 );
 
 type Answer = { ok: true; value: unknown } | { ok: false; error: string };
@@ -87,6 +92,12 @@ for (const engine of ENGINES) {
           const rows = await tx.selectFrom('events').select('data').where('id', '=', event.id).execute();
           return rows.map((r) => r.data);
         }
+        case 'rawReadOwn': {
+          // Raw SQL declares no tables: the store writes the write's deferred rows before it.
+          await defer(tx, 'events', [event]);
+          const { rows } = await sql<{ data: string }>`select data from events where id = ${event.id}`.execute(tx);
+          return rows.map((r) => r.data);
+        }
         case 'work':
           await deferWork(tx, work, [`${p}j${i}`]);
           return 'work';
@@ -94,6 +105,14 @@ for (const engine of ENGINES) {
           // The seed job exists: a duplicate primary key, a failing statement.
           await tx.insertInto('jobs').values({ id: `${p}seed`, type: 'model', payload: '{}', run_at_ms: 0, attempts: 0, created_at: 'x' }).execute();
           return 'unreachable';
+        case 'catchSqlFail':
+          // Catches the failed statement and goes on: SQLite carries on; PostgreSQL has aborted
+          // the write's savepoint, so the write is refused with that statement's error.
+          try {
+            await tx.insertInto('jobs').values({ id: `${p}seed`, type: 'model', payload: '{}', run_at_ms: 0, attempts: 0, created_at: 'x' }).execute();
+          } catch { /* went on */ }
+          await defer(tx, 'events', [event]);
+          return 'went on';
       }
     };
 

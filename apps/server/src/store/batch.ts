@@ -1,7 +1,7 @@
-import type { CompiledQuery } from 'kysely';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { DeferredWork, Engine, RawExec, Row, Tx } from './types.js';
+import type { Access } from './access.js';
 
 // One group-committed transaction, seen from the writes inside it.
 //
@@ -39,6 +39,8 @@ interface OpState {
   rows: Map<string, Row[]>;
   collected: Map<string, { collector: DeferredWork<unknown>; items: unknown[] }>;
   savepoint: boolean;
+  // PostgreSQL: a statement of this write failed inside its savepoint, which is then aborted.
+  abortedBy: { error: unknown } | null;
 }
 
 export class BatchAborted extends Error {}
@@ -54,15 +56,6 @@ export function bindBatch(db: Tx, ctx: BatchContext): void {
   ctx.tx = db;
 }
 
-const mentionPatterns = new Map<string, RegExp>();
-function mentions(sqlText: string, table: string): boolean {
-  let re = mentionPatterns.get(table);
-  if (!re) {
-    re = new RegExp(`\\b${table}\\b`, 'i');
-    mentionPatterns.set(table, re);
-  }
-  return re.test(sqlText);
-}
 
 const PG_MAX_PARAMS = 30_000;
 
@@ -75,8 +68,8 @@ export class BatchContext {
   private flushing = false;
   // The collectors run at the end of the batch: their rows are deferred to the batch's.
   private collecting = false;
-  // Tables the batch's statements wrote to (see DeferredWork.reads).
-  private readonly written = new Set<string>();
+  // Tables the batch's statements wrote to (see DeferredWork.reads); null: any (raw SQL wrote).
+  private written: Set<string> | null = new Set<string>();
   // The Kysely the batch's writes get (set by the batcher), for the collectors.
   tx: Tx | null = null;
 
@@ -107,7 +100,7 @@ export class BatchContext {
   }
 
   async startOp(): Promise<void> {
-    this.op = { rows: new Map(), collected: new Map(), savepoint: false };
+    this.op = { rows: new Map(), collected: new Map(), savepoint: false, abortedBy: null };
     // The plain mode isolates every write in a savepoint; alone, only on PostgreSQL, where a write
     // that catches a failed statement and goes on would otherwise commit an aborted transaction.
     if (!this.optimistic && (!this.alone || this.engine === 'postgres')) await this.savepoint(this.op);
@@ -164,23 +157,32 @@ export class BatchContext {
 
   // Called before every statement a write runs. Returns a promise only when there is work to do
   // first, so the common case costs no extra await.
-  before(sqlText: string, writes: boolean): Promise<void> | undefined {
+  before(access: Access): Promise<void> | undefined {
     // Only the outside reads (options.read) look at which tables the batch wrote.
-    if (writes && this.options.read) {
-      const table = targetTable(sqlText);
-      if (table) this.written.add(table);
+    if (access.writes && this.options.read && this.written) {
+      if (access.tables === null) this.written = null;
+      else for (const t of access.tables) this.written.add(t);
     }
     const op = this.op;
     if (!op || this.flushing) return undefined;
-    if (this.readsOwnRows(op, sqlText)) return this.flushOp(op);
-    if (writes && !op.savepoint && !this.alone) return this.savepoint(op);
+    if (this.readsOwnRows(op, access.tables)) return this.flushOp(op);
+    if (access.writes && !op.savepoint && !this.alone) return this.savepoint(op);
     return undefined;
   }
 
   // A statement failed. On PostgreSQL that aborts everything since the last savepoint: with
   // none around this write, the batch must be run again the plain way.
-  failed(): void {
-    if (this.engine === 'postgres' && !this.op?.savepoint) this.poisoned = true;
+  failed(error: unknown): void {
+    if (this.engine !== 'postgres') return;
+    const op = this.op;
+    if (!op?.savepoint) this.poisoned = true;
+    else op.abortedBy ??= { error };
+  }
+
+  // A write that returned although PostgreSQL aborted its savepoint under it (it caught a failed
+  // statement and went on): nothing it did can commit. The statement's error, or null.
+  abortedBy(): { error: unknown } | null {
+    return this.op?.abortedBy ?? null;
   }
 
   // End of the batch: the collectors (whose rows join the batch's), then every buffered row.
@@ -189,7 +191,8 @@ export class BatchContext {
     this.collecting = true;
     try {
       for (const { collector, items } of this.collected.values()) {
-        const outside = this.options.read && !collector.reads.some((t) => this.written.has(t) || this.rows.has(t));
+        const written = this.written;
+        const outside = this.options.read && written && !collector.reads.some((t) => written.has(t) || this.rows.has(t));
         const tx = this.boundTx();
         await collector.run(tx, items, outside && this.options.read ? this.options.read : tx);
       }
@@ -208,9 +211,14 @@ export class BatchContext {
     }
   }
 
-  private readsOwnRows(op: OpState, sqlText: string): boolean {
-    for (const table of op.rows.keys()) if (mentions(sqlText, table)) return true;
-    for (const { collector } of op.collected.values()) for (const t of collector.tables) if (mentions(sqlText, t)) return true;
+  // Whether a statement touching `tables` (null: any) may read rows this write deferred.
+  private readsOwnRows(op: OpState, tables: readonly string[] | null): boolean {
+    if (op.rows.size === 0 && op.collected.size === 0) return false;
+    if (tables === null) return true;
+    for (const t of tables) {
+      if (op.rows.has(t)) return true;
+      for (const { collector } of op.collected.values()) if (collector.tables.includes(t)) return true;
+    }
     return false;
   }
 
@@ -306,18 +314,4 @@ function literalInserts(byTable: Map<string, Row[]>): string[] {
     }
   }
   return statements;
-}
-
-// The table an INSERT, UPDATE or DELETE writes to.
-const TARGET = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/i;
-function targetTable(sqlText: string): string | undefined {
-  return TARGET.exec(sqlText)?.[1];
-}
-
-// Which statements write: everything but a select.
-export function isWrite(query: CompiledQuery): boolean {
-  const kind = query.query?.kind;
-  if (kind === 'SelectQueryNode') return false;
-  if (kind === 'RawNode' || kind === undefined) return !/^\s*select\b/i.test(query.sql);
-  return true;
 }

@@ -1,6 +1,7 @@
 import { Kysely, type DatabaseConnection, type Dialect, type Driver, type KyselyProps } from 'kysely';
 import { ApiError } from '../errors.js';
-import { BatchAborted, BatchContext, bindBatch, isWrite } from './batch.js';
+import { BatchAborted, BatchContext, bindBatch } from './batch.js';
+import { accessOf } from './access.js';
 import { lendStatements, rawExec, type SqliteStatements } from './raw.js';
 import { MicroBatch, type Settled } from './micro-batch.js';
 import type { Database } from './schema.js';
@@ -124,6 +125,13 @@ export class WriteBatcher {
               results.push({ ok: false, error });
             }
             if (ctx.poisoned) throw new BatchAborted();
+            const aborted = ok ? ctx.abortedBy() : null;
+            if (aborted) {
+              // Optimistic: run the batch again the plain way, where the write meets this again.
+              if (optimistic) throw new BatchAborted();
+              results[results.length - 1] = { ok: false, error: aborted.error };
+              ok = false;
+            }
             if (ok) await ctx.endOp();
             else if (alone) {
               // Alone, the transaction itself is the isolation: roll it all back.
@@ -168,13 +176,13 @@ export class WriteBatcher {
   private bind(connection: DatabaseConnection, ctx: BatchContext, begin: (() => Promise<void>) | null): Tx {
     const hooked: DatabaseConnection = {
       async executeQuery(query) {
-        const wait = ctx.before(query.sql, isWrite(query));
+        const wait = ctx.before(accessOf(query));
         if (wait) await wait;
         if (begin) await begin();
         try {
           return await connection.executeQuery(query);
         } catch (error) {
-          ctx.failed();
+          ctx.failed(error);
           throw error;
         }
       },

@@ -3,6 +3,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from './schema.js';
 import type { RawExec } from './types.js';
 import { batchOf } from './batch.js';
+import { declareAccess } from './access.js';
 
 // The one raw path per engine beside Kysely. Kysely writes every statement's text (dialect
 // quoting and placeholders included); this file runs compiled text without rebuilding it:
@@ -67,25 +68,27 @@ const MAX_SHAPES = 1000;
 
 type Db = Kysely<Database>;
 
-async function run(db: Db, text: string, params: unknown[]): Promise<{ rows: unknown[]; changes: number }> {
+// `table`: the one table the statement reads or writes (the batch's read-your-own-writes and
+// savepoints go by it).
+async function run(db: Db, text: string, params: unknown[], table: string, writes: boolean): Promise<{ rows: unknown[]; changes: number }> {
   const statements = statementsByDb.get(db);
   if (statements) {
     const stmt = statements.prepare(text);
     // Kysely's own statements pass through the batch's hooks in its connection; these do not.
     const batch = batchOf(db);
     if (batch) {
-      const wait = batch.before(text, !stmt.reader);
+      const wait = batch.before({ tables: [table], writes });
       if (wait) await wait;
     }
     try {
       if (stmt.reader) return { rows: stmt.all(params), changes: 0 };
       return { rows: [], changes: stmt.run(params).changes };
     } catch (error) {
-      batch?.failed();
+      batch?.failed(error);
       throw error;
     }
   }
-  const result = await db.executeQuery(CompiledQuery.raw(text, params));
+  const result = await db.executeQuery(declareAccess(CompiledQuery.raw(text, params), { tables: [table], writes }));
   return { rows: result.rows, changes: Number(result.numAffectedRows ?? 0n) };
 }
 
@@ -116,7 +119,7 @@ export async function defer<T extends keyof Database & string>(db: Db, table: T,
     db.insertInto(table).values(rows as never).compile().sql);
   const params: unknown[] = [];
   for (const row of rows) for (const c of columns) params.push((row as Record<string, unknown>)[c]);
-  await run(db, text, params);
+  await run(db, text, params, table, true);
 }
 
 // `select <columns> from <table> where a = ? and b = ? ...` with the where keys in the order given.
@@ -135,7 +138,7 @@ export async function selectWhere<T extends keyof Database & string>(
     for (const k of keys) qb = qb.where(k, '=', null);
     return (qb.compile() as CompiledQuery).sql;
   });
-  const result = await run(db, text, keys.map((k) => (where as Record<string, unknown>)[k]));
+  const result = await run(db, text, keys.map((k) => (where as Record<string, unknown>)[k]), table, false);
   return result.rows as Array<Selectable<Database[T]>>;
 }
 
@@ -147,7 +150,7 @@ export async function deleteWhere<T extends keyof Database & string>(db: Db, tab
     for (const k of keys) qb = qb.where(k, '=', null);
     return (qb.compile() as CompiledQuery).sql;
   });
-  return (await run(db, text, keys.map((k) => (where as Record<string, unknown>)[k]))).changes;
+  return (await run(db, text, keys.map((k) => (where as Record<string, unknown>)[k]), table, true)).changes;
 }
 
 // `update <table> set a = ?, b = ? ... where c = ? and d = ?`: the set columns in the order given,
@@ -169,5 +172,5 @@ export async function updateWhere<T extends keyof Database & string>(
   const params: unknown[] = [];
   for (const c of columns) params.push((set as Record<string, unknown>)[c]);
   for (const k of keys) params.push((where as Record<string, unknown>)[k]);
-  return (await run(db, text, params)).changes;
+  return (await run(db, text, params, table, true)).changes;
 }
