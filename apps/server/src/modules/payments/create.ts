@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import type { RequestContext } from '../../plugins/idempotency.js';
 import type { Store, Tx } from '../../store/index.js';
 import { ApiError, validation } from '../../errors.js';
@@ -7,14 +8,14 @@ import { READY_TOKENS, type TestOutcome } from '../../domain/card.js';
 import { enqueue } from '../../jobs/queue.js';
 import { recordEvent, type Owner } from '../events/service.js';
 import { JOB_CONFIRM, JOB_EXPIRE, type PaymentDeps } from './common.js';
-import { insertPayment, markCardTokenUsed, readCardToken, readCardTokenOutcome, toPayment, type PaymentRow } from './repository.js';
+import { insertPaymentRow, markCardTokenUsed, readCardToken, readCardTokenOutcome, toPayment, type PaymentRow } from './repository.js';
 import type { CreatePaymentBody, CreatePaymentFields, Payment } from './schemas.js';
 
 // Create: validate (the body's shape rules, the provider's breaker), build the row, persist it
 // with its job (confirmation or expiry) and its event in one write. The provider is called by
 // the confirmation job (confirm.ts), never in the request.
 
-function maskDocument(doc: string): string {
+export function maskDocument(doc: string): string {
   const clean = doc.replace(/[^0-9A-Za-z]/g, '');
   return '*'.repeat(Math.max(0, clean.length - 2)) + clean.slice(-2);
 }
@@ -58,7 +59,15 @@ export async function cardOutcome(store: Store, token: string): Promise<TestOutc
   return ((await readCardTokenOutcome(store.db, token)) as TestOutcome | undefined) ?? 'approve';
 }
 
-export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body: CreatePaymentBody): Promise<Payment> {
+export interface PreparedPayment {
+  row: PaymentRow;
+  // When its background job runs: the card confirmation at once, the Pix expiry at its end.
+  jobAtMs: number;
+}
+
+// Validate and build: the payment row of a create, before its transaction (the BR Code is pure
+// work).
+export function preparePayment(deps: PaymentDeps, owner: Owner, body: CreatePaymentBody): PreparedPayment {
   const amountCents = checkPaymentShape(body);
   if (body.method === 'credit_card') {
     const retryAfter = deps.breaker.retryAfterSeconds();
@@ -74,8 +83,8 @@ export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body
     : null;
   const row: PaymentRow = {
     id,
-    account_id: ctx.accountId,
-    livemode: ctx.livemode ? 1 : 0,
+    account_id: owner.accountId,
+    livemode: owner.livemode ? 1 : 0,
     status: 'pending',
     amount: amountCents,
     currency: 'BRL',
@@ -99,10 +108,10 @@ export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body
     created_at: nowIso,
     updated_at: nowIso,
   };
-  let expiresAtMs = 0;
+  let jobAtMs = nowMs;
   if (body.method === 'pix') {
-    expiresAtMs = nowMs + (body.pixExpiresInSeconds ?? deps.config.pixExpiresInSeconds) * 1000;
-    row.expires_at = new Date(expiresAtMs).toISOString();
+    jobAtMs = nowMs + (body.pixExpiresInSeconds ?? deps.config.pixExpiresInSeconds) * 1000;
+    row.expires_at = new Date(jobAtMs).toISOString();
     row.pix_copy_paste = buildPixBrCode({
       pixKey: deps.config.pixKey,
       amountCents,
@@ -111,19 +120,29 @@ export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body
       merchantCity: deps.config.pixMerchantCity,
     });
   }
-  const payment = await ctx.write(async (tx) => {
-    if (body.method === 'credit_card') {
-      const card = await useCardToken(tx, ctx, body.cardToken as string, nowIso);
-      row.card_brand = card.brand;
-      row.card_last4 = card.last4;
-    }
-    await insertPayment(tx, row);
-    if (body.method === 'credit_card') await enqueue(tx, JOB_CONFIRM, { paymentId: id }, nowMs);
-    else await enqueue(tx, JOB_EXPIRE, { paymentId: id }, expiresAtMs);
-    const resource = toPayment(row);
-    await recordEvent(tx, ctx, 'payment.created', resource, nowMs);
-    return resource;
-  });
+  return { row, jobAtMs };
+}
+
+// Persist, in the caller's transaction: the card token consumed, the row, its job (the
+// provider is called by the confirmation job, confirm.ts) and its event.
+export async function insertPayment(tx: Tx, owner: Owner, prepared: PreparedPayment): Promise<Payment> {
+  const { row } = prepared;
+  if (row.method === 'credit_card') {
+    assert(row.card_token !== null, 'a card payment has its token (checkPaymentShape)');
+    const card = await useCardToken(tx, owner, row.card_token, row.created_at);
+    row.card_brand = card.brand;
+    row.card_last4 = card.last4;
+  }
+  await insertPaymentRow(tx, row);
+  await enqueue(tx, row.method === 'credit_card' ? JOB_CONFIRM : JOB_EXPIRE, { paymentId: row.id }, prepared.jobAtMs);
+  const resource = toPayment(row);
+  await recordEvent(tx, owner, 'payment.created', resource, Date.parse(row.created_at));
+  return resource;
+}
+
+export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body: CreatePaymentBody): Promise<Payment> {
+  const prepared = preparePayment(deps, ctx, body);
+  const payment = await ctx.write((tx) => insertPayment(tx, ctx, prepared));
   if (body.method === 'credit_card') deps.kickWorker();
   return payment;
 }

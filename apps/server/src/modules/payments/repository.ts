@@ -85,7 +85,7 @@ export function listPayments(db: Store['db'], owner: Owner, query: ListPaymentsQ
 }
 
 // A new payment, written with its batch's other rows (store: defer).
-export function insertPayment(tx: Tx, row: PaymentRow): Promise<void> {
+export function insertPaymentRow(tx: Tx, row: PaymentRow): Promise<void> {
   return defer(tx, 'payments', [row]);
 }
 
