@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Store, Tx } from '../store/index.js';
 import { newId } from '../domain/ids.js';
 import { deleteWhere, defer } from '../store/index.js';
@@ -42,7 +41,7 @@ export async function claim(store: Store, workerId: string, limit: number, lease
       .limit(limit);
     const sub = store.engine === 'postgres' ? due(tx).forUpdate().skipLocked() : due(tx);
     const rows = await tx.updateTable('jobs')
-      .set({ locked_by: workerId, locked_until_ms: nowMs + leaseMs, attempts: sql`attempts + 1` })
+      .set((eb) => ({ locked_by: workerId, locked_until_ms: nowMs + leaseMs, attempts: eb('attempts', '+', 1) }))
       .where('id', 'in', sub)
       .returning(['id', 'type', 'payload', 'run_at_ms', 'attempts'])
       .execute();
