@@ -337,7 +337,7 @@ for (const engine of ENGINES) {
       await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'publishable', key_hash: hashKey(`pk_test_${'b'.repeat(32)}`), display: 'pk_test_…bbbb', created_at: now, revoked_at: null } as never).execute();
     });
     const old = { account: { id }, keys: { secretKey: { key: sk } } };
-    assert.deepEqual(await store.migrate(), ['0006_checkout']);
+    assert.deepEqual(await store.migrate('0006_checkout'), ['0006_checkout']);
     await store.close();
     const t = await startApp(engine, {}, { db });
     try {

@@ -1545,6 +1545,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     adminListAccountApiKeys: {
@@ -1879,6 +1890,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     adminListAccountRecipients: {
@@ -2085,6 +2107,17 @@ export interface operations {
             /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
@@ -2482,6 +2515,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     adminDeleteSession: {
@@ -2584,6 +2628,17 @@ export interface operations {
             /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
@@ -2764,6 +2819,17 @@ export interface operations {
             /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
@@ -3116,6 +3182,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     adminGetSplitRule: {
@@ -3316,6 +3393,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     adminActivateSplitRule: {
@@ -3442,6 +3530,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     adminDeactivateSplitRule: {
@@ -3561,6 +3660,17 @@ export interface operations {
             /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
@@ -3763,6 +3873,17 @@ export interface operations {
             /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
