@@ -30,7 +30,7 @@ const USAGE = `Usage: npm run cli -- <command>
 Configuration comes from the environment (see README): DATABASE_URL, PORT, HOST, LOG_LEVEL, ...`;
 
 function openStore(config: Config): Store {
-  return Store.open({ url: config.databaseUrl, writeBatchMax: config.writeBatchMax, pgWriters: config.pgWriters, pgPoolSize: config.pgWriters + 16 });
+  return Store.open({ url: config.databaseUrl, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending, pgWriters: config.pgWriters, pgPoolSize: config.pgWriters + 16 });
 }
 
 function describeDb(url: string): string {

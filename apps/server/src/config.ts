@@ -26,6 +26,7 @@ export interface Config {
   pixMerchantCity: string;
   authCacheTtlMs: number;
   writeBatchMax: number;
+  writeQueueMaxPending: number;
   pgWriters: number;
   settlementScheduleEnabled: boolean;
   providerBreakerFailures: number;
@@ -127,6 +128,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pixMerchantCity: env.PIX_MERCHANT_CITY || 'SAO PAULO',
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 1000),
     writeBatchMax: int(env, 'WRITE_BATCH_MAX', 256),
+    // Writes accepted and not yet committed; past it a write answers 503 with Retry-After
+    // (store/index.ts). Far above what a batch holds, so only an overload reaches it.
+    writeQueueMaxPending: int(env, 'WRITE_QUEUE_MAX_PENDING', 20_000),
     // PostgreSQL connections that commit batches in parallel (its own WAL flush groups them).
     pgWriters: int(env, 'PG_WRITERS', 4),
     // The worker runs settlement once a day (checked hourly). Off for tests that drive runs.
@@ -167,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (config.rateLimitAnonymousPerMinute < 1) throw new Error('RATE_LIMIT_ANONYMOUS_PER_MINUTE must be at least 1');
   if (config.bodyLimitBytes < 1024) throw new Error('BODY_LIMIT_BYTES must be at least 1024');
   if (config.writeBatchMax < 1 || config.writeBatchMax > 10_000) throw new Error('WRITE_BATCH_MAX must be 1..10000');
+  if (config.writeQueueMaxPending < 1) throw new Error('WRITE_QUEUE_MAX_PENDING must be at least 1');
   if (config.webhookScheduleMs.length < 1 || config.webhookScheduleMs.length > 20 || config.webhookScheduleMs.some((v) => !Number.isSafeInteger(v) || v < 0)) {
     throw new Error('WEBHOOK_SCHEDULE_MS must be 1-20 comma-separated non-negative integers (ms)');
   }

@@ -72,7 +72,7 @@ export const TEST_CONFIG: Partial<Config> = {
 export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean; http?: ServerOptions } = {}): Promise<TestApp> {
   const db = options.db ?? (await testDatabase(engine));
   const config = loadConfig({}, { ...TEST_CONFIG, databaseUrl: db.url, ...overrides });
-  const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax });
+  const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending });
   await store.migrate();
   const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true, http: options.http });
   if (options.worker !== false) await built.startWorker();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { ENGINES, testDatabase, type TestDb } from './helpers.js';
 import { Store, isUniqueViolation, type Tx } from '../src/store/index.js';
-import { insertRows, selectWhere } from '../src/store/fast.js';
+import { defer, selectWhere } from '../src/store/index.js';
 
 // The group-committed write path itself (store/index.ts, store/batch.ts): writes that arrive
 // together share one transaction; each keeps its own outcome.
@@ -34,13 +34,13 @@ for (const engine of ENGINES) {
 
     test('a write that fails keeps none of its rows; the others of its batch commit', async () => {
       const { results, commits } = await sameCommit([
-        async (tx) => insertRows(tx, 'events', [event('a1')]),
+        async (tx) => defer(tx, 'events', [event('a1')]),
         async (tx) => {
-          await insertRows(tx, 'events', [event('a2')]);
+          await defer(tx, 'events', [event('a2')]);
           await tx.updateTable('accounts').set({ name: 'x' }).where('id', '=', 'nobody').execute();
           throw new Error('refused after writing');
         },
-        async (tx) => insertRows(tx, 'events', [event('a3')]),
+        async (tx) => defer(tx, 'events', [event('a3')]),
       ]);
       assert.equal(commits, 1, 'one shared commit');
       assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
@@ -54,7 +54,7 @@ for (const engine of ENGINES) {
         "it's", 'back\\slash \\\'', "'); drop table events; --", "E'\\x00'", 'line\nbreak\ttab', 'acentuação ção 💸', '$1 $$ $tag$ ?', '',
       ];
       const rows = awkward.map((data, i) => ({ ...event('lit'), data, type: `t${i}` }));
-      const { results, commits } = await sameCommit(rows.map((row) => async (tx: Tx) => insertRows(tx, 'events', [row])));
+      const { results, commits } = await sameCommit(rows.map((row) => async (tx: Tx) => defer(tx, 'events', [row])));
       assert.equal(commits, 1, 'one shared commit');
       assert.ok(results.every((r) => r.status === 'fulfilled'));
       const stored = await store.db.selectFrom('events').select(['id', 'data', 'livemode', 'created_at_ms']).where('id', 'like', 'evt_test_lit%').orderBy('id').execute();
@@ -70,7 +70,7 @@ for (const engine of ENGINES) {
     test('a write reads the rows it has just inserted', async () => {
       const row = event('b');
       const seen = await store.write(async (tx) => {
-        await insertRows(tx, 'events', [row]);
+        await defer(tx, 'events', [row]);
         return selectWhere(tx, 'events', ['id'], { id: row.id });
       });
       assert.deepEqual(seen, [{ id: row.id }]);
@@ -80,9 +80,9 @@ for (const engine of ENGINES) {
       const replaysBefore = store.stats.replays;
       const key = (body: string) => ({ account_id: 'acct_store', livemode: 0, key: 'same-key', fingerprint: 'f', status_code: 200, body, created_at: new Date().toISOString(), created_at_ms: Date.now() });
       const { results } = await sameCommit([
-        async (tx) => { await insertRows(tx, 'events', [event('c1')]); await insertRows(tx, 'idempotency_keys', [key('first')]); },
-        async (tx) => { await insertRows(tx, 'events', [event('c2')]); await insertRows(tx, 'idempotency_keys', [key('second')]); },
-        async (tx) => insertRows(tx, 'events', [event('c3')]),
+        async (tx) => { await defer(tx, 'events', [event('c1')]); await defer(tx, 'idempotency_keys', [key('first')]); },
+        async (tx) => { await defer(tx, 'events', [event('c2')]); await defer(tx, 'idempotency_keys', [key('second')]); },
+        async (tx) => defer(tx, 'events', [event('c3')]),
       ]);
       assert.equal(store.stats.replays, replaysBefore + 1, 'the optimistic pass was replayed');
       assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
@@ -96,14 +96,14 @@ for (const engine of ENGINES) {
       // On PostgreSQL a failed statement outside a savepoint aborts the whole transaction: the
       // batch must notice and run again with a savepoint around each write.
       const { results } = await sameCommit([
-        async (tx) => insertRows(tx, 'events', [event('d1')]),
+        async (tx) => defer(tx, 'events', [event('d1')]),
         async (tx) => {
           try {
             await sql`select * from no_such_table`.execute(tx);
           } catch { /* expected */ }
-          await insertRows(tx, 'events', [event('d2')]);
+          await defer(tx, 'events', [event('d2')]);
         },
-        async (tx) => insertRows(tx, 'events', [event('d3')]),
+        async (tx) => defer(tx, 'events', [event('d3')]),
       ]);
       assert.equal(results[0].status, 'fulfilled');
       assert.equal(results[2].status, 'fulfilled');
@@ -117,7 +117,7 @@ for (const engine of ENGINES) {
 
     test('alone, a failing write rolls back everything it did', async () => {
       await assert.rejects(store.write(async (tx) => {
-        await insertRows(tx, 'events', [event('e1')]);
+        await defer(tx, 'events', [event('e1')]);
         await tx.insertInto('events').values(event('e2')).execute();
         throw new Error('no');
       }), /no/);

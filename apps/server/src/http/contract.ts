@@ -25,6 +25,8 @@ declare module 'fastify' {
     throws?: ErrorCode[];
     // Response headers the handler sets itself, by status (e.g. the admin Set-Cookie).
     sets?: Record<number, ResponseHeader[]>;
+    // false: the route writes nothing to the store, so it never meets a full write queue.
+    writes?: boolean;
     // Filled in for every documented route when it is registered.
     contract?: RouteContract;
   }
@@ -51,7 +53,7 @@ type RouteLike = Pick<RouteOptions, 'method' | 'url' | 'schema' | 'config'>;
 export function routeContract(route: RouteLike): RouteContract | null {
   const schema = (route.schema ?? {}) as Record<string, unknown> & { hide?: boolean; operationId?: string; response?: Record<string, unknown> };
   if (schema.hide || !schema.operationId) return null;
-  const config = (route.config ?? {}) as { auth?: string; idempotent?: boolean; rateLimit?: unknown; throws?: ErrorCode[]; sets?: Record<number, ResponseHeader[]> };
+  const config = (route.config ?? {}) as { auth?: string; idempotent?: boolean; writes?: boolean; rateLimit?: unknown; throws?: ErrorCode[]; sets?: Record<number, ResponseHeader[]> };
   const method = String(Array.isArray(route.method) ? route.method[0] : route.method).toUpperCase();
   const admin = route.url.startsWith('/admin/');
   const signIn = admin && method === 'POST' && route.url === '/admin/session';
@@ -68,6 +70,8 @@ export function routeContract(route: RouteLike): RouteContract | null {
     codes.add('PAYLOAD_TOO_LARGE');
     codes.add('UNSUPPORTED_MEDIA_TYPE');
   }
+  // A write meets a full write queue (store/index.ts, WRITE_QUEUE_MAX_PENDING).
+  if (takesBody && config.writes !== false) codes.add('SERVICE_UNAVAILABLE');
   if (keyAuth) for (const c of ['AUTHENTICATION_REQUIRED', 'INVALID_API_KEY', 'PERMISSION_DENIED'] as const) codes.add(c);
   // Requests without a valid key count against their address's anonymous limit on every route
   // but the back office's (plugins/rate-limit.ts).

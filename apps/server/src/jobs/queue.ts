@@ -1,7 +1,6 @@
-import { sql } from 'kysely';
 import type { Store, Tx } from '../store/index.js';
 import { newId } from '../domain/ids.js';
-import { deleteWhere, insertRows } from '../store/fast.js';
+import { deleteWhere, defer } from '../store/index.js';
 
 // The outbox: background work is a row written in the same transaction as the change that
 // causes it, so it exists if and only if the change committed.
@@ -15,7 +14,7 @@ export interface JobRow {
 
 export async function enqueue(tx: Tx, type: string, payload: unknown, runAtMs: number = Date.now(), id?: string): Promise<string> {
   const jobId = id ?? newId('job');
-  await insertRows(tx, 'jobs', [{
+  await defer(tx, 'jobs', [{
     id: jobId,
     type,
     payload: JSON.stringify(payload),
@@ -42,7 +41,7 @@ export async function claim(store: Store, workerId: string, limit: number, lease
       .limit(limit);
     const sub = store.engine === 'postgres' ? due(tx).forUpdate().skipLocked() : due(tx);
     const rows = await tx.updateTable('jobs')
-      .set({ locked_by: workerId, locked_until_ms: nowMs + leaseMs, attempts: sql`attempts + 1` })
+      .set((eb) => ({ locked_by: workerId, locked_until_ms: nowMs + leaseMs, attempts: eb('attempts', '+', 1) }))
       .where('id', 'in', sub)
       .returning(['id', 'type', 'payload', 'run_at_ms', 'attempts'])
       .execute();

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, StoredResponse } from '../errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { isUniqueViolation, type Store, type Tx, type WriteOp } from '../store/index.js';
-import { insertRows, selectWhere } from '../store/fast.js';
+import { MicroBatch, defer, selectWhere } from '../store/index.js';
 import type { StoreErrorHook } from './errors.js';
 import { MUTATING_METHODS } from './route-rules.js';
 
@@ -46,41 +46,32 @@ interface StoredKey {
 // MAX_KEYS_PER_QUERY keys). On SQLite a lookup is a local B-tree read: no need.
 const MAX_KEYS_PER_QUERY = 500;
 class KeyLookups {
-  private queue: Array<{ accountId: string; livemode: number; key: string; resolve: (row: StoredKey | undefined) => void; reject: (e: unknown) => void }> = [];
-  private scheduled = false;
-  constructor(private readonly store: Store) {}
+  private readonly lookups: MicroBatch<KeyItem, StoredKey | undefined>;
+  constructor(private readonly store: Store) {
+    this.lookups = new MicroBatch<KeyItem, StoredKey | undefined>({
+      maxItemsPerRun: MAX_KEYS_PER_QUERY,
+      maxConcurrentRuns: Number.POSITIVE_INFINITY,
+      maxPending: Number.POSITIVE_INFINITY, // one per request in flight: bounded by the server's connections
+      run: async (items) => {
+        const { rows } = await keyLookupQuery(items).execute(store.db);
+        const found = new Map(rows.map((r) => [Number(r.i), r]));
+        return items.map((_item, i) => {
+          const r = found.get(i + 1);
+          return { ok: true, value: r ? { fingerprint: r.fingerprint, status_code: r.status_code, body: r.body } : undefined };
+        });
+      },
+    });
+  }
 
   get(accountId: string, livemode: number, key: string): Promise<StoredKey | undefined> {
     if (this.store.engine === 'sqlite') {
       return selectWhere(this.store.db, 'idempotency_keys', ['fingerprint', 'status_code', 'body'], { account_id: accountId, livemode, key }).then((rows) => rows[0]);
     }
-    return new Promise((resolve, reject) => {
-      this.queue.push({ accountId, livemode, key, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.run());
-      }
-    });
-  }
-
-  private run(): void {
-    this.scheduled = false;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_KEYS_PER_QUERY);
-      keyLookupQuery(batch)
-        .execute(this.store.db)
-        .then(({ rows }) => {
-          const found = new Map(rows.map((r) => [Number(r.i), r]));
-          batch.forEach((b, i) => {
-            const r = found.get(i + 1);
-            b.resolve(r ? { fingerprint: r.fingerprint, status_code: r.status_code, body: r.body } : undefined);
-          });
-        }, (error) => {
-          for (const b of batch) b.reject(error);
-        });
-    }
+    return this.lookups.add({ accountId, livemode, key });
   }
 }
+
+type KeyItem = { accountId: string; livemode: number; key: string };
 
 // Looks up (account, mode, key) triples in one PostgreSQL query; rows carry `i`, the 1-based
 // position of their triple. The keys go in as arrays, each looked up by a LATERAL subquery on
@@ -102,7 +93,7 @@ const IN_FLIGHT_STALE_MS = 60_000;
 // for an error response), so a retry with the key gets the same bytes.
 export function insertKey(tx: Tx, auth: { accountId: string; livemode: boolean }, key: string, fp: string, statusCode: number, body: string): Promise<void> {
   const nowMs = Date.now();
-  return insertRows(tx, 'idempotency_keys', [{
+  return defer(tx, 'idempotency_keys', [{
     account_id: auth.accountId,
     livemode: auth.livemode ? 1 : 0,
     key,

@@ -85,6 +85,8 @@ export function registerMetrics(app: FastifyInstance, store: Store, metrics: Met
       '# TYPE store_writes_total counter', `store_writes_total ${s.writes}`,
       '# HELP store_failed_commits_total Transactions whose commit failed (their writes were refused).',
       '# TYPE store_failed_commits_total counter', `store_failed_commits_total ${s.failedCommits}`,
+      '# HELP store_writes_refused_queue_full_total Writes answered 503 because WRITE_QUEUE_MAX_PENDING writes were pending.',
+      '# TYPE store_writes_refused_queue_full_total counter', `store_writes_refused_queue_full_total ${s.refusedQueueFull}`,
       '# HELP store_batch_replays_total Optimistic write batches rolled back and run again the plain way (store/batch.ts).',
       '# TYPE store_batch_replays_total counter', `store_batch_replays_total ${s.replays}`,
       '# HELP store_commit_ms_total Milliseconds spent committing (fsync on SQLite).',

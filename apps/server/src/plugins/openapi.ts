@@ -81,7 +81,7 @@ const CODE_MEANING: Record<ErrorCode, string> = {
   REQUEST_HEADERS_TOO_LARGE: 'the request line and headers are over 16 KiB',
   INTERNAL_ERROR: 'our fault: quote the correlation id to support',
   PROVIDER_UNAVAILABLE: 'the payment provider is not answering; nothing was charged: retry after `Retry-After` with the same Idempotency-Key',
-  SERVICE_UNAVAILABLE: 'the service cannot answer now',
+  SERVICE_UNAVAILABLE: 'the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key)',
 };
 
 // Response headers, declared once and referenced by every response that carries them.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Store } from '../store/index.js';
 import type { TestOutcome } from '../domain/card.js';
-import { insertRows, selectWhere } from '../store/fast.js';
+import { defer, selectWhere } from '../store/index.js';
 import { ProviderRejected, ProviderUnavailable, type AuthorizeInput, type AuthorizeResult, type PaymentProvider, type PayoutInput, type RefundInput } from './port.js';
 
 export const SANDBOX_FAILING_ACCOUNT = '0000000-0';
@@ -24,7 +24,7 @@ export class SandboxProvider implements PaymentProvider {
     if (existing) return toResult('approve', existing.charge_id);
     // A concurrent second call with the same key loses on the primary key and is retried by
     // its job, which then finds this charge.
-    await this.store.write((tx) => insertRows(tx, 'sandbox_provider_charges', [{
+    await this.store.write((tx) => defer(tx, 'sandbox_provider_charges', [{
       idempotency_key: input.idempotencyKey,
       charge_id: chargeId,
       outcome,

@@ -1,6 +1,7 @@
-import type { CompiledQuery } from 'kysely';
+import assert from 'node:assert/strict';
 import pg from 'pg';
-import type { Engine, Tx } from './index.js';
+import type { DeferredWork, Engine, RawExec, Row, Tx } from './types.js';
+import type { Access } from './access.js';
 
 // One group-committed transaction, seen from the writes inside it.
 //
@@ -11,7 +12,7 @@ import type { Engine, Tx } from './index.js';
 //
 // - Lazy savepoints. A write's savepoint is taken just before its first writing statement.
 //   A write that only reads (or only defers, below) and then fails has nothing to undo.
-// - Deferred inserts. Hot-path inserts (store/fast.ts insertRows: payments, events, jobs,
+// - Deferred inserts. Hot-path inserts (defer() in store/raw.ts: payments, events, jobs,
 //   idempotency keys, receivables, deliveries) are buffered per write and written at the end
 //   of the batch, a multi-row INSERT per table on PostgreSQL. A write that fails loses its
 //   buffer, which is all the undo it needs. A write that reads a table it has buffered rows
@@ -23,60 +24,52 @@ import type { Engine, Tx } from './index.js';
 //   where, on PostgreSQL, a statement failed outside any savepoint (which aborts the whole
 //   transaction there). Writes are functions of the transaction, so running one again is safe.
 
-type Row = Record<string, unknown>;
-export type RawExec = (sqlText: string, params: readonly unknown[]) => Promise<unknown>;
 
 export interface BatchOptions {
   // flush() returns the statements that write the batch's rows, with their values inlined as
   // literals, instead of running them: the batcher sends them with BEGIN and COMMIT as one
   // simple query, one round trip for the whole batch (PostgreSQL).
   bundle?: boolean;
-  // Where collectors read (see Collector.run); the batch's own transaction when unset.
+  // Where collectors read (see DeferredWork.run); the batch's own transaction when unset.
   read?: Tx;
 }
 
-export interface Collector<T> {
-  key: string;
-  // Tables the collector writes: a write reading one of them gets its own items collected first.
-  tables: readonly string[];
-  // Tables it reads. Where that saves a round trip (PostgreSQL) it reads them outside the
-  // transaction, unless a write of the batch changed one of them.
-  reads: readonly string[];
-  // `read`: where to read them.
-  run(tx: Tx, items: T[], read: Tx): Promise<void>;
-}
 
 interface OpState {
   rows: Map<string, Row[]>;
-  collected: Map<string, { collector: Collector<unknown>; items: unknown[] }>;
+  collected: Map<string, { collector: DeferredWork<unknown>; items: unknown[] }>;
   savepoint: boolean;
+  // PostgreSQL: a statement of this write failed inside its savepoint, which is then aborted.
+  abortedBy: { error: unknown } | null;
 }
 
 export class BatchAborted extends Error {}
 
-const mentionPatterns = new Map<string, RegExp>();
-function mentions(sqlText: string, table: string): boolean {
-  let re = mentionPatterns.get(table);
-  if (!re) {
-    re = new RegExp(`\\b${table}\\b`, 'i');
-    mentionPatterns.set(table, re);
-  }
-  return re.test(sqlText);
+// The batch a write's Kysely belongs to (set by the batcher when it binds one), so the store's
+// helpers (store/raw.ts defer, deferWork) find it. Nothing outside store/ sees a batch.
+const contexts = new WeakMap<Tx, BatchContext>();
+export function batchOf(db: Tx): BatchContext | undefined {
+  return contexts.get(db);
 }
+export function bindBatch(db: Tx, ctx: BatchContext): void {
+  contexts.set(db, ctx);
+  ctx.tx = db;
+}
+
 
 const PG_MAX_PARAMS = 30_000;
 
 export class BatchContext {
   private op: OpState | null = null;
   private readonly rows = new Map<string, Row[]>();
-  private readonly collected = new Map<string, { collector: Collector<unknown>; items: unknown[] }>();
+  private readonly collected = new Map<string, { collector: DeferredWork<unknown>; items: unknown[] }>();
   // PostgreSQL aborts the whole transaction on any failed statement outside a savepoint.
   poisoned = false;
   private flushing = false;
   // The collectors run at the end of the batch: their rows are deferred to the batch's.
   private collecting = false;
-  // Tables the batch's statements wrote to (see Collector.reads).
-  private readonly written = new Set<string>();
+  // Tables the batch's statements wrote to (see DeferredWork.reads); null: any (raw SQL wrote).
+  private written: Set<string> | null = new Set<string>();
   // The Kysely the batch's writes get (set by the batcher), for the collectors.
   tx: Tx | null = null;
 
@@ -91,12 +84,23 @@ export class BatchContext {
     private readonly options: BatchOptions = {},
   ) {}
 
+  // The write running now; the batcher calls startOp before and endOp or failOp after each.
+  private currentOp(): OpState {
+    assert(this.op !== null, 'no write of the batch is running');
+    return this.op;
+  }
+
+  private boundTx(): Tx {
+    assert(this.tx !== null, 'the batch has no bound Kysely (bindBatch)');
+    return this.tx;
+  }
+
   get deferring(): boolean {
     return this.optimistic && ((this.op !== null && !this.flushing) || this.collecting);
   }
 
   async startOp(): Promise<void> {
-    this.op = { rows: new Map(), collected: new Map(), savepoint: false };
+    this.op = { rows: new Map(), collected: new Map(), savepoint: false, abortedBy: null };
     // The plain mode isolates every write in a savepoint; alone, only on PostgreSQL, where a write
     // that catches a failed statement and goes on would otherwise commit an aborted transaction.
     if (!this.optimistic && (!this.alone || this.engine === 'postgres')) await this.savepoint(this.op);
@@ -104,7 +108,7 @@ export class BatchContext {
 
   // The write returned: its buffered rows and items join the batch's.
   async endOp(): Promise<void> {
-    const op = this.op as OpState;
+    const op = this.currentOp();
     this.op = null;
     for (const [table, rows] of op.rows) {
       const all = this.rows.get(table);
@@ -122,7 +126,7 @@ export class BatchContext {
   // The write threw: undo what it did. Returns false when that is not possible within this
   // transaction (the caller then rolls back the batch).
   async failOp(): Promise<boolean> {
-    const op = this.op as OpState;
+    const op = this.currentOp();
     this.op = null;
     if (this.poisoned) return false;
     if (op.savepoint) {
@@ -140,11 +144,12 @@ export class BatchContext {
     else target.set(table, rows.slice());
   }
 
-  collect<T>(collector: Collector<T>, item: T): void {
-    const op = this.op as OpState;
+  collect<T>(collector: DeferredWork<T>, item: T): void {
+    const op = this.currentOp();
     let c = op.collected.get(collector.key);
     if (!c) {
-      c = { collector, items: [] };
+      // Stored untyped beside other works' items; run() gets back exactly the items collected for it.
+      c = { collector: collector as DeferredWork<unknown>, items: [] };
       op.collected.set(collector.key, c);
     }
     c.items.push(item);
@@ -152,23 +157,32 @@ export class BatchContext {
 
   // Called before every statement a write runs. Returns a promise only when there is work to do
   // first, so the common case costs no extra await.
-  before(sqlText: string, writes: boolean): Promise<void> | undefined {
+  before(access: Access): Promise<void> | undefined {
     // Only the outside reads (options.read) look at which tables the batch wrote.
-    if (writes && this.options.read) {
-      const table = targetTable(sqlText);
-      if (table) this.written.add(table);
+    if (access.writes && this.options.read && this.written) {
+      if (access.tables === null) this.written = null;
+      else for (const t of access.tables) this.written.add(t);
     }
     const op = this.op;
     if (!op || this.flushing) return undefined;
-    if (this.readsOwnRows(op, sqlText)) return this.flushOp(op);
-    if (writes && !op.savepoint && !this.alone) return this.savepoint(op);
+    if (this.readsOwnRows(op, access.tables)) return this.flushOp(op);
+    if (access.writes && !op.savepoint && !this.alone) return this.savepoint(op);
     return undefined;
   }
 
   // A statement failed. On PostgreSQL that aborts everything since the last savepoint: with
   // none around this write, the batch must be run again the plain way.
-  failed(): void {
-    if (this.engine === 'postgres' && !this.op?.savepoint) this.poisoned = true;
+  failed(error: unknown): void {
+    if (this.engine !== 'postgres') return;
+    const op = this.op;
+    if (!op?.savepoint) this.poisoned = true;
+    else op.abortedBy ??= { error };
+  }
+
+  // A write that returned although PostgreSQL aborted its savepoint under it (it caught a failed
+  // statement and went on): nothing it did can commit. The statement's error, or null.
+  abortedBy(): { error: unknown } | null {
+    return this.op?.abortedBy ?? null;
   }
 
   // End of the batch: the collectors (whose rows join the batch's), then every buffered row.
@@ -177,8 +191,10 @@ export class BatchContext {
     this.collecting = true;
     try {
       for (const { collector, items } of this.collected.values()) {
-        const outside = this.options.read && !collector.reads.some((t) => this.written.has(t) || this.rows.has(t));
-        await collector.run(this.tx as Tx, items, outside ? (this.options.read as Tx) : (this.tx as Tx));
+        const written = this.written;
+        const outside = this.options.read && written && !collector.reads.some((t) => written.has(t) || this.rows.has(t));
+        const tx = this.boundTx();
+        await collector.run(tx, items, outside && this.options.read ? this.options.read : tx);
       }
     } finally {
       this.collecting = false;
@@ -195,9 +211,14 @@ export class BatchContext {
     }
   }
 
-  private readsOwnRows(op: OpState, sqlText: string): boolean {
-    for (const table of op.rows.keys()) if (mentions(sqlText, table)) return true;
-    for (const { collector } of op.collected.values()) for (const t of collector.tables) if (mentions(sqlText, t)) return true;
+  // Whether a statement touching `tables` (null: any) may read rows this write deferred.
+  private readsOwnRows(op: OpState, tables: readonly string[] | null): boolean {
+    if (op.rows.size === 0 && op.collected.size === 0) return false;
+    if (tables === null) return true;
+    for (const t of tables) {
+      if (op.rows.has(t)) return true;
+      for (const { collector } of op.collected.values()) if (collector.tables.includes(t)) return true;
+    }
     return false;
   }
 
@@ -211,7 +232,8 @@ export class BatchContext {
     this.flushing = true;
     try {
       await this.writeRows(op.rows);
-      for (const { collector, items } of op.collected.values()) await collector.run(this.tx as Tx, items, this.tx as Tx);
+      const tx = this.boundTx();
+      for (const { collector, items } of op.collected.values()) await collector.run(tx, items, tx);
     } finally {
       this.flushing = false;
     }
@@ -292,18 +314,4 @@ function literalInserts(byTable: Map<string, Row[]>): string[] {
     }
   }
   return statements;
-}
-
-// The table an INSERT, UPDATE or DELETE writes to.
-const TARGET = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/i;
-function targetTable(sqlText: string): string | undefined {
-  return TARGET.exec(sqlText)?.[1];
-}
-
-// Which statements write: everything but a select.
-export function isWrite(query: CompiledQuery): boolean {
-  const kind = query.query?.kind;
-  if (kind === 'SelectQueryNode') return false;
-  if (kind === 'RawNode' || kind === undefined) return !/^\s*select\b/i.test(query.sql);
-  return true;
 }

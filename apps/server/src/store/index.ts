@@ -1,24 +1,24 @@
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
-import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type DatabaseConnection, type Dialect, type KyselyProps } from 'kysely';
-import { BatchAborted, BatchContext, isWrite, type RawExec } from './batch.js';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
-import { openSqlite, sqliteDriverName, type SqliteConnection, type SqliteDriverName, type SqliteStatement } from './sqlite.js';
+import { WriteBatcher } from './batcher.js';
+import { cachedStatements, lendStatements } from './raw.js';
+import { batchOf } from './batch.js';
+import type { DeferredWork, Engine, StoreOptions, Tx, WriteOp, WriteStats } from './types.js';
+import { openSqlite, sqliteDriverName, type SqliteDriverName } from './sqlite.js';
 
-export type Engine = 'sqlite' | 'postgres';
-export type Tx = Kysely<Database>;
-export type WriteOp<T> = (tx: Tx) => Promise<T>;
+// The write path, behind this one module: Store.write (the group commit, store/batcher.ts and
+// store/batch.ts), what a write defers (defer, deferWork), the compiled-once statements
+// (store/raw.ts) and the types they share (store/types.ts). Modules import from here only.
+export type { DeferredWork, Engine, StoreOptions, Tx, WriteOp, WriteStats } from './types.js';
+export { defer, selectWhere, updateWhere, deleteWhere } from './raw.js';
+export { MicroBatch, type Settled } from './micro-batch.js';
 
-export interface StoreOptions {
-  url: string;
-  // Upper bound on writes sharing one commit; bounds the latency a batch adds to its last member.
-  writeBatchMax?: number;
-  // Concurrent committing connections on PostgreSQL (SQLite has exactly one writer).
-  pgWriters?: number;
-  pgPoolSize?: number;
-}
+export const DEFAULT_WRITE_QUEUE_MAX_PENDING = 20_000;
 
 // The one store of the service. Reads go through `db` (on SQLite a separate read-only connection,
 // so a read never sees the uncommitted part of a batch in progress); every write goes through
@@ -44,13 +44,15 @@ export class Store {
   static open(options: StoreOptions): Store {
     const { url } = options;
     const batchMax = options.writeBatchMax ?? 256;
+    const maxPending = options.writeQueueMaxPending ?? DEFAULT_WRITE_QUEUE_MAX_PENDING;
+    assert(Number.isSafeInteger(maxPending) && maxPending >= 1, 'writeQueueMaxPending must be a positive integer');
     if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
       // bigint (int8) columns hold centavos and milliseconds: both far below 2^53.
       pg.types.setTypeParser(20, (v) => Number(v));
       const pool = new pg.Pool({ connectionString: url, max: options.pgPoolSize ?? 20 });
       const dialect = new PostgresDialect({ pool });
       const db = new Kysely<Database>({ dialect });
-      const batcher = new WriteBatcher(db, dialect, 'postgres', batchMax, options.pgWriters ?? 4);
+      const batcher = new WriteBatcher(db, dialect, 'postgres', batchMax, maxPending, options.pgWriters ?? 4);
       return new Store('postgres', db, db, batcher);
     }
     if (!url.startsWith('sqlite:')) throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:..."`);
@@ -70,8 +72,8 @@ export class Store {
     const writerDialect = new SqliteDialect({ database: writerStatements });
     const writer = new Kysely<Database>({ dialect: writerDialect });
     const reader = new Kysely<Database>({ dialect: new SqliteDialect({ database: readerStatements }) });
-    attachRaw(reader, readerStatements);
-    const store = new Store('sqlite', reader, writer, new WriteBatcher(writer, writerDialect, 'sqlite', batchMax, 1, writerStatements));
+    lendStatements(reader, readerStatements);
+    const store = new Store('sqlite', reader, writer, new WriteBatcher(writer, writerDialect, 'sqlite', batchMax, maxPending, 1, writerStatements));
     store.sqliteDriver = driver;
     return store;
   }
@@ -115,7 +117,6 @@ export class Store {
     }
     const migrator = new Migrator({ db: this.writer, provider: migrationProvider, migrationTableSchema });
     const { error, results } = target ? await migrator.migrateTo(target) : await migrator.migrateToLatest();
-    // eslint-disable-next-line @typescript-eslint/only-throw-error -- what the migration threw, passed on as is
     if (error) throw error;
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }
@@ -135,241 +136,16 @@ export class Store {
   }
 }
 
-// SQLite compiles a statement per prepare(); Kysely prepares per query. Caching by SQL
-// text makes the hot path a bind-and-step. Bounded so ad hoc SQL cannot grow it without limit.
-function cachedStatements(conn: SqliteConnection): SqliteConnection {
-  const cache = new Map<string, SqliteStatement>();
-  const maxStatements = 500;
-  return {
-    prepare(sqlText: string) {
-      let stmt = cache.get(sqlText);
-      if (!stmt) {
-        stmt = conn.prepare(sqlText);
-        if (cache.size >= maxStatements) cache.delete(cache.keys().next().value as string);
-        cache.set(sqlText, stmt);
-      }
-      return stmt;
-    },
-    exec(sqlText: string) {
-      conn.exec(sqlText);
-    },
-    close() {
-      conn.close();
-    },
-  };
-}
-
-export interface WriteStats {
-  commits: number;
-  writes: number;
-  failedCommits: number;
-  replays: number; // optimistic batches run again the plain way (store/batch.ts)
-  commitMs: number; // time spent in COMMIT (the fsync on SQLite)
-  batchMs: number; // time from BEGIN to the end of COMMIT
-}
-
-// The SQLite statements behind a SQLite Kysely instance, so store/fast.ts can run a
-// compiled-once query without Kysely's executor (it is synchronous underneath anyway).
-export const RAW = Symbol('raw sqlite statements');
-
-function attachRaw(db: Kysely<Database>, statements: SqliteConnection): void {
-  (db as unknown as Record<symbol, unknown>)[RAW] = statements;
-}
-
-interface Pending {
-  op: WriteOp<unknown>;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
-
-
-class WriteBatcher {
-  private queue: Pending[] = [];
-  private running = 0;
-  private scheduled = false;
-  private idleWaiters: Array<() => void> = [];
-  readonly commitListeners: Array<() => void> = [];
-  // KyselyProps wants a driver; a batch's Kysely never opens connections or transactions itself.
-  private readonly driverProps = {};
-  readonly stats: WriteStats = { commits: 0, writes: 0, failedCommits: 0, replays: 0, commitMs: 0, batchMs: 0 };
-
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: Dialect,
-    private readonly engine: Engine,
-    private readonly batchMax: number,
-    private readonly concurrency: number,
-    // SQLite: the writer's statements, lent to the ops of a batch for the compiled-once fast path.
-    private readonly rawStatements: SqliteConnection | null = null,
-  ) {}
-
-  enqueue<T>(op: WriteOp<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ op, resolve: resolve as (v: unknown) => void, reject });
-      this.schedule();
-    });
+// Work deferred to the end of the write's batch and run once over every write's items there
+// (see DeferredWork); outside a batch, or in the plain pass, it runs now over these items.
+export async function deferWork<T>(tx: Tx, work: DeferredWork<T>, items: T[]): Promise<void> {
+  if (items.length === 0) return;
+  const batch = batchOf(tx);
+  if (batch?.deferring) {
+    for (const item of items) batch.collect(work, item);
+    return;
   }
-
-  drain(): Promise<void> {
-    if (this.queue.length === 0 && this.running === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    // setImmediate, not a microtask: every request that arrived in this turn of the event loop
-    // gets to enqueue before the batch is cut, which is what makes the commit shared.
-    setImmediate(() => {
-      this.scheduled = false;
-      while (this.running < this.concurrency && this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.batchMax);
-        this.running++;
-        // Not awaited: run() hands every write its outcome and resolves when the batch is over
-        // (attempt() turns a failed commit into a Failure, never a rejection).
-        void this.run(batch).finally(() => {
-          this.running--;
-          if (this.queue.length > 0) this.schedule();
-          else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
-        });
-      }
-    });
-  }
-
-  private async run(batch: Pending[]): Promise<void> {
-    const startedMs = performance.now();
-    let outcome = await this.attempt(batch, true);
-    // The optimistic pass could not tell its writes apart (see store/batch.ts): again, plainly.
-    if (outcome === 'retry') {
-      this.stats.replays++;
-      outcome = await this.attempt(batch, false);
-    }
-    if (outcome === 'retry' || outcome instanceof Failure) {
-      // The commit itself failed: nothing of this batch is durable, so nobody gets a success.
-      this.stats.failedCommits++;
-      const error = outcome === 'retry' ? new Error('write batch could not be replayed') : outcome.error;
-      for (const item of batch) item.reject(error);
-      return;
-    }
-    this.stats.commits++;
-    this.stats.writes += batch.length;
-    this.stats.batchMs += performance.now() - startedMs;
-    for (const listener of this.commitListeners) listener();
-    batch.forEach((item, i) => {
-      const r = outcome[i];
-      if (r.ok) item.resolve(r.value);
-      else item.reject(r.error);
-    });
-  }
-
-  private async attempt(batch: Pending[], optimistic: boolean): Promise<Result[] | 'retry' | Failure> {
-    const results: Result[] = [];
-    const alone = batch.length === 1;
-    const postgres = this.engine === 'postgres';
-    try {
-      return await this.db.getExecutor().provideConnection(async (connection) => {
-        const statements = this.rawStatements;
-        const send: RawExec = statements
-          ? async (text, params) => { const stmt = statements.prepare(text); return stmt.reader ? stmt.all(params) : stmt.run(params); }
-          : (text, params) => connection.executeQuery(CompiledQuery.raw(text, params as unknown[]));
-        // PostgreSQL: BEGIN waits for the batch's first statement. A batch whose writes only
-        // defer rows (a payment create) then sends BEGIN, its rows and COMMIT as one query.
-        let begun = !postgres;
-        const begin = async () => {
-          if (begun) return;
-          begun = true;
-          await send('BEGIN', []);
-        };
-        const exec: RawExec = postgres ? async (text, params) => { await begin(); return send(text, params); } : send;
-        const rollback = async () => { if (begun) await send('ROLLBACK', []); };
-        const ctx = new BatchContext(this.engine, exec, optimistic, alone, postgres && optimistic ? { bundle: true, read: this.db } : {});
-        const tx = this.bind(connection, ctx, postgres ? begin : null);
-        if (!postgres) await send('BEGIN IMMEDIATE', []);
-        try {
-          for (const item of batch) {
-            await ctx.startOp();
-            let ok = true;
-            try {
-              results.push({ ok: true, value: await item.op(tx) });
-            } catch (error) {
-              ok = false;
-              results.push({ ok: false, error });
-            }
-            if (ctx.poisoned) throw new BatchAborted();
-            if (ok) await ctx.endOp();
-            else if (alone) {
-              // Alone, the transaction itself is the isolation: roll it all back.
-              await rollback();
-              return results;
-            } else if (!(await ctx.failOp())) throw new BatchAborted();
-          }
-          let committed = false;
-          let commitStartMs = 0;
-          try {
-            const tail = await ctx.flush();
-            commitStartMs = performance.now();
-            if (tail.length > 0) {
-              // One simple-protocol query (no parameters: the values are inlined literals). If
-              // any INSERT fails, PostgreSQL skips the rest, COMMIT included.
-              const script = [...(begun ? [] : ['BEGIN']), ...tail, 'COMMIT'].join(';\n');
-              begun = true;
-              await send(script, []);
-              committed = true;
-            }
-          } catch (error) {
-            // The batch's rows failed to go in: in the optimistic pass, replay it plainly.
-            if (!optimistic) throw error;
-            throw new BatchAborted();
-          }
-          if (!committed && begun) await send('COMMIT', []);
-          this.stats.commitMs += performance.now() - commitStartMs;
-          return results;
-        } catch (error) {
-          try { await rollback(); } catch { /* connection may be gone */ }
-          throw error;
-        }
-      });
-    } catch (error) {
-      if (error instanceof BatchAborted && optimistic) return 'retry';
-      return new Failure(error);
-    }
-  }
-
-  // The Kysely every write of a batch gets: bound to the batch's connection, with each
-  // statement passing through the batch's hooks (lazy savepoints, read-your-own-writes).
-  private bind(connection: DatabaseConnection, ctx: BatchContext, begin: (() => Promise<void>) | null): Tx {
-    const hooked: DatabaseConnection = {
-      async executeQuery(query) {
-        const wait = ctx.before(query.sql, isWrite(query));
-        if (wait) await wait;
-        if (begin) await begin();
-        try {
-          return await connection.executeQuery(query);
-        } catch (error) {
-          ctx.failed();
-          throw error;
-        }
-      },
-      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
-    };
-    const executor = this.db.getExecutor().withConnectionProvider({ provideConnection: (consumer) => consumer(hooked) });
-    const tx = new Kysely<Database>({ config: { dialect: this.dialect }, driver: this.driverProps, executor, dialect: this.dialect } as KyselyProps);
-    if (this.rawStatements) attachRaw(tx, this.rawStatements);
-    (tx as unknown as Record<symbol, unknown>)[BATCH] = ctx;
-    ctx.tx = tx;
-    return tx;
-  }
-}
-
-type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
-class Failure {
-  constructor(readonly error: unknown) {}
-}
-
-export const BATCH = Symbol('batch context');
-
-export function batchOf(db: Kysely<Database>): BatchContext | undefined {
-  return (db as unknown as Record<symbol, BatchContext | undefined>)[BATCH];
+  await work.run(tx, items, tx);
 }
 
 export function isUniqueViolation(error: unknown): boolean {

@@ -4,7 +4,7 @@ import type { CheckoutSessionsTable } from '../../store/schema.js';
 import type { Owner } from '../events/service.js';
 import { recordEvent } from '../events/service.js';
 import { notFound } from '../../errors.js';
-import { selectWhere } from '../../store/fast.js';
+import { selectWhere } from '../../store/index.js';
 import type { CheckoutMethod, CheckoutSession, CheckoutStatus } from './schemas.js';
 
 // Checkout sessions in the store. Only this file and the service write them. Kept free of the

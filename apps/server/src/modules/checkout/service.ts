@@ -1,9 +1,7 @@
-import type { Store, Tx } from '../../store/index.js';
 import type { RequestContext } from '../../plugins/idempotency.js';
-import { isUniqueViolation } from '../../store/index.js';
+import { defer, isUniqueViolation, selectWhere, type Store, type Tx } from '../../store/index.js';
 import { ApiError, invalidState } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
-import { insertRows, selectWhere } from '../../store/fast.js';
 import { paginate } from '../../http/pagination.js';
 import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js';
 import { readPayload, type JobType } from '../../jobs/payloads.js';
@@ -57,7 +55,7 @@ export async function createCheckoutSession(deps: PaymentDeps, ctx: RequestConte
     updated_at: nowIso,
   };
   return ctx.write(async (tx) => {
-    await insertRows(tx, 'checkout_sessions', [row]);
+    await defer(tx, 'checkout_sessions', [row]);
     // The page will need the account's publishable key: made now if the account has none
     // readable, so reading the session never writes.
     await publishableKeyFor(tx, ctx.accountId, ctx.livemode);

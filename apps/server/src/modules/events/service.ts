@@ -4,9 +4,7 @@ import type { EventsTable, WebhookDeliveriesTable } from '../../store/schema.js'
 import { newId } from '../../domain/ids.js';
 import { notFound } from '../../errors.js';
 import { paginate, type ListQuery } from '../../http/pagination.js';
-import { insertRows } from '../../store/fast.js';
-import { batchOf } from '../../store/index.js';
-import type { Collector } from '../../store/batch.js';
+import { defer, deferWork, type DeferredWork } from '../../store/index.js';
 import type { EventType, TEST_EVENT_TYPE } from './types.js';
 
 export interface Owner {
@@ -59,14 +57,9 @@ export function newDeliveryRow(endpointId: string, event: { id: string; account_
 export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: EventType; object: unknown }>, nowMs: number = Date.now()): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((e) => newEventRow(owner, e.type, e.object, nowMs));
-  await insertRows(tx, 'events', rows);
-  const batch = batchOf(tx);
-  if (batch?.deferring) {
-    // One endpoint lookup for the whole group-committed batch, at its end, in its transaction.
-    for (const row of rows) batch.collect(fanOut, row);
-  } else {
-    await fanOut.run(tx, rows, tx);
-  }
+  await defer(tx, 'events', rows);
+  // One endpoint lookup for the whole group-committed batch, at its end, in its transaction.
+  await deferWork(tx, fanOut, rows);
   return rows.map((r) => r.id);
 }
 
@@ -74,7 +67,7 @@ type EventRow = Insertable<EventsTable>;
 
 // The webhook fan-out of events: one delivery per enabled endpoint of the event's account and
 // mode whose filter matches. Run once per batch over all its events (or at once, outside one).
-const fanOut: Collector<EventRow> = {
+const fanOut: DeferredWork<EventRow> = {
   key: 'events.fanout',
   tables: ['webhook_deliveries'],
   reads: ['webhook_endpoints'],
@@ -88,7 +81,7 @@ const fanOut: Collector<EventRow> = {
       .filter((e) => e.account_id === event.account_id && e.livemode === event.livemode && matchesFilter(e.events, event.type))
       .map((e) => newDeliveryRow(e.id, event as { id: string; account_id: string; livemode: number }, nowMs)));
     if (deliveries.length === 0) return;
-    await insertRows(tx, 'webhook_deliveries', deliveries);
+    await defer(tx, 'webhook_deliveries', deliveries);
     markDeliveriesCreated();
   },
 };

@@ -8,7 +8,7 @@ import { addDays, localDate, type AccountSettings } from '../accounts/settings.j
 import { notFound } from '../../errors.js';
 import { paginate } from '../../http/pagination.js';
 import type { Owner } from '../events/service.js';
-import { insertRows, selectWhere } from '../../store/fast.js';
+import { defer, selectWhere } from '../../store/index.js';
 import type { ListReceivablesQuery, Receivable } from './schemas.js';
 
 export type ReceivableRow = Selectable<ReceivablesTable>;
@@ -107,7 +107,7 @@ export async function createSaleReceivables(
     updated_at: nowIso,
   }));
   if (rows.length === 0) return [];
-  await insertRows(tx, 'receivables', rows);
+  await defer(tx, 'receivables', rows);
   return rows.map(toReceivable);
 }
 

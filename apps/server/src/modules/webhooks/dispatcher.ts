@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Store } from '../../store/index.js';
+import { MicroBatch, type Settled, type Store } from '../../store/index.js';
 import { signatureHeader } from '../../domain/webhook-signature.js';
 import { deliveryMove } from '../../domain/states.js';
 import { emitEvents, eventPayload } from '../events/service.js';
@@ -67,8 +67,13 @@ export class WebhookDispatcher {
   private wake: (() => void) | null = null;
   private kicked = false;
   private slots = 0; // HTTP exchanges in progress (inFlight also holds the bookkeeping after it)
-  private successBuf: Array<{ id: string; code: number; resolve: () => void; reject: (e: unknown) => void }> = [];
-  private flushScheduled = false;
+  // Successes are written together: one UPDATE per response code per turn of the event loop.
+  private readonly successes = new MicroBatch<{ id: string; code: number }, void>({
+    maxItemsPerRun: Number.POSITIVE_INFINITY,
+    maxConcurrentRuns: Number.POSITIVE_INFINITY,
+    maxPending: Number.POSITIVE_INFINITY, // one per delivery in flight: bounded by maxInFlight
+    run: (items) => this.writeSuccesses(items),
+  });
   private roomSeq = 0; // bumped when room appears, so a wake-up between a claim and the wait is not lost
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
@@ -201,23 +206,14 @@ export class WebhookDispatcher {
     }
   }
 
-  // Successes are written together: one UPDATE per response code per turn of the event loop.
   private recordSuccess(id: string, code: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.successBuf.push({ id, code, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flushSuccesses());
-      }
-    });
+    return this.successes.add({ id, code });
   }
 
-  private flushSuccesses(): void {
-    this.flushScheduled = false;
-    const batch = this.successBuf.splice(0);
+  private async writeSuccesses(batch: Array<{ id: string; code: number }>): Promise<Array<Settled<void>>> {
     const at = new Date().toISOString();
     const move = deliveryMove('pending', 'succeeded');
-    this.store.write(async (tx) => {
+    await this.store.write(async (tx) => {
       const byCode = new Map<number, string[]>();
       for (const b of batch) {
         let ids = byCode.get(b.code);
@@ -231,7 +227,8 @@ export class WebhookDispatcher {
             .where('id', 'in', ids.slice(i, i + 500)).where('status', '=', move.from).where('locked_by', '=', this.id).execute();
         }
       }
-    }).then(() => batch.forEach((b) => b.resolve()), (error) => batch.forEach((b) => b.reject(error)));
+    });
+    return batch.map(() => ({ ok: true, value: undefined }));
   }
 
   private async deliver(c: Claimed, endpoint: EndpointRow | undefined, payload: string | undefined, release: () => void): Promise<void> {

@@ -95,7 +95,7 @@ export function splitRuleActionRoutes(scopeInstance: FastifyInstance, store: Sto
 
   scope.post('/admin/split-rules/preview', {
     // Reads only: nothing to store or replay under an Idempotency-Key.
-    config: { auth: 'none', idempotent: false, permission: 'split_rules:preview', audit: { exempt: 'computes a preview; writes nothing' } },
+    config: { auth: 'none', idempotent: false, writes: false, permission: 'split_rules:preview', audit: { exempt: 'computes a preview; writes nothing' } },
     schema: {
       operationId: 'adminPreviewSplit', tags, security, summary: 'Preview the split of a sale',
       description: 'What a sale of `amount` centavos paid with `method` would produce if approved now: the fee, the net value, the split rule that applies (or none) and each receivable (`payee`, `amount`), merchant first. Computed by the same code that approves a sale; writes nothing.',

@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+// The types the write path shares, in one place (store/index.ts re-exports what modules use).
+
+export type Engine = 'sqlite' | 'postgres';
+export type Tx = Kysely<Database>;
+export type WriteOp<T> = (tx: Tx) => Promise<T>;
+export type Row = Record<string, unknown>;
+
+// Runs one statement on a connection, below Kysely (store/raw.ts has the one per engine).
+export type RawExec = (sqlText: string, params: readonly unknown[]) => Promise<unknown>;
+
+export interface StoreOptions {
+  url: string;
+  // Upper bound on writes sharing one commit; bounds the latency a batch adds to its last member.
+  writeBatchMax?: number;
+  // Writes accepted and not yet answered (queued or in a batch being committed). Past it a
+  // write is refused at once with 503 SERVICE_UNAVAILABLE and Retry-After, rather than waiting
+  // in a queue that grows without bound (memory and latency) when load exceeds what commits take.
+  writeQueueMaxPending?: number;
+  // Concurrent committing connections on PostgreSQL (SQLite has exactly one writer).
+  pgWriters?: number;
+  pgPoolSize?: number;
+}
+
+export interface WriteStats {
+  commits: number;
+  writes: number;
+  failedCommits: number;
+  refusedQueueFull: number; // writes refused because writeQueueMaxPending were pending
+  replays: number; // optimistic batches run again the plain way (store/batch.ts)
+  commitMs: number; // time spent in COMMIT (the fsync on SQLite)
+  batchMs: number; // time from BEGIN to the end of COMMIT
+}
+
+// Work a write defers to the end of its batch, run once over every write's items (the webhook
+// fan-out of events: one endpoint lookup per batch instead of one per event). Outside a batch
+// (or when a write reads what it would write) it runs at once over that write's items.
+export interface DeferredWork<T> {
+  key: string;
+  // Tables the work writes: a write reading one of them gets its own items run first.
+  tables: readonly string[];
+  // Tables it reads. Where that saves a round trip (PostgreSQL) it reads them outside the
+  // transaction, unless a write of the batch changed one of them.
+  reads: readonly string[];
+  // `read`: where to read them.
+  run(tx: Tx, items: T[], read: Tx): Promise<void>;
+}
