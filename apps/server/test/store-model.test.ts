@@ -81,7 +81,7 @@ for (const engine of ENGINES) {
           try {
             await defer(tx, 'idempotency_keys', [{ account_id: `${p}acct`, livemode: 0, key: `k${op.key}`, fingerprint: `f${i}`, status_code: 200, body: `{"i":${i}}`, created_at: 'x', created_at_ms: i }]);
           } catch (error) {
-            if (isUniqueViolation(error)) throw new Error(`key k${op.key} taken`);
+            if (isUniqueViolation(error)) throw new Error(`key k${op.key} taken`, { cause: error });
             throw error;
           }
           return `claimed k${op.key}`;

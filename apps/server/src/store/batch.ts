@@ -149,7 +149,7 @@ export class BatchContext {
     let c = op.collected.get(collector.key);
     if (!c) {
       // Stored untyped beside other works' items; run() gets back exactly the items collected for it.
-      c = { collector: collector as DeferredWork<unknown>, items: [] };
+      c = { collector: collector, items: [] };
       op.collected.set(collector.key, c);
     }
     c.items.push(item);

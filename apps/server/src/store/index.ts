@@ -117,6 +117,7 @@ export class Store {
     }
     const migrator = new Migrator({ db: this.writer, provider: migrationProvider, migrationTableSchema });
     const { error, results } = target ? await migrator.migrateTo(target) : await migrator.migrateToLatest();
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- what the migration threw, passed on as is
     if (error) throw error;
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }

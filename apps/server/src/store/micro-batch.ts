@@ -66,7 +66,8 @@ export class MicroBatch<I, R> {
       while (this.running < this.options.maxConcurrentRuns && this.queue.length > 0) {
         const batch = this.queue.splice(0, this.options.maxItemsPerRun);
         this.running++;
-        this.runBatch(batch).finally(() => {
+        // Not awaited: runBatch settles every item itself; finally only does the bookkeeping.
+        void this.runBatch(batch).finally(() => {
           this.running--;
           this.pending -= batch.length;
           assert(this.pending >= 0, 'more items answered than accepted');

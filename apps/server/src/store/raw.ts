@@ -68,6 +68,12 @@ const MAX_SHAPES = 1000;
 
 type Db = Kysely<Database>;
 
+// What the shape compilers below use of Kysely's builders. The table is a type parameter there,
+// so Kysely cannot type its columns; the column names are ours (the callers' object keys).
+interface WhereBuilder { where(column: string, op: '=', value: null): WhereBuilder; compile(): CompiledQuery }
+interface SelectFrom { selectAll(): WhereBuilder; select(columns: readonly string[]): WhereBuilder }
+interface UpdateTable { set(values: Record<string, null>): WhereBuilder }
+
 // `table`: the one table the statement reads or writes (the batch's read-your-own-writes and
 // savepoints go by it).
 async function run(db: Db, text: string, params: unknown[], table: string, writes: boolean): Promise<{ rows: unknown[]; changes: number }> {
@@ -106,17 +112,17 @@ function remember(key: string, build: () => string): string {
   return text;
 }
 
-export async function defer<T extends keyof Database & string>(db: Db, table: T, rows: ReadonlyArray<Insertable<Database[T]>>): Promise<void> {
+export async function defer<T extends keyof Database>(db: Db, table: T, rows: ReadonlyArray<Insertable<Database[T]>>): Promise<void> {
   if (rows.length === 0) return;
   // In a group-committed batch: buffered, written with the batch's other rows (store/batch.ts).
   const batch = batchOf(db);
   if (batch?.deferring) {
-    batch.defer(table, rows as ReadonlyArray<Record<string, unknown>>);
+    batch.defer(table, rows);
     return;
   }
-  const columns = Object.keys(rows[0] as object);
+  const columns = Object.keys(rows[0]);
   const text = remember(`${dialectKey(db)}|insert|${table}|${columns.join(',')}|${rows.length}`, () =>
-    db.insertInto(table).values(rows as never).compile().sql);
+    db.insertInto(table).values(rows).compile().sql);
   const params: unknown[] = [];
   for (const row of rows) for (const c of columns) params.push((row as Record<string, unknown>)[c]);
   await run(db, text, params, table, true);
@@ -124,7 +130,7 @@ export async function defer<T extends keyof Database & string>(db: Db, table: T,
 
 // `select <columns> from <table> where a = ? and b = ? ...` with the where keys in the order given.
 // Rows come back typed as whole rows; only the selected columns are present.
-export async function selectWhere<T extends keyof Database & string>(
+export async function selectWhere<T extends keyof Database>(
   db: Db,
   table: T,
   columns: ReadonlyArray<keyof Database[T] & string> | '*',
@@ -132,30 +138,28 @@ export async function selectWhere<T extends keyof Database & string>(
 ): Promise<Array<Selectable<Database[T]>>> {
   const keys = Object.keys(where);
   const text = remember(`${dialectKey(db)}|select|${table}|${columns === '*' ? '*' : columns.join(',')}|${keys.join(',')}`, () => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const from = db.selectFrom(table as never) as any;
-    let qb: any = columns === '*' ? from.selectAll() : from.select(columns);
+    const from = db.selectFrom(table as never) as unknown as SelectFrom;
+    let qb = columns === '*' ? from.selectAll() : from.select(columns);
     for (const k of keys) qb = qb.where(k, '=', null);
-    return (qb.compile() as CompiledQuery).sql;
+    return qb.compile().sql;
   });
   const result = await run(db, text, keys.map((k) => (where as Record<string, unknown>)[k]), table, false);
   return result.rows as Array<Selectable<Database[T]>>;
 }
 
-export async function deleteWhere<T extends keyof Database & string>(db: Db, table: T, where: Partial<Record<keyof Database[T] & string, string | number>>): Promise<number> {
+export async function deleteWhere<T extends keyof Database>(db: Db, table: T, where: Partial<Record<keyof Database[T] & string, string | number>>): Promise<number> {
   const keys = Object.keys(where);
   const text = remember(`${dialectKey(db)}|delete|${table}|${keys.join(',')}`, () => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    let qb: any = db.deleteFrom(table);
+    let qb = db.deleteFrom(table) as unknown as WhereBuilder;
     for (const k of keys) qb = qb.where(k, '=', null);
-    return (qb.compile() as CompiledQuery).sql;
+    return qb.compile().sql;
   });
   return (await run(db, text, keys.map((k) => (where as Record<string, unknown>)[k]), table, true)).changes;
 }
 
 // `update <table> set a = ?, b = ? ... where c = ? and d = ?`: the set columns in the order given,
 // then the where keys. Returns the number of rows changed.
-export async function updateWhere<T extends keyof Database & string>(
+export async function updateWhere<T extends keyof Database>(
   db: Db,
   table: T,
   set: Partial<Record<keyof Database[T] & string, unknown>>,
@@ -164,10 +168,9 @@ export async function updateWhere<T extends keyof Database & string>(
   const columns = Object.keys(set);
   const keys = Object.keys(where);
   const text = remember(`${dialectKey(db)}|update|${table}|${columns.join(',')}|${keys.join(',')}`, () => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    let qb: any = (db.updateTable(table as never) as any).set(Object.fromEntries(columns.map((c) => [c, null])));
+    let qb = (db.updateTable(table as never) as unknown as UpdateTable).set(Object.fromEntries(columns.map((c) => [c, null])));
     for (const k of keys) qb = qb.where(k, '=', null);
-    return (qb.compile() as CompiledQuery).sql;
+    return qb.compile().sql;
   });
   const params: unknown[] = [];
   for (const c of columns) params.push((set as Record<string, unknown>)[c]);
