@@ -307,7 +307,14 @@ for (const engine of ENGINES) {
       await frame().locator('.copied').getByText('Código copiado.').waitFor();
       assert.equal(await frame().locator('#status').textContent(), 'Código copiado.', 'announced');
       const f = await checkoutFrame();
-      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code, 'the copia e cola is on the clipboard');
+      // Chromium answers a clipboard read only in a focused document, and otherwise never: bring the
+      // page to the front first, and give up with a clear message instead of waiting forever.
+      await page.bringToFront();
+      const clipboard = await Promise.race([
+        page.evaluate(() => navigator.clipboard.readText()),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the clipboard read did not answer within 10 s')), 10_000)),
+      ]);
+      assert.equal(clipboard, code, 'the copia e cola is on the clipboard');
       const remaining = async (fr: Frame) => Number(await fr.locator('.countdown').getAttribute('data-remaining-seconds'));
       const first = await remaining(f);
       assert.ok(first > 1700 && first <= 1800, String(first));
