@@ -72,6 +72,14 @@ for (const engine of ENGINES) {
       assert.equal(d.installments, 1);
     });
 
+    test("the session's payment carries the customer's document masked as the session has it", async () => {
+      const s = await create({ amount: 1050, methods: ['pix'], customer: { name: 'Ana', document: '123.456.789-09' } });
+      const paid = await pay(s, { method: 'pix' });
+      assert.equal(paid.statusCode, 200, paid.body);
+      const payment = await ok('GET', `/v1/payments/${paid.json().payment.id as string}`, sk());
+      assert.equal(payment.customer.document, '*********09');
+    });
+
     test('bad input is refused and names the field', async () => {
       for (const [body, param] of [
         [{ amount: 0 }, 'amount'],

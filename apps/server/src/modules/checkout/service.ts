@@ -8,7 +8,7 @@ import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { qrSvg } from '../../domain/qr.js';
 import type { Owner } from '../events/service.js';
 import { publishableKeyFor, randomBase62, readablePublishableKey } from '../accounts/service.js';
-import { insertPayment, maskDocument, moveWithEvent, preparePayment, type PaymentDeps } from '../payments/service.js';
+import { insertPayment, maskCustomer, moveWithEvent, preparePayment, type PaymentDeps } from '../payments/service.js';
 import type { PaymentRow } from '../payments/repository.js';
 import type { CreatePaymentBody } from '../payments/schemas.js';
 import {
@@ -29,7 +29,7 @@ export async function createCheckoutSession(deps: PaymentDeps, ctx: RequestConte
   const id = newId('checkoutSession', nowMs);
   const expiresAtMs = nowMs + (body.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS) * 1000;
   const methods = body.methods ?? [...CHECKOUT_METHODS];
-  const customer = body.customer ? { ...body.customer, ...(body.customer.document ? { document: maskDocument(body.customer.document) } : {}) } : null;
+  const customer = maskCustomer(body.customer);
   const row: CheckoutSessionRow = {
     id,
     account_id: ctx.accountId,

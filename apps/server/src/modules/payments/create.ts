@@ -15,9 +15,16 @@ import type { CreatePaymentBody, CreatePaymentFields, Payment } from './schemas.
 // with its job (confirmation or expiry) and its event in one write. The provider is called by
 // the confirmation job (confirm.ts), never in the request.
 
+// Keeps `*`, so masking a masked document changes nothing: a checkout session stores its
+// customer masked and hands that to the payment it makes (the request schemas never admit `*`).
 export function maskDocument(doc: string): string {
-  const clean = doc.replace(/[^0-9A-Za-z]/g, '');
+  const clean = doc.replace(/[^0-9A-Za-z*]/g, '');
   return '*'.repeat(Math.max(0, clean.length - 2)) + clean.slice(-2);
+}
+
+export function maskCustomer<C extends { document?: string }>(customer: C | undefined): C | null {
+  if (!customer) return null;
+  return customer.document ? { ...customer, document: maskDocument(customer.document) } : customer;
 }
 
 // The shape rules of CreatePaymentRequest's oneOf, in words: run on a body that matches no
@@ -78,9 +85,7 @@ export function preparePayment(deps: PaymentDeps, owner: Owner, body: CreatePaym
   const nowMs = Date.now();
   const nowIso = new Date(nowMs).toISOString();
   const id = newId('payment', nowMs);
-  const customer = body.customer
-    ? { ...body.customer, ...(body.customer.document ? { document: maskDocument(body.customer.document) } : {}) }
-    : null;
+  const customer = maskCustomer(body.customer);
   const row: PaymentRow = {
     id,
     account_id: owner.accountId,

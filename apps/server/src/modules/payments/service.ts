@@ -7,7 +7,7 @@ import type { ListPaymentsQuery, Payment } from './schemas.js';
 // persist): create.ts, confirm.ts (the confirmation job), approve.ts (approve or void),
 // cancel.ts, expire.ts. Their SQL is in repository.ts, where a payment is read one way.
 export { JOB_CONFIRM, JOB_EXPIRE, moveWithEvent, type PaymentDeps } from './common.js';
-export { cardOutcome, checkPaymentShape, createPayment, insertPayment, maskDocument, preparePayment, type PreparedPayment } from './create.js';
+export { cardOutcome, checkPaymentShape, createPayment, insertPayment, maskCustomer, maskDocument, preparePayment, type PreparedPayment } from './create.js';
 export { confirmCardJob, confirmCardJobs } from './confirm.js';
 export { sandboxPayPix } from './approve.js';
 export { cancelPayment } from './cancel.js';
