@@ -2,7 +2,7 @@
 // `npm install && npm start` on a fresh clone serves the back office, the hosted checkout page
 // and /v1/checkout.js without a separate build step. Cheap when the build is fresh (a walk over
 // the sources' modification times). Used by each workspace's scripts/ensure-built.mjs.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -32,7 +32,12 @@ export function ensureBuilt({ name, root, built, sources, tool, steps, unbuilt }
   process.stdout.write(`${name}: building ${built.split('/')[0]}/ …\n`);
   for (const [script, ...args] of steps) {
     const result = spawnSync(process.execPath, [script.replace('<tool>', toolDir), ...args], { cwd: root, stdio: 'inherit' });
-    if (result.status !== 0) return result.status ?? 1;
+    if (result.status !== 0) {
+      // A failed step (e.g. the size budget) may leave a fresh `built` behind: date it back so
+      // the next run builds again instead of taking the failed build as current.
+      if (existsSync(builtFile)) utimesSync(builtFile, 0, 0);
+      return result.status ?? 1;
+    }
   }
   return 0;
 }
