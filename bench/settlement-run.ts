@@ -1,38 +1,17 @@
 // Scenario A of the marketplace suite (settlement.ts): the data a settlement run at scale
 // starts from, loaded straight into the server's database, and the SQL that verifies the run.
 //
-// Nothing here imports the server's code: the database is migrated by `cli.ts migrate`, the run
-// is started through the admin API and carried out by the server's own worker (settlement.ts);
-// this file only knows the tables' columns. Loading is setup, not timed: one account, payees-1
-// recipients (+ the merchant = `payees`) and `rows` pending receivables spread evenly over them.
-import { randomBytes } from 'node:crypto';
+// The database is migrated by `cli.ts migrate`, the run is started through the admin API and
+// carried out by the server's own worker (settlement.ts); this file only knows the tables'
+// columns, and takes from the server only its pure id and São Paulo date helpers. Loading is
+// setup, not timed: one account, payees-1 recipients (+ the merchant = `payees`) and `rows`
+// pending receivables spread evenly over them.
+import { newId } from '../apps/server/src/domain/ids.ts';
+import { addDays, localDate } from '../apps/server/src/modules/accounts/settings.ts';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 
 export type EngineName = 'sqlite' | 'postgres';
-
-// Ids as the server makes them: a prefix, 10 characters of time and 16 of randomness, in
-// Crockford base32 (apps/server/src/domain/ids.ts): the bench needs only their shape.
-const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
-let seq = 0;
-function newId(prefix: string): string {
-  let ms = Date.now();
-  let time = '';
-  for (let i = 0; i < 10; i++) { time = ALPHABET[ms % 32] + time; ms = Math.floor(ms / 32); }
-  const rnd = randomBytes(10);
-  let n = seq++;
-  let tailPart = '';
-  for (let i = 0; i < 16; i++) { tailPart = ALPHABET[(rnd[i % 10] + n) % 32] + tailPart; n = Math.floor(n / 32); }
-  return prefix + time + tailPart;
-}
-
-// Today in São Paulo (UTC-3, no daylight saving since 2019), as the server's runs date it.
-const localDate = (ms = Date.now()) => new Date(ms - 3 * 3600_000).toISOString().slice(0, 10);
-function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00.000Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
 
 // One SQL connection of the bench's own to the server's database.
 export interface Db { query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>; close(): Promise<void> }
@@ -70,11 +49,11 @@ export async function loadSettlementData(engine: EngineName, databaseUrl: string
   const started = Date.now();
   const today = localDate();
   const nowIso = new Date().toISOString();
-  const accountId = newId('acct_');
+  const accountId = newId('account');
   const payees: Array<{ type: 'merchant' | 'recipient'; id: string }> = [{ type: 'merchant', id: accountId }];
   const recipients: Array<Record<string, string | number | null>> = [];
   for (let i = 1; i < payeeCount; i++) {
-    const id = newId('rcp_');
+    const id = newId('recipient');
     payees.push({ type: 'recipient', id });
     recipients.push({
       id, account_id: accountId, livemode: 0, name: `Bench Recipient ${i} Ltda`, document: '11222333000181',
@@ -88,7 +67,7 @@ export async function loadSettlementData(engine: EngineName, databaseUrl: string
   let expectedTotal = 0;
   let paymentId = '';
   const receivable = (i: number): Array<string | number | null> => {
-    if (i % LINES_PER_PAYMENT === 0) paymentId = newId('pay_');
+    if (i % LINES_PER_PAYMENT === 0) paymentId = newId('payment');
     const payee = payees[i % payeeCount];
     const amount = 100 + ((i * 7919) % 9901); // 1.00 .. 100.00 BRL, positive
     const e = expected.get(`${payee.type}:${payee.id}`)!;
@@ -97,7 +76,7 @@ export async function loadSettlementData(engine: EngineName, databaseUrl: string
     expectedTotal += amount;
     const availableOn = dates[Math.floor(i / payeeCount) % dates.length];
     const created = `${availableOn}T12:00:00.000Z`;
-    return [newId('rcv_'), accountId, 0, paymentId, paymentId, i % LINES_PER_PAYMENT, payee.type, payee.id, null, amount, 'pending', availableOn, null, null, created, created];
+    return [newId('receivable'), accountId, 0, paymentId, paymentId, i % LINES_PER_PAYMENT, payee.type, payee.id, null, amount, 'pending', availableOn, null, null, created, created];
   };
   const RCV = ['id', 'account_id', 'livemode', 'payment_id', 'source_id', 'line', 'payee_type', 'payee_id', 'split_rule_id', 'amount', 'status', 'available_on', 'settlement_id', 'refund_id', 'created_at', 'updated_at'];
   const RCP = ['id', 'account_id', 'livemode', 'name', 'document', 'bank_code', 'agency', 'account', 'account_type', 'metadata', 'created_at', 'updated_at'];
