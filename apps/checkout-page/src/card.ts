@@ -1,10 +1,10 @@
 // Card checks made before anything is sent (the server checks again on POST /v1/tokens).
-// The same Luhn check and brand prefixes as the server's tokenization (one source: the server's
-// domain module, which imports nothing and bundles into the page as it is).
-import { cardBrand, luhnValid, type CardBrand } from '../../server/src/domain/card';
+// The same Luhn check, brand prefixes and CVC check as the server's tokenization (one source:
+// the server's domain module, which imports nothing and bundles into the page as it is).
+import { cardBrand, cvcValid, luhnValid, type CardBrand } from '../../server/src/domain/card';
 
 export type Brand = CardBrand;
-export { luhnValid };
+export { cvcValid, luhnValid };
 export const brandOf = cardBrand;
 
 export const BRAND_NAMES: Record<Brand, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', elo: 'Elo', hipercard: 'Hipercard', unknown: '' };

@@ -11,9 +11,9 @@
 // as an <img> data: URL, where an SVG cannot run scripts.
 import './styles.css';
 import { api, ApiFailure, serverNow, type SessionView } from './api';
-import { BRAND_NAMES, brandOf, cvcLength, digitsOf, formatExpiry, groupNumber, luhnValid, maxDigits, parseExpiry } from './card';
+import { BRAND_NAMES, brandOf, cvcLength, cvcValid, digitsOf, formatExpiry, groupNumber, luhnValid, maxDigits, parseExpiry } from './card';
 import { messages, money, pickLocale } from './i18n';
-import type { PageMessage } from '../../../packages/checkout/src/protocol';
+import { SESSION_ID, type PageMessage } from '../../../packages/checkout/src/protocol';
 
 const POLL_FIRST_MS = 2000;
 const POLL_STEADY_FOR_MS = 30_000; // every 2 s for the first 30 s, then backing off
@@ -340,7 +340,7 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
     const checks = [
       setFieldError(form, 'card-number', luhnValid(digits) ? null : t.errNumber),
       setFieldError(form, 'card-expiry', exp ? null : t.errExpiry),
-      setFieldError(form, 'card-cvc', new RegExp(`^\\d{${cvcLength(b)}}$`).test(cvc.value) ? null : t.errCvc(cvcLength(b))),
+      setFieldError(form, 'card-cvc', cvcValid(cvc.value, b) ? null : t.errCvc(cvcLength(b))),
       setFieldError(form, 'card-holder', holder.value.trim().length >= 2 ? null : t.errHolder),
     ];
     if (checks.includes(false)) {
@@ -463,7 +463,7 @@ function showPix(v: SessionView): void {
 async function start(): Promise<void> {
   app.replaceChildren(status);
   say(t.loading);
-  if (!/^cs_[A-Za-z0-9]{8,64}$/.test(sessionId) || !secret.startsWith(`${sessionId}_secret_`)) return showUnavailable();
+  if (!SESSION_ID.test(sessionId) || !secret.startsWith(`${sessionId}_secret_`)) return showUnavailable();
   let v: SessionView;
   try {
     v = await api.session(sessionId, secret);
