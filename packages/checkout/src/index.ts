@@ -11,7 +11,7 @@
 //   sentinels around the dialog send Tab back in, so the trap holds even though focus travels
 //   through a cross-origin iframe we cannot look into. Focus goes back where it was on close.
 // - While the page reports a payment in flight, neither Esc nor the close button closes it.
-import { MESSAGE_PREFIX, readPageMessage, SESSION_ID, type PageMessage } from './protocol.js';
+import { readPageMessage, SESSION_ID, type PageMessage } from './protocol.js';
 
 export type CheckoutLocale = 'pt-BR' | 'en';
 export type CheckoutMode = 'modal' | 'redirect';
@@ -120,7 +120,6 @@ export function open(options: OpenOptions): CheckoutHandle {
   const { sessionId } = options;
   let busy = false;
   let loaded = false;
-  let started = false;
   let succeeded = false;
   let closed = false;
 
@@ -231,17 +230,13 @@ export function open(options: OpenOptions): CheckoutHandle {
 
   const onMessage = (e: MessageEvent) => {
     if (e.origin !== origin || e.source !== iframe.contentWindow) return;
-    const data = e.data as { type?: unknown } | null | undefined;
-    if (typeof data?.type !== 'string' || !data.type.startsWith(MESSAGE_PREFIX)) return;
     const m: PageMessage | null = readPageMessage(e.data, sessionId);
     if (!m || closed) return;
     switch (m.type) {
       case 'pagamentos:checkout:ready':
-        started = true;
         window.clearTimeout(fallbackTimer);
         break;
       case 'pagamentos:checkout:loaded':
-        started = true;
         window.clearTimeout(fallbackTimer);
         if (!loaded) {
           loaded = true;
@@ -275,9 +270,10 @@ export function open(options: OpenOptions): CheckoutHandle {
   doc.addEventListener('keydown', onKeydown, true);
   window.addEventListener('message', onMessage);
 
-  // No word from the page in time (blocked from framing, offline): the hosted page itself.
+  // No word from the page in time (blocked from framing, offline): the hosted page itself. The
+  // page's ready or loaded message clears this timer, as teardown does.
   const fallbackTimer = window.setTimeout(() => {
-    if (started || closed) return;
+    if (closed) return;
     teardown();
     window.location.assign(pageUrl(origin, options, false));
   }, options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS);
