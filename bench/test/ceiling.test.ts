@@ -7,8 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, BENCH_DIR, createBenchSchema, live, removeTempDir, startCli, stopCli, type Proc } from '../lib.ts';
+import { ENGINES } from '../../apps/server/test/helpers.ts';
 
-const ENGINES = process.env.TEST_ENGINES ? process.env.TEST_ENGINES.split(',') : process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 const BODY = { amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' };
 
 async function start(engine: string, withPlugin: boolean): Promise<{ server: Proc; key: string; close: () => Promise<void> }> {

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { ENGINES, eventually, startApp, type TestApp } from '../../server/test/helpers.js';
+import { ENGINES, eventually, signup, startApp, type Keys, type TestApp } from '../../server/test/helpers.js';
 import { createDemoServer } from '../../../examples/checkout-demo/server.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -27,7 +27,6 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 const WAIT_MS = 30_000;
 const NBSP = /\u00a0/g;
 
-interface Keys { secretKey: string; publishableKey: string }
 type Session = { id: string; clientSecret: string; status: string; paymentId: string | null };
 
 for (const engine of ENGINES) {
@@ -57,12 +56,6 @@ for (const engine of ENGINES) {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: res.status, body: await res.json() };
-    };
-    const newMerchant = async (name = 'Loja Exemplo'): Promise<Keys> => {
-      const res = await fetch(`${api}/v1/sandbox/accounts`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, body: JSON.stringify({ name }) });
-      const body = await res.json() as { keys: { secretKey: { key: string }; publishableKey: { key: string } } };
-      assert.equal(res.status, 200);
-      return { secretKey: body.keys.secretKey.key, publishableKey: body.keys.publishableKey.key };
     };
     const createSession = async (extra: Record<string, unknown> = {}, k = keys): Promise<Session> => {
       const r = await call('POST', '/v1/checkout/sessions', { amount: 1050, description: 'Camiseta Pagamentos (M)', ...extra }, k.secretKey);
@@ -129,7 +122,7 @@ for (const engine of ENGINES) {
       t = await startApp(engine);
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       api = `http://localhost:${(t.app.server.address() as AddressInfo).port}`;
-      keys = await newMerchant();
+      keys = await signup(t, 'Loja Exemplo');
       receiver = http.createServer((req, res) => {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
@@ -244,7 +237,7 @@ for (const engine of ENGINES) {
     });
 
     test('a declined card shows a message; a second card succeeds in the same session; one approved payment', async () => {
-      const k = await newMerchant('Loja Recusa');
+      const k = await signup(t, 'Loja Recusa');
       const s = await createSession({ methods: ['credit_card'] }, k);
       await fresh();
       await open(s);
@@ -279,7 +272,7 @@ for (const engine of ENGINES) {
     });
 
     test('a double click on pay (and a second submit) makes one payment', async () => {
-      const k = await newMerchant('Loja Duplo Clique');
+      const k = await signup(t, 'Loja Duplo Clique');
       const s = await createSession({ methods: ['credit_card'] }, k);
       await fresh();
       await open(s);
