@@ -18,9 +18,9 @@ export default defineConfig(
     // apps/backoffice`); their generators are what we would fix, not their output.
     'packages/sdk/src/generated/',
     'apps/backoffice/src/api/schema.d.ts',
-    // JavaScript (the bench's .mjs until it becomes a TypeScript workspace, build scripts, a
-    // JavaScript example) has no types to check, and a .d.mts/.d.cts beside it only describes it;
-    // this configuration is about the TypeScript workspaces.
+    // JavaScript (build scripts, CI scripts, a JavaScript example) has no types to check, and a
+    // .d.mts/.d.cts beside it only describes it; this configuration is about the TypeScript
+    // workspaces (the bench among them).
     '**/*.js',
     '**/*.mjs',
     '**/*.cjs',
