@@ -72,11 +72,6 @@ export const LOG_REDACT = [
   '*.key',
 ];
 
-// A checkout client secret pasted into a path (it belongs in the Authorization header or a
-// URL fragment, which browsers never send) is not written to the log.
-const CLIENT_SECRET_IN_TEXT = /_secret_[0-9A-Za-z]+/g;
-export const redactUrl = (url: string) => url.replace(CLIENT_SECRET_IN_TEXT, '_secret_[redacted]');
-
 export interface AppOptions {
   config: Config;
   store: Store;
@@ -253,7 +248,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }
 
   app.addHook('onResponse', async (req, reply) => {
-    req.log.info({ method: req.method, url: req.routeOptions.url ?? redactUrl(req.url.split('?')[0]), statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100, accountId: req.auth?.accountId }, 'request completed');
+    req.log.info({ method: req.method, url: req.routeOptions.url ?? req.url.split('?')[0], statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100, accountId: req.auth?.accountId }, 'request completed');
   });
 
   await registerOpenApi(app, { publicUrl: config.publicUrl });
