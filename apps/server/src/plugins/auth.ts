@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { sameSecret } from '../domain/secrets.js';
 import type { Store } from '../store/index.js';
 import { findKey, hashKey, parseKeyPrefix, type AuthRecord } from '../modules/accounts/service.js';
 
@@ -51,18 +51,24 @@ export class KeyCache {
   }
 }
 
+// The credential of an `Authorization: Bearer <credential>` header, or null when the header is
+// not that. RFC 9110 11.1: the scheme is case-insensitive (`bearer sk_...` too), then one or
+// more spaces.
+export function bearerToken(header: string): string | null {
+  return /^bearer +(\S+)$/i.exec(header)?.[1] ?? null;
+}
+
 export async function authenticate(req: FastifyRequest, mode: AuthMode, cache: KeyCache): Promise<AuthRecord | null> {
   if (mode === 'none') return null;
   const header = req.headers.authorization;
   if (!header) throw new ApiError('AUTHENTICATION_REQUIRED', 'Send your API key as "Authorization: Bearer sk_test_...".');
-  // RFC 9110 11.1: the scheme is case-insensitive (`bearer sk_...` too), then one or more spaces.
-  const m = /^bearer +(\S+)$/i.exec(header);
-  if (!m) throw new ApiError('AUTHENTICATION_REQUIRED', 'The Authorization header must be "Bearer <API key>".');
-  if (mode === 'checkout') return checkoutSecret(req, m[1], cache.store);
-  const prefix = parseKeyPrefix(m[1]);
+  const token = bearerToken(header);
+  if (token === null) throw new ApiError('AUTHENTICATION_REQUIRED', 'The Authorization header must be "Bearer <API key>".');
+  if (mode === 'checkout') return checkoutSecret(req, token, cache.store);
+  const prefix = parseKeyPrefix(token);
   // Never echo the key: a pasted live key in an error message ends up in someone's logs.
   if (!prefix) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
-  const record = await cache.lookup(m[1]);
+  const record = await cache.lookup(token);
   if (!record) throw new ApiError('INVALID_API_KEY', 'The API key is not valid or has been revoked.');
   if (record.kind === 'publishable' && mode === 'secret') {
     throw new ApiError('PERMISSION_DENIED', 'Publishable keys (pk_) only work for card tokens and checkout; use a secret key (sk_) from your server.');
@@ -72,8 +78,6 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode, cache: K
   }
   return record;
 }
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
 
 // The hosted page is authorized by its session's client secret, and by nothing else: merchant
 // keys are refused (a page never holds one), and so is another session's secret. Nothing of
@@ -90,7 +94,7 @@ async function checkoutSecret(req: FastifyRequest, secret: string, store: Store)
     .innerJoin('accounts', 'accounts.id', 'checkout_sessions.account_id')
     .select(['checkout_sessions.account_id as accountId', 'checkout_sessions.livemode', 'checkout_sessions.client_secret', 'accounts.live_enabled'])
     .where('checkout_sessions.id', '=', sessionId).executeTakeFirst();
-  if (!row || !timingSafeEqual(digest(row.client_secret), digest(secret))) throw invalid();
+  if (!row || !sameSecret(row.client_secret, secret)) throw invalid();
   return { keyId: `checkout:${sessionId}`, accountId: row.accountId, livemode: row.livemode === 1, kind: 'checkout', liveEnabled: row.live_enabled === 1, checkoutSessionId: sessionId };
 }
 

@@ -1,6 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
+import { sameSecret } from '../domain/secrets.js';
+import { bearerToken } from './auth.js';
 import type { Store } from '../store/index.js';
 
 // Prometheus text exposition, hand-rolled: two families and a gauge do not need a library.
@@ -65,13 +66,13 @@ export function registerMetrics(app: FastifyInstance, store: Store, metrics: Met
     metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime);
   });
 
-  const expected = options.token === null ? null : createHash('sha256').update(options.token).digest();
+  const expected = options.token;
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (req, reply) => {
     if (expected === null && options.production) throw new ApiError('NOT_FOUND', `No such route: GET /metrics`);
     if (expected !== null) {
-      const m = /^bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
-      // Compared as digests, in constant time: the token's length does not show either.
-      if (!m || !timingSafeEqual(createHash('sha256').update(m[1]).digest(), expected)) {
+      const sent = bearerToken(req.headers.authorization ?? '');
+      // Compared in constant time: the token's length does not show either.
+      if (sent === null || !sameSecret(sent, expected)) {
         throw new ApiError('AUTHENTICATION_REQUIRED', 'Send the metrics token as "Authorization: Bearer <METRICS_TOKEN>".');
       }
     }

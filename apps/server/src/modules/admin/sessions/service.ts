@@ -1,5 +1,6 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Store, Tx } from '../../../store/index.js';
+import { sameSecret } from '../../../domain/secrets.js';
 import { isAdminRole, type AdminRole } from '../shared/permissions.js';
 
 // Admin sessions: a random 32-byte id in an HttpOnly, SameSite=Strict cookie scoped to /admin.
@@ -87,12 +88,10 @@ export async function findSession(store: Store, sessionId: string, nowMs = Date.
   return { idHash: row.id_hash, adminId: row.admin_id, email: row.email, role: row.role, csrfToken: row.csrf_token, expiresAtMs: Number(row.expires_at_ms) };
 }
 
-// Constant-time: both sides are hashed first so lengths never differ.
+// Constant-time (sameSecret).
 export function csrfMatches(sent: string | string[] | undefined, expected: string): boolean {
   if (typeof sent !== 'string' || sent.length === 0 || sent.length > 256) return false;
-  const a = createHash('sha256').update(sent).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  return sameSecret(sent, expected);
 }
 
 // Failed sign-ins, counted per email and per client address over a sliding window, in this
