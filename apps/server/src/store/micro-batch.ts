@@ -32,7 +32,6 @@ export class MicroBatch<I, R> {
   private pending = 0;
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
-  refused = 0;
 
   constructor(private readonly options: MicroBatchOptions<I, R>) {
     assert(options.maxItemsPerRun >= 1 && options.maxConcurrentRuns >= 1 && options.maxPending >= 1, 'micro-batch limits must be at least 1');
@@ -40,7 +39,6 @@ export class MicroBatch<I, R> {
 
   add(item: I): Promise<R> {
     if (this.pending >= this.options.maxPending) {
-      this.refused++;
       return Promise.reject(this.options.onFull ? this.options.onFull() : new Error('micro-batch queue is full'));
     }
     this.pending++;
