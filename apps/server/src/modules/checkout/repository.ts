@@ -40,17 +40,23 @@ export function toCheckoutSession(row: CheckoutSessionRow): CheckoutSession {
   };
 }
 
+const ownedBy = (row: CheckoutSessionRow, owner: Owner) => row.account_id === owner.accountId && row.livemode === (owner.livemode ? 1 : 0);
+
 export async function findCheckoutSession(db: Store['db'] | Tx, owner: Owner, id: string): Promise<CheckoutSessionRow | undefined> {
   const [row] = await selectWhere(db, 'checkout_sessions', '*', { id });
-  if (!row || row.account_id !== owner.accountId || row.livemode !== (owner.livemode ? 1 : 0)) return undefined;
+  if (!row || !ownedBy(row, owner)) return undefined;
+  return row;
+}
+
+// The session as read (or locked) if it is the owner's; another account's or the other mode's
+// session is as absent as a made-up id.
+export function ownCheckoutSession(row: CheckoutSessionRow | undefined, owner: Owner): CheckoutSessionRow {
+  if (!row || !ownedBy(row, owner)) throw notFound('checkout session', 'id');
   return row;
 }
 
 export async function loadCheckoutSession(db: Store['db'] | Tx, owner: Owner, id: string): Promise<CheckoutSessionRow> {
-  const row = await findCheckoutSession(db, owner, id);
-  // Another account's or the other mode's session is as absent as a made-up id.
-  if (!row) throw notFound('checkout session', 'id');
-  return row;
+  return ownCheckoutSession(await findCheckoutSession(db, owner, id), owner);
 }
 
 // Read inside a write: locked on PostgreSQL, so that two pays (or a pay and an expiry) of one

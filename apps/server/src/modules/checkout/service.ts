@@ -15,7 +15,7 @@ import {
   CHECKOUT_METHODS, DEFAULT_EXPIRES_IN_SECONDS,
   type CheckoutMethod, type CheckoutPayRequest, type CheckoutSession, type CheckoutSessionClientView, type CreateCheckoutSessionRequest, type ListCheckoutSessionsQuery,
 } from './schemas.js';
-import { loadCheckoutSession, lockCheckoutSession, lockCheckoutSessionAndPayment, markExpired, toCheckoutSession, type CheckoutSessionRow } from './repository.js';
+import { loadCheckoutSession, lockCheckoutSession, lockCheckoutSessionAndPayment, markExpired, ownCheckoutSession, toCheckoutSession, type CheckoutSessionRow } from './repository.js';
 
 export const JOB_CHECKOUT_EXPIRE = 'checkout_session.expire' as const satisfies JobType;
 // A session due to expire while a card payment is being confirmed waits this long and looks again.
@@ -109,8 +109,8 @@ export async function listCheckoutSessions(deps: PaymentDeps, owner: Owner, quer
 // answer comes within seconds).
 export async function expireCheckoutSession(deps: PaymentDeps, ctx: RequestContext, id: string): Promise<CheckoutSession> {
   return ctx.write(async (tx) => {
-    await loadCheckoutSession(tx, ctx, id);
-    const row = await lockCheckoutSessionAndPayment(tx, deps.store.engine, id) as CheckoutSessionRow;
+    // Read once, locked; another account's session is refused before anything is changed.
+    const row = ownCheckoutSession(await lockCheckoutSessionAndPayment(tx, deps.store.engine, id), ctx);
     if (row.status === 'expired') throw invalidState('This checkout session has already expired.');
     if (row.status === 'complete') throw invalidState('This checkout session is complete: its payment was approved. Refund the payment instead.');
     const result = await expireNow(tx, row, Date.now());
