@@ -45,12 +45,22 @@ function compile(schema: TSchema): Check {
   };
 }
 
+// Payloads already checked against their type's product schema (JOB_PAYLOADS), by job object:
+// the worker checks each row it claims, and the row's handler reads the same object with
+// readPayload, which then neither parses nor checks it again. Kept with the text it was read
+// from, so a row whose payload has changed since is read afresh.
+const checked = new WeakMap<object, { payload: string; value: unknown }>();
+
 // One compiled validator per type, built once. A worker can be given more (tests, tools).
 export class PayloadCheck {
   private readonly checks = new Map<string, Check>();
+  // The types checked with their product schema (not one given to this instance instead): only
+  // their payloads are remembered for readPayload.
+  private readonly productTypes = new Set<string>();
 
   constructor(schemas: Record<string, TSchema> = {}) {
     for (const [type, schema] of Object.entries({ ...JOB_PAYLOADS, ...schemas })) this.checks.set(type, compile(schema));
+    for (const type of Object.keys(JOB_PAYLOADS)) if (!Object.hasOwn(schemas, type)) this.productTypes.add(type);
   }
 
   has(type: string): boolean {
@@ -69,15 +79,19 @@ export class PayloadCheck {
     }
     const problem = check(value);
     if (problem !== null) throw new MalformedJobPayload(job.type, problem);
+    if (this.productTypes.has(job.type)) checked.set(job, { payload: job.payload, value });
     return value;
   }
 }
 
 const productChecks = new PayloadCheck();
 
-// A handler's typed view of its job's payload. The worker checked it when it loaded the row;
-// this checks again (cheap) so a handler called any other way gets the same guarantee.
+// A handler's typed view of its job's payload. The worker checked it when it loaded the row:
+// that value is returned. A job the worker has not checked (a handler called any other way) is
+// parsed and checked here, with the same guarantee.
 export function readPayload<T extends JobType>(job: Pick<JobRow, 'type' | 'payload'>, type: T): JobPayload<T> {
   if (job.type !== type) throw new MalformedJobPayload(job.type, `expected a ${type} job`);
+  const seen = checked.get(job);
+  if (seen !== undefined && seen.payload === job.payload) return seen.value as JobPayload<T>;
   return productChecks.read(job) as JobPayload<T>;
 }

@@ -166,7 +166,8 @@ export class Worker {
 
   // Each claimed row's payload against its type's schema, before any handler runs. A malformed
   // one fails at once, parked with the reason as its last_error (kept for inspection, never run
-  // again: a retry would find the same payload); the others go on.
+  // again: a retry would find the same payload); the others go on, and their handlers'
+  // readPayload returns the value checked here (jobs/payloads.ts).
   private async checkPayloads(jobs: JobRow[]): Promise<JobRow[]> {
     const good: JobRow[] = [];
     const bad: Array<{ job: JobRow; reason: string }> = [];
