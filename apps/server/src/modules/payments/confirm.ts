@@ -112,8 +112,10 @@ function persistAlone(deps: PaymentDeps, job: JobRow, workerId: string, paymentI
 // The same for the jobs of one claim together: one read of their payments, the provider calls
 // side by side, then one transaction for all the results (one read of each account's settings
 // and split rules). If that transaction fails as a whole (a payment that moved meanwhile, say),
-// the worker runs each job the single way above, whose provider call repeats under the same key:
-// the same answer, never a second charge.
+// each job's result is written in a transaction of its own, with the provider's answer already
+// in hand: the provider is not called again (the catch below). Only if this function throws
+// does the worker run each job the single way above, whose provider call repeats under the same
+// key: the same answer, never a second charge.
 export async function confirmCardJobs(deps: PaymentDeps, jobs: JobRow[], workerId: string): Promise<void> {
   if (jobs.length === 1) return confirmCardJob(deps, jobs[0], workerId);
   const { store } = deps;
@@ -123,7 +125,7 @@ export async function confirmCardJobs(deps: PaymentDeps, jobs: JobRow[], workerI
     const current = currents.get(id);
     return current && current.status === 'pending' ? authorizeCard(deps, current) : null;
   }));
-  // Throws as a whole: the worker then runs each job alone (jobs/worker.ts).
+  // Fails as a whole: the catch below then writes each job's result alone.
   // The rows read above are not read again inside the transaction: every move below is a
   // guarded UPDATE (status still 'pending'), so a payment that moved meanwhile (canceled while
   // the provider approved it, say) fails the whole transaction.
