@@ -99,6 +99,15 @@ for (const engine of ENGINES) {
     const checkoutFrame = async (): Promise<Frame> => eventually(async () => page.frames().find((f) => f.url().includes('/checkout/cs_')), 'the checkout frame');
     // The modal's spinner is gone: the page said `loaded`.
     const loaded = () => page.waitForFunction(() => document.querySelector('[role="dialog"] iframe') && !document.querySelector('[role="dialog"] [role="status"]'));
+    // Esc with the focus inside the checkout closes the modal. Key down, wait for the close, then
+    // key up: a key-up sent while the focused iframe is being removed is never acknowledged by
+    // Chromium, and keyboard.press then hangs (packages/checkout's modal test hung so in 4 of 10
+    // runs), so the key-up goes after the iframe is gone, to the shop's page.
+    const escapeClosing = async () => {
+      await page.keyboard.down('Escape');
+      await page.locator('[role="dialog"]').waitFor({ state: 'detached' });
+      await page.keyboard.up('Escape');
+    };
     const fillCard = async (number: string, f = frame()) => {
       await f.getByLabel('Número do cartão').fill(number);
       await f.getByLabel('Validade (MM/AA)').fill('12/34');
@@ -327,8 +336,7 @@ for (const engine of ENGINES) {
 
       // Closed and opened again: the same Pix, and the countdown goes on.
       await frame().getByLabel('Pix copia e cola').focus();
-      await page.keyboard.press('Escape');
-      await page.locator('[role="dialog"]').waitFor({ state: 'detached' });
+      await escapeClosing();
       await open(s);
       await loaded();
       await frame().getByRole('img', { name: 'QR Code Pix para pagamento' }).waitFor();
@@ -367,8 +375,7 @@ for (const engine of ENGINES) {
       await open(s);
       await loaded();
       await frame().getByLabel('Número do cartão').focus();
-      await page.keyboard.press('Escape');
-      await page.locator('[role="dialog"]').waitFor({ state: 'detached' });
+      await escapeClosing();
       assert.deepEqual(await log(), ['cancel']);
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'pay');
     });

@@ -201,8 +201,12 @@ describe('checkout library modal in a real browser', { skip: SKIP }, () => {
 
   test('Esc inside the iframe closes it: onCancel, focus back on the Pagar button, scroll and page restored', async () => {
     await frame().locator('#last').focus();
-    await page.keyboard.press('Escape');
+    // Key down, wait for the close, then key up: a key-up sent while the iframe that had the
+    // focus is being removed is never acknowledged by Chromium (keyboard.press hung here in 4 of
+    // 10 runs), so it goes after the iframe is gone, to the shop's page, as a real key-up would.
+    await page.keyboard.down('Escape');
     await dialog().waitFor({ state: 'detached' });
+    await page.keyboard.up('Escape');
     assert.deepEqual(await events(), ['cancel']);
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'pay');
     assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).overflow), 'visible');
