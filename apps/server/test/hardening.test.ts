@@ -176,6 +176,9 @@ function slowClient(port: number, head: string, bodyLength: number, everyMs: num
   });
 }
 
+// The status of every response on a connection, in order (our bodies are JSON, never a status line).
+const statusLines = (received: string) => [...received.matchAll(/HTTP\/1\.[01] (\d{3}) /g)].map((m) => m[1]);
+
 describe('slow clients are timed out', () => {
   let t: TestApp;
   let k: Keys;
@@ -222,6 +225,16 @@ describe('slow clients are timed out', () => {
     const r = await slowClient(port, head, 1000, 50, 20_000);
     assert.ok(r.closedByServer, `the server kept the socket (${r.bytesSent} bytes sent)`);
     assert.equal(parseResponse(r.received)?.status, 401);
+    // One request, one answer: the timeout closes the connection without a second, unrequested 408.
+    assert.deepEqual(statusLines(r.received), ['401'], JSON.stringify(r.received));
+  });
+
+  test('a kept-alive connection whose first request was answered still gets its 408 for a slow second one', async () => {
+    const first = `GET /v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${k.secretKey}\r\n\r\n`;
+    const second = `POST /v1/payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${k.secretKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
+    const r = await slowClient(port, first + second, 1000, 50, 20_000);
+    assert.ok(r.closedByServer, `the server kept the socket (${r.bytesSent} bytes sent)`);
+    assert.deepEqual(statusLines(r.received), ['200', '408'], JSON.stringify(r.received));
   });
 });
 

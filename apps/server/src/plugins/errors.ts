@@ -241,8 +241,13 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
     // A reset connection has nobody left to answer.
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
-    if (inFlight?.headersSent) {
-      // Part of a response is already on the wire: another would corrupt it.
+    // Node detaches a response from its socket once it has finished, so `inFlight` is gone when
+    // a request was answered before its body ended (a 401 without reading the body) and the
+    // body then times out: the latest response on the socket says whether it was.
+    const latest = latestResponses.get(socket);
+    if (inFlight?.headersSent || (latest?.headersSent && !latest.req.complete)) {
+      // This request has had its answer (or part of it is on the wire): a second one would be
+      // an answer nobody asked for, or corrupt the first.
       socket.destroy();
       return;
     }
@@ -270,13 +275,23 @@ function writeRawError(socket: Socket, apiError: ApiError, correlationId: string
   socket.destroySoon();
 }
 
+// The latest response of each connection, still there once it has finished (see
+// clientErrorHandler).
+const latestResponses = new WeakMap<Socket, ServerResponse>();
+
 // Requests Node's HTTP server would answer by itself, outside Fastify and the envelope:
 // - CONNECT (Node closes the connection without a word): 405 in the envelope.
 // - An Expect other than 100-continue (Node answers a bare 417): the expectation is ignored, as
 //   RFC 9110 10.1.1 allows, and the request is handled like any other.
 // (An HTTP/1.1 request without Host, which Node would answer with a bare 400, is refused by the
 // onRequest hook in registerErrorHandling: Node's own check is off, see app.ts.)
+// It also remembers each connection's latest response, so that a timeout in the body of a request
+// already answered closes the connection instead of answering it twice (clientErrorHandler).
 export function answerWhatNodeWould(server: Server, log: FastifyBaseLogger): void {
+  // Every request, routed or not (a bad URL is answered before any Fastify hook runs).
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    latestResponses.set(req.socket, res);
+  });
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     const correlationId = 'req_' + ulid();
     log.info({ correlationId, code: 'METHOD_NOT_ALLOWED' }, 'CONNECT refused');
