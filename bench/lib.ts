@@ -321,3 +321,37 @@ export async function runCliOnce(args: string[], env: Record<string, string>): P
   if (done.code !== 0) throw new BenchFailure(`cli.ts ${args[0]} exited with code ${done.code} (signal ${done.signal})\n${err.text}${out.text}`);
   return out.text;
 }
+
+// Ids and dates for rows a suite loads straight into the server's database with SQL (settlement-
+// run.ts: a million receivables, far more than the API could create in a setup step). Made here:
+// the bench imports nothing from the server's code.
+// The id format is the server's public one, as its API answers it: a type prefix (`acct_`,
+// `rcp_`, `pay_`, `rcv_`, ...) then a ULID, lowercase Crockford base32: 10 characters of
+// milliseconds, then 16 of an 80-bit random part. Within this process ids increase strictly, as
+// the server's do (the random part counts up from a random start; the time part never goes back).
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+let idRandom = BigInt(`0x${randomBytes(10).toString('hex')}`) >> 1n; // half the range: it never wraps
+let idLastMs = 0;
+export function benchId(prefix: string, nowMs: number = Date.now()): string {
+  idLastMs = Math.max(idLastMs, nowMs);
+  idRandom++;
+  let time = '';
+  for (let i = 0, ms = idLastMs; i < 10; i++, ms = Math.floor(ms / 32)) time = CROCKFORD[ms % 32] + time;
+  let random = '';
+  for (let i = 0, n = idRandom; i < 16; i++, n >>= 5n) random = CROCKFORD[Number(n & 31n)] + random;
+  return prefix + time + random;
+}
+
+// The server counts receivables' and settlements' dates in São Paulo's calendar: UTC-3 all year
+// (Brazil has had no daylight saving since 2019; docs/split-and-settlement.md).
+const SAO_PAULO_OFFSET_MS = -3 * 3600_000;
+export function saoPauloDate(ms: number = Date.now()): string {
+  return new Date(ms + SAO_PAULO_OFFSET_MS).toISOString().slice(0, 10);
+}
+
+// `date` (YYYY-MM-DD) moved by `days` calendar days.
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}

@@ -3,11 +3,10 @@
 //
 // The database is migrated by `cli.ts migrate`, the run is started through the admin API and
 // carried out by the server's own worker (settlement.ts); this file only knows the tables'
-// columns, and takes from the server only its pure id and São Paulo date helpers. Loading is
-// setup, not timed: one account, payees-1 recipients (+ the merchant = `payees`) and `rows`
-// pending receivables spread evenly over them.
-import { newId } from '../apps/server/src/domain/ids.ts';
-import { addDays, localDate } from '../apps/server/src/modules/accounts/settings.ts';
+// columns; its ids and São Paulo dates come from the bench's own lib.ts. Loading is setup, not
+// timed: one account, payees-1 recipients (+ the merchant = `payees`) and `rows` pending
+// receivables spread evenly over them.
+import { addDays, benchId, saoPauloDate } from './lib.ts';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 
@@ -47,13 +46,13 @@ export interface Loaded {
 // so (source_id, line) is unique. available_on spreads over the last 60 days (all due today).
 export async function loadSettlementData(engine: EngineName, databaseUrl: string, rows: number, payeeCount: number, log: (msg: string) => void): Promise<Loaded> {
   const started = Date.now();
-  const today = localDate();
+  const today = saoPauloDate();
   const nowIso = new Date().toISOString();
-  const accountId = newId('account');
+  const accountId = benchId('acct_');
   const payees: Array<{ type: 'merchant' | 'recipient'; id: string }> = [{ type: 'merchant', id: accountId }];
   const recipients: Array<Record<string, string | number | null>> = [];
   for (let i = 1; i < payeeCount; i++) {
-    const id = newId('recipient');
+    const id = benchId('rcp_');
     payees.push({ type: 'recipient', id });
     recipients.push({
       id, account_id: accountId, livemode: 0, name: `Bench Recipient ${i} Ltda`, document: '11222333000181',
@@ -67,7 +66,7 @@ export async function loadSettlementData(engine: EngineName, databaseUrl: string
   let expectedTotal = 0;
   let paymentId = '';
   const receivable = (i: number): Array<string | number | null> => {
-    if (i % LINES_PER_PAYMENT === 0) paymentId = newId('payment');
+    if (i % LINES_PER_PAYMENT === 0) paymentId = benchId('pay_');
     const payee = payees[i % payeeCount];
     const amount = 100 + ((i * 7919) % 9901); // 1.00 .. 100.00 BRL, positive
     const e = expected.get(`${payee.type}:${payee.id}`)!;
@@ -76,7 +75,7 @@ export async function loadSettlementData(engine: EngineName, databaseUrl: string
     expectedTotal += amount;
     const availableOn = dates[Math.floor(i / payeeCount) % dates.length];
     const created = `${availableOn}T12:00:00.000Z`;
-    return [newId('receivable'), accountId, 0, paymentId, paymentId, i % LINES_PER_PAYMENT, payee.type, payee.id, null, amount, 'pending', availableOn, null, null, created, created];
+    return [benchId('rcv_'), accountId, 0, paymentId, paymentId, i % LINES_PER_PAYMENT, payee.type, payee.id, null, amount, 'pending', availableOn, null, null, created, created];
   };
   const RCV = ['id', 'account_id', 'livemode', 'payment_id', 'source_id', 'line', 'payee_type', 'payee_id', 'split_rule_id', 'amount', 'status', 'available_on', 'settlement_id', 'refund_id', 'created_at', 'updated_at'];
   const RCP = ['id', 'account_id', 'livemode', 'name', 'document', 'bank_code', 'agency', 'account', 'account_type', 'metadata', 'created_at', 'updated_at'];

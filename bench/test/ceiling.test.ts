@@ -7,7 +7,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, BENCH_DIR, createBenchSchema, live, removeTempDir, startCli, stopCli, type Proc } from '../lib.ts';
-import { ENGINES } from '../../apps/server/test/helpers.ts';
+
+// SQLite always; PostgreSQL too when TEST_DATABASE_URL is set; TEST_ENGINES narrows the run to
+// the engines it names (CI's PostgreSQL pass), as the server's suites read them. The bench keeps
+// its own copy: it imports nothing of the server's, its tests included.
+const ENGINES = process.env.TEST_ENGINES ? process.env.TEST_ENGINES.split(',') : process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+if (ENGINES.includes('postgres') && !process.env.TEST_DATABASE_URL) throw new Error('TEST_ENGINES includes postgres but TEST_DATABASE_URL is not set');
 
 const BODY = { amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' };
 
