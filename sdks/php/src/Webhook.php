@@ -57,6 +57,14 @@ final class Webhook
                 get_debug_type($payload),
             ));
         }
+        if ($payload === '') {
+            // A delivery is a JSON event, never empty: an empty body is one already read (php://input
+            // is empty the second time in many SAPIs), not a changed body or a wrong secret.
+            throw new RawBodyRequiredException(
+                'The raw body is empty: a webhook delivery always has one. php://input may already have been '
+                . 'read (by your code or a framework): read it once, before anything else, and pass that string.',
+            );
+        }
         if ($toleranceSeconds < 0) {
             throw new InvalidArgumentException('toleranceSeconds cannot be negative.');
         }
@@ -238,8 +246,11 @@ final class Webhook
     }
 
     /**
-     * The `v1` signatures of the header(s); other versions (`v1a`, ...) are skipped, and an entry
-     * without a comma is ignored rather than read past its end.
+     * The `v1` signatures of the header(s). Entries are `<version>,<base64>`, space-separated as
+     * sent, or joined with "," or ", " where a proxy, PSR-7's getHeaderLine() or PHP-FPM merged
+     * repeated headers. Base64 has neither commas nor spaces, so an entry is a run without them, a
+     * comma, and another such run, found wherever it starts after a separator. Other versions
+     * (`v1a`, ...) are skipped, and an entry without a comma is ignored rather than read past.
      *
      * @param list<string> $values
      * @return list<string>
@@ -248,10 +259,10 @@ final class Webhook
     {
         $signatures = [];
         foreach ($values as $value) {
-            foreach (preg_split('/\s+/', $value, -1, PREG_SPLIT_NO_EMPTY) ?: [] as $entry) {
-                $parts = explode(',', $entry, 2);
-                if (count($parts) === 2 && $parts[0] === 'v1' && $parts[1] !== '') {
-                    $signatures[] = $parts[1];
+            preg_match_all('/(?<![^\s,])([^\s,]+),([^\s,]+)/', $value, $entries, PREG_SET_ORDER);
+            foreach ($entries as [, $version, $signature]) {
+                if ($version === 'v1') {
+                    $signatures[] = $signature;
                 }
             }
         }

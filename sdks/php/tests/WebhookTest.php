@@ -138,6 +138,16 @@ final class WebhookTest extends TestCase
             'Webhook-Timestamp' => [$h['webhook-timestamp']],
             'Webhook-Signature' => ['v1,bm90IHRoaXMgb25l', $h['webhook-signature']],
         ]];
+        // A proxy, PSR-7's getHeaderLine() or PHP-FPM's $_SERVER merge repeated headers into one,
+        // joined with ", ": every signature but the last then ends with a comma.
+        yield 'repeated signatures merged with ", " (ours first)' => [static fn (array $h) => [
+            'HTTP_WEBHOOK_ID' => $h['webhook-id'],
+            'HTTP_WEBHOOK_TIMESTAMP' => $h['webhook-timestamp'],
+            'HTTP_WEBHOOK_SIGNATURE' => $h['webhook-signature'] . ', v1,bm90IHRoaXMgb25l',
+        ]];
+        yield 'repeated signatures merged with "," (ours first)' => [
+            static fn (array $h) => ['webhook-signature' => $h['webhook-signature'] . ',v1,bm90IHRoaXMgb25l'] + $h,
+        ];
     }
 
     /**
@@ -166,6 +176,11 @@ final class WebhookTest extends TestCase
         $both = [self::SECRET, self::OLD_SECRET];
         self::assertSame('payment.approved', Webhook::verify($payload, $oldOnly, $both)->type);
 
+        // Both signatures of a rotation, merged by a proxy into "v1,<new>, v1,<old>".
+        $merged = ['webhook-signature' => str_replace(' ', ', ', $headers['webhook-signature'])] + $headers;
+        self::assertSame('payment.approved', Webhook::verify($payload, $merged, self::SECRET)->type);
+        self::assertSame('payment.approved', Webhook::verify($payload, $merged, self::OLD_SECRET)->type);
+
         // Other versions (v1a, ...) and entries without a comma are skipped, not read past.
         $mixed = ['webhook-signature' => 'v1a,abc v2 garbage , ' . $headers['webhook-signature']] + $headers;
         self::assertSame('payment.approved', Webhook::verify($payload, $mixed, self::SECRET)->type);
@@ -184,6 +199,11 @@ final class WebhookTest extends TestCase
             static fn (string $p, array $h) => Webhook::verify(json_decode($p), $h, $secret),
             RawBodyRequiredException::class,
             'stdClass',
+        ];
+        yield 'an empty body (php://input already read)' => [
+            static fn (string $p, array $h) => Webhook::verify('', $h, $secret),
+            RawBodyRequiredException::class,
+            'php://input',
         ];
         yield 'a secret without whsec_' => [
             static fn (string $p, array $h) => Webhook::verify($p, $h, substr($secret, 6)),
