@@ -14,6 +14,7 @@ use Pagamentos\Exception\ServerException;
 use Pagamentos\Exception\TimeoutException;
 use Pagamentos\Resource\Payment;
 use Pagamentos\Tests\Support\FaultProxy;
+use Pagamentos\Tests\Support\HeldRequest;
 use Pagamentos\Tests\Support\TestServer;
 
 /**
@@ -23,13 +24,14 @@ use Pagamentos\Tests\Support\TestServer;
 final class RetryTest extends TestCase
 {
     private static FaultProxy $proxy;
+    private static string $secretKey;
     private static Client $direct;
     private static Client $client;
 
     public static function setUpBeforeClass(): void
     {
         $server = TestServer::main();
-        $key = $server->newAccount()['secretKey'];
+        $key = self::$secretKey = $server->newAccount()['secretKey'];
         self::$proxy = FaultProxy::start($server->baseUrl);
         self::$direct = $server->client([], $key);
         self::$client = $server->client(['baseUrl' => self::$proxy->baseUrl], $key);
@@ -153,15 +155,61 @@ final class RetryTest extends TestCase
         self::assertSame([$payment->id], self::paymentsTagged($tag));
     }
 
-    public function testRetryAfterIsWaited(): void
+    /** @return iterable<string, array{int, string, string}> */
+    public static function answersWithRetryAfter(): iterable
     {
-        self::$proxy->script([FaultProxy::apiError(503, 'PROVIDER_UNAVAILABLE', ['Retry-After' => '2'])]);
+        yield '429' => [429, 'RATE_LIMITED', '1'];
+        yield '503' => [503, 'PROVIDER_UNAVAILABLE', '2'];
+    }
+
+    /** @dataProvider answersWithRetryAfter */
+    public function testRetryAfterIsWaitedOutThenRetried(int $status, string $code, string $retryAfter): void
+    {
+        self::$proxy->script([FaultProxy::apiError($status, $code, ['Retry-After' => $retryAfter])]);
         $started = microtime(true);
 
         $page = self::$client->payments->list(['limit' => 1]);
 
-        self::assertGreaterThanOrEqual(2.0, microtime(true) - $started);
+        // A lower bound the SDK's own wait guarantees, not a timing of the machine.
+        self::assertGreaterThanOrEqual((float) $retryAfter, microtime(true) - $started);
         self::assertSame(2, $page->lastResponse?->attempts);
+        self::assertSame(['respond', 'forward'], array_column(self::$proxy->requests(), 'action'));
+    }
+
+    public function testTheRealServersKeyInUseIsRetriedWithTheKeyThatThenMakesOnePayment(): void
+    {
+        $tag = bin2hex(random_bytes(6));
+        $key = 'held-' . $tag;
+        $params = self::card($tag);
+        // The server runs this request but cannot write its answer until release(): its key
+        // stays in use meanwhile (see HeldRequest).
+        $held = HeldRequest::send(TestServer::main()->baseUrl, self::$secretKey, 'POST', '/v1/payments', $params, $key);
+        // Once its payment is listed, it has run (a GET does not touch the key).
+        $id = self::eventually(static fn (): ?string => self::paymentsTagged($tag)[0] ?? null, 'the held payment');
+
+        self::$proxy->script([]);
+        try {
+            self::$client->payments->create($params, ['idempotencyKey' => $key, 'maxRetries' => 1]);
+            self::fail('A key in use went unnoticed.');
+        } catch (IdempotencyException $e) {
+            self::assertSame(409, $e->status);
+            self::assertSame('IDEMPOTENCY_KEY_IN_USE', $e->errorCode);
+            self::assertSame(1.0, $e->retryAfter);
+            self::assertSame($key, $e->idempotencyKey);
+            self::assertSame(2, $e->response->attempts, 'retried');
+        }
+        $requests = self::$proxy->requests();
+        self::assertSame(['forward', 'forward'], array_column($requests, 'action'), 'both answered by the server');
+        self::assertSame([$key, $key], array_map(static fn (array $r) => $r['headers']['idempotency-key'], $requests));
+
+        [$status, $body] = $held->release();
+        self::assertSame(200, $status, $body);
+        self::assertSame($id, json_decode($body, true)['id']);
+        $replayed = self::$client->payments->create($params, ['idempotencyKey' => $key]);
+        self::assertSame($id, $replayed->id);
+        self::assertTrue($replayed->lastResponse?->idempotentReplayed);
+        self::assertSame(1, $replayed->lastResponse->attempts);
+        self::assertSame([$id], self::paymentsTagged($tag));
     }
 
     public function testARetryAfterAboveSixtySecondsIsNotWaitedButReported(): void
