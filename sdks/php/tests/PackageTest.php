@@ -27,6 +27,19 @@ final class PackageTest extends TestCase
         self::assertSame(['Pagamentos\\' => 'src/'], $composer['autoload']['psr-4']);
     }
 
+    public function testComposerJsonHasTheLicenseOfTheTypeScriptSdk(): void
+    {
+        $composer = json_decode((string) file_get_contents(self::ROOT . '/composer.json'), true, 512, JSON_THROW_ON_ERROR);
+        $sdk = json_decode(
+            (string) file_get_contents(self::ROOT . '/../../packages/sdk/package.json'),
+            true,
+            512,
+            JSON_THROW_ON_ERROR,
+        );
+        self::assertIsString($sdk['license'] ?? null);
+        self::assertSame($sdk['license'], $composer['license'] ?? null);
+    }
+
     public function testEveryClassIsWhereItsNameSaysAndInitPhpLoadsItInAFreshProcess(): void
     {
         $files = new \RecursiveIteratorIterator(
