@@ -29,7 +29,12 @@ final class PackageTest extends TestCase
 
     public function testComposerJsonHasTheLicenseOfTheTypeScriptSdk(): void
     {
-        $composer = json_decode((string) file_get_contents(self::ROOT . '/composer.json'), true, 512, JSON_THROW_ON_ERROR);
+        $composer = json_decode(
+            (string) file_get_contents(self::ROOT . '/composer.json'),
+            true,
+            512,
+            JSON_THROW_ON_ERROR,
+        );
         $sdk = json_decode(
             (string) file_get_contents(self::ROOT . '/../../packages/sdk/package.json'),
             true,
