@@ -111,9 +111,10 @@ for (const engine of ENGINES) {
       const email = fresh('demoted');
       await createAdminUser(t.store, email, PASSWORD);
       const s = await signIn(email);
-      assert.equal((await call('POST', '/admin/split-rules/reorder', { accountId: k.accountId, ruleIds: ['spr_x'] }, s)).status, 400);
+      const reorder = { accountId: k.accountId, ruleIds: ['spr_x'], reason: 'role test' };
+      assert.equal((await call('POST', '/admin/split-rules/reorder', reorder, s)).body.error.param, 'ruleIds[0]');
       await t.store.write((tx) => tx.updateTable('admin_users').set({ role: 'viewer' }).where('email', '=', email).execute());
-      const denied = await call('POST', '/admin/split-rules/reorder', { accountId: k.accountId, ruleIds: ['spr_x'] }, s);
+      const denied = await call('POST', '/admin/split-rules/reorder', reorder, s);
       assert.equal(denied.status, 403);
       assert.equal(denied.body.error.code, 'PERMISSION_DENIED');
     });
@@ -168,7 +169,7 @@ for (const engine of ENGINES) {
         'PATCH /admin/split-rules/{id}': { url: `/admin/split-rules/${ruleId}`, body: { description: 'walked', reason: 'naming it' }, audit: { action: 'split_rule.update', objectType: 'split_rule', objectId: ruleId, reason: 'naming it' } },
         'POST /admin/split-rules/{id}/activate': { url: `/admin/split-rules/${ruleId}/activate`, body: { reason: 'walk: on' }, audit: { action: 'split_rule.activate', objectType: 'split_rule', objectId: ruleId, reason: 'walk: on' } },
         'POST /admin/split-rules/{id}/deactivate': { url: `/admin/split-rules/${ruleId}/deactivate`, audit: { action: 'split_rule.deactivate', objectType: 'split_rule', objectId: ruleId } },
-        'POST /admin/split-rules/reorder': { url: '/admin/split-rules/reorder', body: { accountId: account, ruleIds: [] }, audit: { action: 'split_rule.reorder', objectType: 'account', objectId: account } },
+        'POST /admin/split-rules/reorder': { url: '/admin/split-rules/reorder', body: { accountId: account, ruleIds: [], reason: 'walk: order' }, audit: { action: 'split_rule.reorder', objectType: 'account', objectId: account, reason: 'walk: order' } },
         'POST /admin/split-rules/preview': { url: '/admin/split-rules/preview', body: { accountId: k.accountId, amount: 1000, method: 'pix' }, audit: null },
         'POST /admin/accounts/{id}/activate-live': { url: `/admin/accounts/${account}/activate-live`, body: { reason: 'walk: KYC done' }, audit: { action: 'account.activate_live', objectType: 'account', objectId: account, reason: 'walk: KYC done' } },
         'PATCH /admin/accounts/{id}/settings': { url: `/admin/accounts/${account}/settings`, body: { settlementDelayDays: { pix: 1 } }, audit: { action: 'account.update_settings', objectType: 'account', objectId: account } },
@@ -328,13 +329,68 @@ for (const engine of ENGINES) {
       assert.equal(activate.status, 400);
       assert.equal(activate.body.error.param, 'reason');
       assert.equal((await call('GET', `/admin/split-rules/${id}`)).body.active, false);
-      // Editing an inactive rule, or an active one without changing its state, needs none.
+      // Editing an inactive rule needs none.
       assert.equal((await call('PATCH', `/admin/split-rules/${id}`, { priority: 501 })).status, 200);
       const on = await call('PATCH', `/admin/split-rules/${id}`, { active: true, reason: 'approved by finance' });
       assert.equal(on.status, 200);
       assert.equal(on.body.active, true);
-      assert.equal((await call('PATCH', `/admin/split-rules/${id}`, { active: true })).status, 200, 'already active: nothing is activated');
       await call('POST', `/admin/split-rules/${id}/deactivate`);
+    });
+
+    test('any change to an active split rule needs a reason, written to its audit entry; a blank one is refused and changes nothing', async () => {
+      const rule = await newRule({ priority: 510, splits: [{ recipientId: seller, percentage: 5 }], conditions: { minAmount: 1000 } });
+      assert.equal(rule.active, true);
+      const rows = await auditRows();
+      // Shares, conditions, priority, the description, and `active: true` again: each goes live on the next sale.
+      for (const body of [
+        { splits: [{ recipientId: seller, percentage: 50 }] },
+        { conditions: { minAmount: 1 } },
+        { priority: 1 },
+        { description: 'renamed' },
+        { active: true },
+        { splits: [{ recipientId: seller, amount: 100_000 }], reason: '   ' },
+      ]) {
+        const res = await call('PATCH', `/admin/split-rules/${rule.id}`, body);
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+        assert.equal(res.body.error.param, 'reason', JSON.stringify(res.body));
+        assert.match(res.body.error.message, /active split rule/);
+      }
+      assert.equal(await auditRows(), rows, 'nothing audited');
+      const unchanged = (await call('GET', `/admin/split-rules/${rule.id}`)).body;
+      assert.deepEqual([unchanged.priority, unchanged.splits, unchanged.conditions, unchanged.description], [510, [{ recipientId: seller, percentage: 5 }], { minAmount: 1000 }, null]);
+
+      const res = await call('PATCH', `/admin/split-rules/${rule.id}`, { splits: [{ recipientId: seller, percentage: 7.5 }], reason: 'seller renegotiated' });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const entry = await lastAudit();
+      assert.equal(entry.action, 'split_rule.update');
+      assert.equal(entry.reason, 'seller renegotiated');
+      assert.deepEqual(entry.before.splits, [{ recipientId: seller, percentage: 5 }]);
+      assert.deepEqual(entry.after.splits, [{ recipientId: seller, percentage: 7.5 }]);
+      await call('POST', `/admin/split-rules/${rule.id}/deactivate`);
+    });
+
+    test('reordering split rules needs a reason, written to its audit entry; without one nothing changes', async () => {
+      const other = await signup(t, 'Reorder needs a reason');
+      const r = await recipient('Seller', undefined, other.secretKey);
+      const ids: string[] = [];
+      for (const priority of [10, 20]) ids.push((await call('POST', '/admin/split-rules', { accountId: other.accountId, priority, active: false, splits: [{ recipientId: r, amount: priority }] })).body.id);
+      const order = async () => (await call('GET', `/admin/split-rules?accountId=${other.accountId}&limit=100`)).body.data.map((x: { id: string; priority: number }) => [x.id, x.priority]);
+      const before = await order();
+      const rows = await auditRows();
+      for (const extra of [{}, { reason: '' }, { reason: '  ' }]) {
+        const res = await call('POST', '/admin/split-rules/reorder', { accountId: other.accountId, ruleIds: [...ids].reverse(), ...extra });
+        assert.equal(res.status, 400, JSON.stringify(extra));
+        assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+        assert.equal(res.body.error.param, 'reason', JSON.stringify(res.body));
+      }
+      assert.deepEqual(await order(), before);
+      assert.equal(await auditRows(), rows);
+      const ok = await call('POST', '/admin/split-rules/reorder', { accountId: other.accountId, ruleIds: [...ids].reverse(), reason: 'campaign first' });
+      assert.equal(ok.status, 200, JSON.stringify(ok.body));
+      const entry = await lastAudit();
+      assert.equal(entry.action, 'split_rule.reorder');
+      assert.equal(entry.reason, 'campaign first');
     });
 
     // ------------------------------------------------------------------------------------------
@@ -413,7 +469,7 @@ for (const engine of ENGINES) {
       ];
       const before = (await call('GET', `/admin/split-rules?accountId=${k.accountId}&limit=100`)).body.data;
       for (const [body, param] of cases) {
-        const res = await call('POST', '/admin/split-rules/reorder', body);
+        const res = await call('POST', '/admin/split-rules/reorder', { ...(body as object), reason: 'refused anyway' });
         assert.equal(res.status, 400, JSON.stringify(res.body));
         assert.equal(res.body.error.param, param);
       }
@@ -433,6 +489,24 @@ for (const engine of ENGINES) {
       }
       const noCsrf = await t.app.inject({ method: 'POST', url: '/admin/split-rules/preview', headers: { cookie: admin.cookie }, payload: { accountId: k.accountId, amount: 100, method: 'pix' } });
       assert.equal(noCsrf.statusCode, 403);
+    });
+
+    test('GET /admin from a browser goes to the back office; an API client keeps the JSON 404', async () => {
+      const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+      for (const url of ['/admin', '/admin/']) {
+        const res = await t.app.inject({ method: 'GET', url, headers: { accept: browserAccept } });
+        assert.equal(res.statusCode, 303, url);
+        assert.equal(res.headers.location, '/backoffice/', url);
+      }
+      for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html;q=0.5', 'text/html;q=0']) {
+        const res = await t.app.inject({ method: 'GET', url: '/admin', headers: accept === undefined ? {} : { accept } });
+        assert.equal(res.statusCode, 404, String(accept));
+        assert.match(String(res.headers['content-type']), /^application\/json/);
+        assert.equal(res.json().error.code, 'NOT_FOUND', String(accept));
+        assert.equal(res.json().error.correlationId, res.headers['x-correlation-id']);
+      }
+      // Only /admin itself: an unknown admin path stays a 404 for a browser too.
+      assert.equal((await t.app.inject({ method: 'GET', url: '/admin/nothing-here', headers: { accept: browserAccept } })).statusCode, 404);
     });
 
     // ------------------------------------------------------------------------------------------

@@ -322,6 +322,8 @@ for (const engine of ENGINES) {
       // Creating an active rule (the default) needs a reason: these tests give one unless they set their own.
       const withReason = (body: unknown) => (body && typeof body === 'object' && !('reason' in body) ? { ...body, reason: 'test rule' } : body);
       const create = (body: unknown, session: Session | null = s, headers: Record<string, string> = {}) => call('POST', '/admin/split-rules', withReason(body), session, headers);
+      // So does any change to an active rule.
+      const update = (id: string, body: unknown) => call('PATCH', `/admin/split-rules/${id}`, withReason(body));
 
       const validationCases: Array<{ name: string; body: () => Promise<Record<string, unknown>>; param: string }> = [
         { name: 'unknown recipient', param: 'splits[0].recipientId', body: async () => ({ accountId: k.accountId, priority: 1, splits: [{ recipientId: 'rcp_doesnotexist', percentage: 10 }] }) },
@@ -466,7 +468,13 @@ for (const engine of ENGINES) {
       test('update: changes fields, re-validates the whole rule, keeps account and mode', async () => {
         const created = (await create({ accountId: k.accountId, priority: 3, conditions: { method: 'pix' }, splits: [{ recipientId: recipientA, percentage: 50 }], description: 'v1' })).json();
 
-        const res = await call('PATCH', `/admin/split-rules/${created.id}`, { priority: 7, splits: [{ recipientId: recipientA, percentage: 40 }, { recipientId: recipientB, percentage: 60 }], description: null });
+        // The rule is active: a change without a reason is refused and changes nothing.
+        const unexplained = await call('PATCH', `/admin/split-rules/${created.id}`, { priority: 7 });
+        assert.equal(unexplained.statusCode, 400);
+        assert.equal(unexplained.json().error.param, 'reason');
+        assert.equal((await call('GET', `/admin/split-rules/${created.id}`)).json().priority, 3);
+
+        const res = await update(created.id, { priority: 7, splits: [{ recipientId: recipientA, percentage: 40 }, { recipientId: recipientB, percentage: 60 }], description: null });
         assert.equal(res.statusCode, 200, res.body);
         const updated = res.json();
         assert.equal(updated.priority, 7);
@@ -478,28 +486,28 @@ for (const engine of ENGINES) {
         assert.deepEqual((await call('GET', `/admin/split-rules/${created.id}`)).json(), updated);
 
         // conditions: null removes them.
-        const cleared = await call('PATCH', `/admin/split-rules/${created.id}`, { conditions: null });
+        const cleared = await update(created.id, { conditions: null });
         assert.deepEqual(cleared.json().conditions, {});
         const row = await t.store.db.selectFrom('split_rules').select('conditions').where('id', '=', created.id).executeTakeFirstOrThrow();
         assert.equal(row.conditions, null);
 
         // The merged rule is checked: a new minAmount above the stored maxAmount is refused...
-        await call('PATCH', `/admin/split-rules/${created.id}`, { conditions: { maxAmount: 1000 } });
-        const bad = await call('PATCH', `/admin/split-rules/${created.id}`, { conditions: { minAmount: 5000, maxAmount: 1000 } });
+        await update(created.id, { conditions: { maxAmount: 1000 } });
+        const bad = await update(created.id, { conditions: { minAmount: 5000, maxAmount: 1000 } });
         assert.equal(bad.statusCode, 400);
         assert.equal(bad.json().error.param, 'conditions.minAmount');
         // ... and so is a share that pushes the sum over 100, or a recipient of another mode.
-        const over = await call('PATCH', `/admin/split-rules/${created.id}`, { splits: [{ recipientId: recipientA, percentage: 70 }, { recipientId: recipientB, percentage: 31 }] });
+        const over = await update(created.id, { splits: [{ recipientId: recipientA, percentage: 70 }, { recipientId: recipientB, percentage: 31 }] });
         assert.equal(over.statusCode, 400);
         assert.equal(over.json().error.param, 'splits');
-        const both = await call('PATCH', `/admin/split-rules/${created.id}`, { splits: [{ recipientId: recipientA, percentage: 10, amount: 100 }] });
+        const both = await update(created.id, { splits: [{ recipientId: recipientA, percentage: 10, amount: 100 }] });
         assert.equal(both.statusCode, 400);
         assert.equal(both.json().error.param, 'splits[0]');
         const liveRecipient = await insertRecipient(k.accountId, true);
-        const wrongMode = await call('PATCH', `/admin/split-rules/${created.id}`, { splits: [{ recipientId: liveRecipient, amount: 10 }] });
+        const wrongMode = await update(created.id, { splits: [{ recipientId: liveRecipient, amount: 10 }] });
         assert.equal(wrongMode.statusCode, 400);
         assert.equal(wrongMode.json().error.param, 'splits[0].recipientId');
-        const moveAccount = await call('PATCH', `/admin/split-rules/${created.id}`, { accountId: 'acct_other' });
+        const moveAccount = await update(created.id, { accountId: 'acct_other' });
         assert.equal(moveAccount.statusCode, 400);
         assert.equal(moveAccount.json().error.param, 'accountId');
         const now = (await call('GET', `/admin/split-rules/${created.id}`)).json();

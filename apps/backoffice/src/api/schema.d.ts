@@ -356,7 +356,7 @@ export interface paths {
         head?: never;
         /**
          * Update a split rule
-         * @description Changes `priority`, `conditions` (replaced as a whole; `null` removes them), `splits` (replaced as a whole), `active` or `description`. The resulting rule is validated as on create. The account and mode never change. `active: true` on an inactive rule activates it and needs a `reason`.
+         * @description Changes `priority`, `conditions` (replaced as a whole; `null` removes them), `splits` (replaced as a whole), `active` or `description`. The resulting rule is validated as on create. The account and mode never change. A `reason` is required when the rule is active (an edit of an active rule applies to the next sale: it changes who gets paid) and when `active: true` activates an inactive rule; an inactive rule is edited without one. To stop an active rule without a reason, `POST .../deactivate`.
          */
         patch: operations["adminUpdateSplitRule"];
         trace?: never;
@@ -432,7 +432,7 @@ export interface paths {
         put?: never;
         /**
          * Reorder an account's split rules
-         * @description Gives the account's rules (in one mode) new priorities in one transaction: `ruleIds` lists every rule, each once, first to run first; they get priorities 10, 20, 30, ... Answers the rules in their new order.
+         * @description Gives the account's rules (in one mode) new priorities in one transaction: `ruleIds` lists every rule, each once, first to run first; they get priorities 10, 20, 30, ... Needs a `reason` (the order decides which rule a sale gets), kept in the audit log. Answers the rules in their new order.
          */
         post: operations["adminReorderSplitRules"];
         delete?: never;
@@ -1009,7 +1009,8 @@ export interface components {
          *       "ruleIds": [
          *         "spr_01jc6v8x2a9m3yq0d7b4e5f6g9",
          *         "spr_01jc6v8x2a9m3yq0d7b4e5f6g8"
-         *       ]
+         *       ],
+         *       "reason": "Campaign rule first"
          *     }
          */
         ReorderSplitRulesRequest: {
@@ -1017,8 +1018,8 @@ export interface components {
             accountId: string;
             /** @description Live (true) or sandbox (false, the default) rules. */
             livemode?: boolean;
-            /** @description Why, for the audit log (optional here). */
-            reason?: string;
+            /** @description Why, for the audit log. Required: the order decides which rule a sale gets, so who gets paid. */
+            reason: string;
             /** @description Every split rule of the account in that mode (active or not), each once, in the order they should run: the first gets priority 10, the next 20, and so on. */
             ruleIds: string[];
         };
@@ -1242,7 +1243,7 @@ export interface components {
             description?: string | null;
             /** @description 0-1000000; lower runs first, ties by creation order. */
             priority?: number;
-            /** @description Why, for the audit log. Required when the update activates the rule. */
+            /** @description Why, for the audit log. Required when the rule is active (any change to it applies to the next sale) and when the update activates it. */
             reason?: string;
             /** @description 1-20 shares; percentages sum to at most 100. */
             splits?: components["schemas"]["SplitShare"][];

@@ -115,4 +115,33 @@ export function backofficeRoutes(app: FastifyInstance, options: { dir?: string }
   const config = { auth: 'none' as const, idempotent: false };
   app.get(BACKOFFICE_PATH, { config, schema: { hide: true } }, handler);
   app.get(`${BACKOFFICE_PATH}/*`, { config, schema: { hide: true } }, handler);
+
+  // `/admin` is the admin API's root, not a page, but it is the address an operator types: a
+  // browser is sent to the back office. An API client (JSON, or anything) keeps the API's answer
+  // for a path with no operation, the NOT_FOUND envelope. Not built or not, the redirect holds.
+  const adminRoot = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (prefersHtml(req.headers.accept)) return reply.redirect(`${BACKOFFICE_PATH}/`, 303);
+    throw new ApiError('NOT_FOUND', `No such route: GET ${req.url.split('?')[0]}. The admin API's operations are under /admin/...; the back office is at ${BACKOFFICE_PATH}/.`);
+  };
+  // (The router ignores a trailing slash: this is `/admin/` too.)
+  app.get('/admin', { config, schema: { hide: true } }, adminRoot);
+}
+
+// Whether an Accept header asks for HTML before JSON: a browser's navigation
+// ("text/html,...,*/*;q=0.8") does; "application/json", "*/*" or none does not.
+export function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const q = (type: string) => {
+    let best = 0;
+    for (const part of accept.split(',')) {
+      const [range, ...params] = part.trim().toLowerCase().split(';');
+      if (range.trim() !== type) continue;
+      const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      const value = qParam ? Number(qParam.slice(2)) : 1;
+      if (Number.isFinite(value)) best = Math.max(best, value);
+    }
+    return best;
+  };
+  const html = q('text/html');
+  return html > 0 && html >= q('application/json');
 }

@@ -14,9 +14,11 @@ import { newId } from '../../../domain/ids.js';
 // - for a declared route, the admin scope wraps `req.ctx.write`, the one write path a route has:
 //   each write reads the object before, runs the change, reads it after and inserts the audit row,
 //   all in the same transaction. The row exists if and only if the change committed;
-// - when a reason is required (money-moving actions: settlement runs, live activation, split rule
-//   activation, setting a payout bank account), a missing or blank `reason` is a VALIDATION_ERROR and nothing is written;
-// - test/admin-audit.test.ts walks every registered admin mutating route and checks its row.
+// - when a reason is required (money-moving actions: settlement runs, live activation, activating
+//   or changing an active split rule, reordering split rules, setting a payout bank account or the
+//   checkout's embed origins), a missing or blank `reason` is a VALIDATION_ERROR and nothing is
+//   written;
+// - test/admin-backoffice.test.ts walks every registered admin mutating route and checks its row.
 
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 export const MAX_REASON_LENGTH = 500;
@@ -80,9 +82,10 @@ export async function insertAuditEntry(tx: Tx, entry: AuditEntryInput, nowMs = D
 }
 
 // The request's `reason`, trimmed; null when absent or blank.
+// (The hook runs for every admin route, so the body is untyped here: checked, not cast.)
 export function reasonOf(req: FastifyRequest): string | null {
-  const body = req.body as { reason?: unknown } | null | undefined;
-  if (!body || typeof body !== 'object' || typeof body.reason !== 'string') return null;
+  const { body } = req;
+  if (typeof body !== 'object' || body === null || !('reason' in body) || typeof body.reason !== 'string') return null;
   const reason = body.reason.trim();
   return reason.length > 0 ? reason : null;
 }

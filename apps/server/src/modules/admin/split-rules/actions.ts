@@ -94,6 +94,8 @@ export const splitRuleActionAudit = {
   reorder: {
     action: 'split_rule.reorder', objectType: 'account', snapshot: ruleOrderSnapshot,
     objectId: (req) => (req.body as ReorderSplitRulesRequest).accountId,
+    // The order decides which rule a sale gets, so who gets paid: always a reason.
+    reasonRequired: true, reasonHint: 'the order of the split rules decides who gets paid',
   },
 } satisfies Record<string, AuditSpec>;
 

@@ -46,7 +46,7 @@ export function splitRuleRoutes(scopeInstance: FastifyInstance, store: Store): v
     config: { auth: 'none', permission: 'split_rules:update', audit: splitRuleAudit.update },
     schema: {
       operationId: 'adminUpdateSplitRule', tags, security, summary: 'Update a split rule',
-      description: 'Changes `priority`, `conditions` (replaced as a whole; `null` removes them), `splits` (replaced as a whole), `active` or `description`. The resulting rule is validated as on create. The account and mode never change. `active: true` on an inactive rule activates it and needs a `reason`.',
+      description: 'Changes `priority`, `conditions` (replaced as a whole; `null` removes them), `splits` (replaced as a whole), `active` or `description`. The resulting rule is validated as on create. The account and mode never change. A `reason` is required when the rule is active (an edit of an active rule applies to the next sale: it changes who gets paid) and when `active: true` activates an inactive rule; an inactive rule is edited without one. To stop an active rule without a reason, `POST .../deactivate`.',
       headers: AdminMutationHeaders,
       params: SplitRuleIdParams,
       body: refTo(UpdateSplitRuleRequest),
@@ -86,7 +86,7 @@ export function splitRuleActionRoutes(scopeInstance: FastifyInstance, store: Sto
     config: { auth: 'none', permission: 'split_rules:update', audit: audits.reorder },
     schema: {
       operationId: 'adminReorderSplitRules', tags, security, summary: 'Reorder an account\'s split rules',
-      description: 'Gives the account\'s rules (in one mode) new priorities in one transaction: `ruleIds` lists every rule, each once, first to run first; they get priorities 10, 20, 30, ... Answers the rules in their new order.',
+      description: 'Gives the account\'s rules (in one mode) new priorities in one transaction: `ruleIds` lists every rule, each once, first to run first; they get priorities 10, 20, 30, ... Needs a `reason` (the order decides which rule a sale gets), kept in the audit log. Answers the rules in their new order.',
       headers: AdminMutationHeaders,
       body: refTo(ReorderSplitRulesRequest),
       response: { 200: ref('SplitRuleList') },

@@ -75,7 +75,7 @@ export const UpdateSplitRuleRequest = Type.Object(
     splits: Type.Optional(splitsSchema),
     active: Type.Optional(Type.Boolean({ description: '`true` on an inactive rule activates it: send a `reason`.' })),
     description: Type.Optional(Type.Union([descriptionSchema, Type.Null()])),
-    reason: Type.Optional(reasonText('Why, for the audit log. Required when the update activates the rule.')),
+    reason: Type.Optional(reasonText('Why, for the audit log. Required when the rule is active (any change to it applies to the next sale) and when the update activates it.')),
   },
   {
     $id: 'UpdateSplitRuleRequest',
@@ -139,9 +139,9 @@ export const ReorderSplitRulesRequest = Type.Object(
     accountId: Type.String({ minLength: 1, maxLength: 64, description: 'The merchant account (`acct_`).' }),
     livemode: Type.Optional(Type.Boolean({ description: 'Live (true) or sandbox (false, the default) rules.' })),
     ruleIds: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 1000, description: 'Every split rule of the account in that mode (active or not), each once, in the order they should run: the first gets priority 10, the next 20, and so on.' }),
-    reason: optionalReason,
+    reason: reasonText('Why, for the audit log. Required: the order decides which rule a sale gets, so who gets paid.'),
   },
-  { $id: 'ReorderSplitRulesRequest', additionalProperties: false, examples: [{ accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', ruleIds: ['spr_01jc6v8x2a9m3yq0d7b4e5f6g9', 'spr_01jc6v8x2a9m3yq0d7b4e5f6g8'] }] },
+  { $id: 'ReorderSplitRulesRequest', additionalProperties: false, examples: [{ accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', ruleIds: ['spr_01jc6v8x2a9m3yq0d7b4e5f6g9', 'spr_01jc6v8x2a9m3yq0d7b4e5f6g8'], reason: 'Campaign rule first' }] },
 );
 export type ReorderSplitRulesRequest = Static<typeof ReorderSplitRulesRequest>;
 

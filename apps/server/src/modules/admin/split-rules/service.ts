@@ -203,6 +203,9 @@ export async function splitRuleSnapshot(tx: Tx, id: string): Promise<SplitRule |
 
 const idParam = (req: { params: unknown }) => (req.params as { id: string }).id;
 const ACTIVATION_HINT = 'activating a split rule changes who gets paid; send active: false to save it without activating';
+// An active rule decides who gets paid on the next sale: any edit of one goes live at once (there
+// is no draft of an active rule), so it is a money decision like activating one.
+export const ACTIVE_RULE_HINT = 'an active split rule decides who gets paid, so changing or activating one needs a reason';
 
 export const splitRuleAudit = {
   create: {
@@ -213,8 +216,9 @@ export const splitRuleAudit = {
   },
   update: {
     action: 'split_rule.update', objectType: 'split_rule', snapshot: splitRuleSnapshot, objectId: idParam,
-    reasonRequired: (req, before) => (req.body as UpdateSplitRuleRequest).active === true && (before as SplitRule | null)?.active === false,
-    reasonHint: 'this update activates the rule',
+    // Any PATCH of an active rule, and a PATCH that activates one (a missing rule is the route's 404).
+    reasonRequired: (req, before) => before !== null && ((before as SplitRule).active || (req.body as UpdateSplitRuleRequest).active === true),
+    reasonHint: ACTIVE_RULE_HINT,
   },
   activate: {
     action: 'split_rule.activate', objectType: 'split_rule', snapshot: splitRuleSnapshot, objectId: idParam,
