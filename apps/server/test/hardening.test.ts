@@ -2,7 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, signup, auth, eventually, adminSession, type TestApp, type Keys } from './helpers.js';
 import { parseResponse, rawRequest } from './raw-http.js';
 
 // Issue 13: hostile bytes and ambiguous requests, on both engines.
@@ -280,6 +280,10 @@ for (const engine of ENGINES) {
   });
 }
 
+const rateLimitHeaders = (res: { headers: Record<string, unknown> }) => ({
+  limit: res.headers['ratelimit-limit'], remaining: res.headers['ratelimit-remaining'], reset: res.headers['ratelimit-reset'],
+});
+
 describe('requests without a valid key are rate-limited per client address', () => {
   test('no key, a wrong key, a route that takes none: 429 in the envelope with Retry-After once the address is over its limit; a valid key is not affected', async () => {
     const t = await startApp('sqlite', { rateLimitAnonymousPerMinute: 5 });
@@ -295,10 +299,41 @@ describe('requests without a valid key are rate-limited per client address', () 
       assert.equal(limited.statusCode, 429);
       assert.equal(limited.json().error.code, 'RATE_LIMITED');
       assert.match(String(limited.headers['retry-after']), /^[1-9]\d*$/);
+      assert.deepEqual(rateLimitHeaders(limited), { limit: '5', remaining: '0', reset: limited.headers['retry-after'] });
       assert.equal((await from('203.0.113.7', {}, '/v1/nowhere')).statusCode, 429);
       // Another address has its own budget; a valid key from the limited address still works.
       assert.equal((await from('203.0.113.8')).statusCode, 401);
       assert.equal((await from('203.0.113.7', auth(k.secretKey))).statusCode, 200);
+    } finally {
+      await t.teardown();
+    }
+  });
+
+  test('admin requests without a valid session count too (no cookie, an unknown one, an API key, no route); a signed-in operator from that address is not limited', async () => {
+    const t = await startApp('sqlite', { rateLimitAnonymousPerMinute: 4 });
+    try {
+      const { cookie } = await adminSession(t);
+      const from = (headers: Record<string, string>, url = '/admin/accounts') => t.app.inject({ method: 'GET', url, headers, remoteAddress: '203.0.113.9' });
+      const statuses: number[] = [];
+      statuses.push((await from({})).statusCode);
+      statuses.push((await from({ cookie: 'admin_session=' + 'A'.repeat(43) })).statusCode);
+      statuses.push((await from(auth('sk_test_' + 'A'.repeat(32)))).statusCode);
+      statuses.push((await from({}, '/admin/nowhere')).statusCode);
+      assert.deepEqual(statuses, [401, 401, 403, 404]);
+      // Operators' own requests were never charged: the address has spent exactly its 4.
+      assert.equal((await from({ cookie })).statusCode, 200);
+      assert.equal((await from({ cookie }, '/admin/session')).statusCode, 200);
+      for (const limited of [await from({}), await from({ cookie: 'admin_session=' + 'B'.repeat(43) }), await from({}, '/admin/nowhere')]) {
+        assert.equal(limited.statusCode, 429, limited.body);
+        assert.equal(limited.json().error.code, 'RATE_LIMITED');
+        assert.equal(limited.json().error.correlationId, limited.headers['x-correlation-id']);
+        assert.match(String(limited.headers['retry-after']), /^[1-9]\d*$/);
+        assert.deepEqual(rateLimitHeaders(limited), { limit: '4', remaining: '0', reset: limited.headers['retry-after'] });
+      }
+      // The anonymous budget is one per address, /v1 and /admin alike.
+      assert.equal((await from({}, '/v1/payments')).statusCode, 429);
+      assert.equal((await from({ cookie })).statusCode, 200);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/admin/accounts', remoteAddress: '203.0.113.10' })).statusCode, 401);
     } finally {
       await t.teardown();
     }

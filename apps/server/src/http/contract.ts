@@ -73,9 +73,9 @@ export function routeContract(route: RouteLike): RouteContract | null {
   // A write meets a full write queue (store/index.ts, WRITE_QUEUE_MAX_PENDING).
   if (takesBody && config.writes !== false) codes.add('SERVICE_UNAVAILABLE');
   if (keyAuth) for (const c of ['AUTHENTICATION_REQUIRED', 'INVALID_API_KEY', 'PERMISSION_DENIED'] as const) codes.add(c);
-  // Requests without a valid key count against their address's anonymous limit on every route
-  // but the back office's (plugins/rate-limit.ts).
-  if (rateLimited || !admin) codes.add('RATE_LIMITED');
+  // Requests without a valid key count against their address's anonymous limit, and admin
+  // requests refused without a valid session too (plugins/rate-limit.ts).
+  codes.add('RATE_LIMITED');
   if (admin) {
     codes.add('PERMISSION_DENIED'); // an API key sent to /admin, or a mutation without its CSRF token
     if (!signIn) codes.add('AUTHENTICATION_REQUIRED');
@@ -93,7 +93,8 @@ export function routeContract(route: RouteLike): RouteContract | null {
   const headersOf = (status: number, statusCodes: ErrorCode[]): ResponseHeader[] => {
     const headers: ResponseHeader[] = ['X-Correlation-Id'];
     // The per-key limiter runs once the key is known: a 401 never carries its headers.
-    if (rateLimited && !(keyAuth && status === 401)) headers.push(...RATE_LIMIT_HEADERS);
+    // Every 429 carries the headers of the limit it hit.
+    if (status === 429 || (rateLimited && !(keyAuth && status === 401))) headers.push(...RATE_LIMIT_HEADERS);
     if (status === 429 || status === 503 || statusCodes.includes('IDEMPOTENCY_KEY_IN_USE')) headers.push('Retry-After');
     const success = status < 400;
     if (idempotent && (success || statusCodes.some((c) => serviceCodes.has(c) && replayable(c)))) headers.push('Idempotent-Replayed');

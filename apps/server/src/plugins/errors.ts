@@ -5,6 +5,7 @@ import { ApiError, StoredResponse, errorBody } from '../errors.js';
 import { PATTERN_MESSAGES } from '../http/common.js';
 import { ulid } from '../domain/ids.js';
 import { responseHeaders } from '../http/headers.js';
+import { chargeAdminRefusal } from './rate-limit.js';
 
 interface AjvError {
   keyword: string;
@@ -150,7 +151,7 @@ export async function sendError(req: FastifyRequest, reply: FastifyReply, err: u
   if (err instanceof StoredResponse) {
     return reply.code(err.statusCode).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(err.body);
   }
-  const apiError = toApiError(err);
+  const apiError = chargeAdminRefusal(req, toApiError(err));
   if (apiError.statusCode >= 500) {
     req.log.error({ err, code: apiError.code }, 'request failed');
   } else {
