@@ -39,6 +39,18 @@ for (const engine of ENGINES) {
       for (const url of ['/v1/payments/%ED%A0%80', '/v1/payments?startingAfter=%ED%A0%80']) {
         refused(await t.app.inject({ method: 'GET', url, headers: auth(k.secretKey) }));
       }
+      // In a query as in a path, an escape that is not UTF-8 (a surrogate, a lone byte, no hex
+      // digits) is refused, naming the parameter, rather than kept as literal text.
+      for (const [url, param] of [
+        ['/v1/recipients?name=%ED%A0%80', 'name'], ['/v1/recipients?name=%FF', 'name'], ['/v1/recipients?limit=1&name=ab%', 'name'],
+        ['/v1/recipients?name=caf%C3%A9&limit=%zz', 'limit'], ['/v1/refunds?%FF=1', '%FF'], ['/v1/balance?x%80=1', 'x%80'],
+      ]) {
+        const error = refused(await t.app.inject({ method: 'GET', url, headers: auth(k.secretKey) }), param);
+        assert.match(error.message, /^Query parameter .* is malformed: a "%" must be followed by two hexadecimal digits of valid UTF-8\.$/, url);
+      }
+      // Valid escapes are still decoded: no recipient is named "café" here, but the filter is fine.
+      const ok = await t.app.inject({ method: 'GET', url: '/v1/recipients?name=caf%C3%A9%20%F0%9F%98%80', headers: auth(k.secretKey) });
+      assert.equal(ok.statusCode, 200, ok.body);
     });
 
     test('NUL and lone surrogates in JSON bodies, keys included, need no key to be refused where no key is needed', async () => {
@@ -64,8 +76,8 @@ for (const engine of ENGINES) {
       assert.match(refused(res).message, /UTF-8/);
     });
 
-    test('over a real socket too: %00 and %ED%A0%80 in a path', async () => {
-      for (const path of ['/v1/payments/%00', '/v1/payments/%ED%A0%80', '/v1/payments?limit=1&startingAfter=%00']) {
+    test('over a real socket too: %00, %ED%A0%80 and %FF in a path or a query', async () => {
+      for (const path of ['/v1/payments/%00', '/v1/payments/%ED%A0%80', '/v1/payments?limit=1&startingAfter=%00', '/v1/recipients?name=%ED%A0%80', '/v1/recipients?name=%FF']) {
         const res = await rawRequest(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${k.secretKey}\r\nConnection: close\r\n\r\n`);
         assert.ok(res);
         assert.equal(res.status, 400, res.body);

@@ -51,6 +51,30 @@ export function badTextError(found: { param: string; problem: string }, where: s
   return new ApiError('VALIDATION_ERROR', `${where ? `${where} ` : ''}${param || 'The body'} ${found.problem}.`, { param: param || undefined });
 }
 
+const decodes = (raw: string) => {
+  try {
+    decodeURIComponent(raw);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+// The name of the first query parameter whose name or value has an escape that is not UTF-8 (a
+// surrogate, a lone byte such as %FF, a "%" without two hex digits), or null. The router refuses
+// such a path (FST_ERR_BAD_URL); the query parser would keep the escape as literal text, and a
+// filter would then look for it.
+function badlyEscapedParameter(query: string): string | null {
+  for (const pair of query.split('&')) {
+    if (!pair.includes('%')) continue;
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    if (!decodes(name)) return name;
+    if (eq >= 0 && !decodes(pair.slice(eq + 1))) return decodeURIComponent(name.replaceAll('+', ' '));
+  }
+  return null;
+}
+
 // Path parameters and query strings, checked as soon as the route is known (before the key is
 // looked up or anything else reads the store). JSON bodies are checked by their parser
 // (plugins/body.ts), where a cheap look at the raw text skips the walk for nearly every body.
@@ -64,9 +88,15 @@ export function registerInputChecks(app: FastifyInstance): void {
         if (problem) return done(badTextError({ param: name, problem }, 'Path parameter'));
       }
     }
-    // Only a query string with an escape can carry NUL or a lone surrogate (the request line
-    // itself cannot hold either as raw bytes).
-    if (req.url.includes('?') && req.url.includes('%')) {
+    // Only a query string with an escape can carry a bad escape, NUL or a lone surrogate (the
+    // request line itself cannot hold either as raw bytes).
+    const queryAt = req.url.indexOf('?');
+    if (queryAt >= 0 && req.url.includes('%', queryAt)) {
+      const badlyEscaped = badlyEscapedParameter(req.url.slice(queryAt + 1));
+      if (badlyEscaped !== null) {
+        const param = printable(badlyEscaped);
+        return done(new ApiError('VALIDATION_ERROR', `Query parameter ${param} is malformed: a "%" must be followed by two hexadecimal digits of valid UTF-8.`, { param }));
+      }
       const found = findBadText(req.query);
       if (found) return done(badTextError(found, 'Query parameter'));
     }
