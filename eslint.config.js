@@ -90,6 +90,25 @@ export default defineConfig(
     },
   },
   {
+    // Route handler types come from the route's TypeBox schemas through the type provider
+    // (http/typed.ts: `const app = typed(instance)`), never from generics written beside them,
+    // which the validator does not check and which drift from the schemas they restate.
+    files: ['apps/server/src/modules/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.type='MemberExpression'][callee.object.name=/^(app|scope|fastify|server)(Instance)?$/][callee.property.name=/^(get|post|put|patch|delete|head|options|all|route)$/] > TSTypeParameterInstantiation.typeArguments",
+          message: 'Route types come from the schemas: register on typed(app) (http/typed.ts) and drop the type arguments; a $ref body is refTo(Schema).',
+        },
+        {
+          selector: "TSTypeReference[typeName.name='FastifyRequest'] > TSTypeParameterInstantiation.typeArguments > TSTypeLiteral",
+          message: 'A handler\'s request type comes from its route\'s schemas (typed(app), http/typed.ts), not a hand-written FastifyRequest<{ Params; Body; ... }>.',
+        },
+      ],
+    },
+  },
+  {
     // Migrations take `Kysely<any>`, as Kysely's guide says: a migration must keep working when
     // the schema types in the code have moved on, so it must not be typed by them.
     files: ['apps/server/src/store/migrations.ts', 'apps/server/src/store/migrations/**/*.ts'],

@@ -1,23 +1,25 @@
 import type { FastifyInstance } from 'fastify';
-import { IdempotencyHeaders, ref } from '../../http/common.js';
-import { ListPaymentsQuery, PaymentIdParams, type ListPaymentsQuery as ListQuery, type CreatePaymentBody as CreateBody } from './schemas.js';
+import { IdempotencyHeaders, ref, refTo } from '../../http/common.js';
+import { typed } from '../../http/typed.js';
+import { CreatePaymentBody, ListPaymentsQuery, PaymentIdParams } from './schemas.js';
 import { cancelPayment, createPayment, getPayment, listPayments, sandboxPayPix, type PaymentDeps } from './service.js';
 
 const tags = ['Payments'];
 
-export function paymentRoutes(app: FastifyInstance, deps: PaymentDeps): void {
-  app.post<{ Body: CreateBody }>('/v1/payments', {
+export function paymentRoutes(appInstance: FastifyInstance, deps: PaymentDeps): void {
+  const app = typed(appInstance);
+  app.post('/v1/payments', {
     config: { throws: ['UNPROCESSABLE', 'PROVIDER_UNAVAILABLE'] },
     schema: {
       operationId: 'createPayment', tags, summary: 'Create a payment',
       description: 'Creates a Pix or card payment. Answers 200 with `status: "pending"`; the provider confirms asynchronously (card: `approved`/`declined` a moment later; Pix: when paid, or `expired`).',
       headers: IdempotencyHeaders,
-      body: ref('CreatePaymentRequest'),
+      body: refTo(CreatePaymentBody),
       response: { 200: ref('Payment') },
     },
   }, (req) => createPayment(deps, req.ctx, req.body));
 
-  app.get<{ Querystring: ListQuery }>('/v1/payments', {
+  app.get('/v1/payments', {
     schema: {
       operationId: 'listPayments', tags, summary: 'List payments',
       description: 'Newest first, with cursors (`startingAfter`, `endingBefore`) and filters.',
@@ -26,7 +28,7 @@ export function paymentRoutes(app: FastifyInstance, deps: PaymentDeps): void {
     },
   }, (req) => listPayments(deps, req.ctx, req.query));
 
-  app.get<{ Params: { id: string } }>('/v1/payments/:id', {
+  app.get('/v1/payments/:id', {
     schema: {
       operationId: 'getPayment', tags, summary: 'Fetch a payment',
       params: PaymentIdParams,
@@ -34,7 +36,7 @@ export function paymentRoutes(app: FastifyInstance, deps: PaymentDeps): void {
     },
   }, (req) => getPayment(deps, req.ctx, req.params.id));
 
-  app.post<{ Params: { id: string } }>('/v1/payments/:id/cancel', {
+  app.post('/v1/payments/:id/cancel', {
     config: { throws: ['INVALID_STATE'] },
     schema: {
       operationId: 'cancelPayment', tags, summary: 'Cancel a pending payment',
@@ -45,7 +47,7 @@ export function paymentRoutes(app: FastifyInstance, deps: PaymentDeps): void {
     },
   }, (req) => cancelPayment(deps, req.ctx, req.params.id));
 
-  app.post<{ Params: { id: string } }>('/v1/sandbox/payments/:id/pay', {
+  app.post('/v1/sandbox/payments/:id/pay', {
     config: { throws: ['INVALID_STATE'] },
     schema: {
       operationId: 'sandboxPayPixPayment', tags: ['Sandbox'], summary: 'Simulate the payer paying a Pix (sandbox only)',

@@ -121,7 +121,13 @@ export async function updatePayoutBankAccount(ctx: RequestContext, id: string, b
   });
 }
 
-const idParam = (req: { params: unknown }) => (req.params as { id: string }).id;
+// The audit hook runs for every admin route and sees params untyped; on these routes the params
+// schema (AccountIdParams) has made them `{ id: string }`, which this checks instead of casting.
+const idParam = (req: { params: unknown }): string => {
+  const { params } = req;
+  if (typeof params === 'object' && params !== null && 'id' in params && typeof params.id === 'string') return params.id;
+  throw new Error('audit: an account route names its account in :id');
+};
 async function accountSnapshot(tx: Tx, id: string): Promise<AdminAccount | null> {
   const row = await tx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? toAdminAccount(row) : null;

@@ -1,10 +1,11 @@
-import type { FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import type { Selectable } from 'kysely';
 import type { Store } from '../../../store/index.js';
 import type { ApiKeysTable, Database, RecipientsTable } from '../../../store/schema.js';
 import { notFound } from '../../../errors.js';
 import { paginate } from '../../../http/pagination.js';
-import type { AdminApiKey, AdminRecipient, ListAccountRecipientsQuery } from './schemas.js';
+import type { IdParams } from '../shared/schemas.js';
+import type { AdminApiKey, AdminRecipient, ListKeysQuery } from './schemas.js';
 
 // Read-only views of a merchant account for the back office: its API keys (as their display
 // prefix, never a secret) and its recipients (documents masked).
@@ -40,10 +41,16 @@ async function requireAccount(store: Store, id: string): Promise<void> {
   if (!row) throw notFound('account', 'id');
 }
 
+// What an account list handler reads of its request: the account id in the path and the list
+// query (cursors, mode), typed from the TypeBox schemas the list routes validate with (routes.ts),
+// as the type provider types an inline handler. Each route's own request (the recipients' query
+// adds date filters) is one of these, so one handler serves both.
+interface AccountListRequest { params: Static<ReturnType<typeof IdParams>>; query: Static<typeof ListKeysQuery> }
+
 // One of an account's lists: 404 for an unknown account, then its rows (optionally one mode),
 // newest first, with cursors.
 export function accountList<T extends 'api_keys' | 'recipients', R>(store: Store, table: T, toResource: (row: Selectable<Database[T]>) => R) {
-  return async (req: FastifyRequest<{ Params: { id: string }; Querystring: ListAccountRecipientsQuery }>) => {
+  return async (req: AccountListRequest) => {
     await requireAccount(store, req.params.id);
     // The account's objects of this kind: the scope a cursor must name one of.
     const scope = store.db.selectFrom(table as 'recipients').selectAll().where('account_id', '=', req.params.id);
