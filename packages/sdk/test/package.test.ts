@@ -1,7 +1,8 @@
-// The package as merchants install it: the ESM and the CJS builds each imported (by name) and
-// used against a running server, their types checked by @arethetypeswrong/cli and by tsc in
-// both module modes, no dependencies, tree-shaking, the bundle size the README reports, and
-// the bundle working in a browser (fetch and WebCrypto only).
+// The package as merchants install it: packed from a checkout without dist/ (what `npm publish`
+// does: prepack builds it), installed from the tarball into an app of its own, its ESM and CJS
+// builds each imported (by name) there and used against a running server, their types checked
+// by @arethetypeswrong/cli and by tsc in both module modes, no dependencies, tree-shaking, the
+// bundle size the README reports, and the bundle working in a browser (fetch and WebCrypto only).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -21,20 +22,50 @@ const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(pkgDir, 'dist');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-async function node(args: string[], env: Record<string, string> = {}): Promise<string> {
-  const { stdout } = await run(process.execPath, args, { cwd: pkgDir, env: { ...process.env, ...env } });
-  return stdout.trim();
-}
+// The environment of a child npm without what `npm test -w ...` sets for its scripts
+// (npm_config_workspace would send `npm pack` looking for a workspace under this one).
+const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
 
 describe('the built package', () => {
   let server: Running;
   let key: string;
+  // What `npm pack` put in the tarball, the tarball, and an app outside this repository (no
+  // workspace link, no self-reference) with the tarball installed.
+  let packed: string[];
+  let tarball: string;
+  let app: string;
+
+  async function node(args: string[], env: Record<string, string> = {}): Promise<string> {
+    const { stdout } = await run(process.execPath, args, { cwd: app, env: { ...process.env, ...env } });
+    return stdout.trim();
+  }
 
   before(async () => {
     server = await startServer('sqlite');
     key = (await merchant(server.baseUrl)).secretKey;
+    // As in a fresh clone: no dist/. npm pack runs prepack, which has to build it.
+    rmSync(dist, { recursive: true, force: true });
+    app = mkdtempSync(join(tmpdir(), 'pagamentos-app-'));
+    const pack = await run('npm', ['pack', '--json', '--pack-destination', app], { cwd: pkgDir, env: npmEnv });
+    // The build's own output comes first on stdout (prepack), then npm's JSON.
+    const [result] = JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    packed = result.files.map((f) => f.path).sort();
+    tarball = join(app, result.filename);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true }));
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', tarball], { cwd: app, env: npmEnv });
   });
-  after(() => server.close());
+  after(async () => {
+    await server.close();
+    rmSync(app, { recursive: true, force: true });
+  });
+
+  test('npm pack from a checkout without dist/ builds it (prepack): the tarball has both builds and their types, and no sources', () => {
+    for (const file of ['package.json', 'README.md', 'dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/esm/client.js', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json']) {
+      assert.ok(packed.includes(file), `the tarball has ${file}`);
+    }
+    assert.deepEqual(packed.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && f !== 'README.md'), [], 'only dist/, the README and package.json are published');
+    assert.deepEqual(readdirSync(pkgDir).filter((f) => f.endsWith('.tgz')), [], 'no tarball left in the package');
+  });
 
   test('ESM build: default and named import, used against the server', async () => {
     const out = await node(['--input-type=module', '-e', `
@@ -49,7 +80,7 @@ describe('the built package', () => {
     `], { KEY: key, BASE_URL: server.baseUrl });
     const r = JSON.parse(out);
     assert.deepEqual({ ...r, url: undefined }, { same: true, mode: 'test', id: true, notFound: true, type: 'webhook.test', url: undefined });
-    assert.match(r.url, /dist\/esm\/index\.js$/);
+    assert.match(r.url, /\/node_modules\/pagamentos\/dist\/esm\/index\.js$/);
   });
 
   test('CJS build: require() is the class, with every named export on it', async () => {
@@ -69,20 +100,19 @@ describe('the built package', () => {
     `], { KEY: key, BASE_URL: server.baseUrl });
     const r = JSON.parse(out);
     assert.deepEqual({ ...r, file: undefined }, { same: true, amount: 4321, notFound: true, verify: 'function', file: undefined });
-    assert.match(r.file, /dist\/cjs\/index\.js$/);
+    assert.match(r.file, /\/node_modules\/pagamentos\/dist\/cjs\/index\.js$/);
   });
 
   test('types: @arethetypeswrong/cli finds no problem; tsc accepts ESM and CJS consumers', async () => {
     const cli = createRequire(import.meta.url).resolve('@arethetypeswrong/cli/package.json');
-    const attw = await run(process.execPath, [join(dirname(cli), 'dist/index.js'), '--pack', '.', '--format', 'json'], { cwd: pkgDir }).catch((e) => e);
+    const attw = await run(process.execPath, [join(dirname(cli), 'dist/index.js'), tarball, '--format', 'json'], { cwd: pkgDir }).catch((e) => e);
     const report = JSON.parse(attw.stdout);
     assert.deepEqual(report.problems, {}, attw.stdout.slice(0, 4000));
     assert.deepEqual(report.analysis.problems, []);
     assert.deepEqual(Object.keys(report.analysis.entrypoints), ['.', './package.json']);
     assert.equal(attw.code ?? 0, 0);
-    assert.deepEqual(readdirSync(pkgDir).filter((f) => f.endsWith('.tgz')), [], 'no tarball left behind');
 
-    const dir = mkdtempSync(join(pkgDir, '.consumers-'));
+    const dir = mkdtempSync(join(app, 'consumers-'));
     try {
       writeFileSync(join(dir, 'esm.mts'), `
         import Pagamentos, { NotFoundError, type Payment, type WebhookEvent } from 'pagamentos';
