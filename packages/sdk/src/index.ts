@@ -16,7 +16,7 @@ export type { PagamentosErrorInit } from './errors.js';
 export { verifyWebhook, signWebhook, Webhooks, DEFAULT_TOLERANCE_SECONDS } from './webhooks.js';
 export type {
   WebhookEvent, WebhookEventType, WebhookPayload, WebhookHeaders, VerifyOptions, SignedWebhookHeaders, PaymentEvent, RefundEvent,
-  RecipientEvent, ReceivableEvent, SettlementEvent, CheckoutSessionEvent, WebhookEndpointEvent, WebhookTestEvent,
+  RecipientEvent, ReceivableEvent, SettlementEvent, CheckoutSessionEvent, WebhookEndpointEvent, WebhookTestEvent, WebhookTestObject,
 } from './webhooks.js';
 export type * from './types.js';
 export type { paths, operations, components } from './generated/openapi.js';

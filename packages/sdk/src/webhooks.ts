@@ -3,21 +3,50 @@
 // base64 bytes after `whsec_`. WebCrypto only, so it runs in Node, Deno, Bun, Workers and
 // browsers alike.
 import { WebhookVerificationError } from './errors.js';
-import type { CheckoutSession, Event, Payment, Receivable, Recipient, Refund, Settlement, WebhookEndpoint } from './types.js';
+import type { CheckoutSession, Event, EventListParams, Payment, Receivable, Recipient, Refund, Settlement, WebhookEndpoint } from './types.js';
 
-type EventOf<T extends string, O> = Omit<Event, 'type' | 'data'> & { type: T; data: { object: O } };
+// Every event type the API sends, from the generated types: the OpenAPI document's enum of the
+// events list's `type` filter. The union below is built from it, so a type the server adds
+// arrives with `npm run generate`, never left out by hand.
+type DocumentEventType = NonNullable<EventListParams['type']>;
 
-export type PaymentEvent = EventOf<`payment.${'created' | 'approved' | 'declined' | 'failed' | 'canceled' | 'expired' | 'partially_refunded' | 'refunded'}`, Payment>;
-export type RefundEvent = EventOf<`refund.${'created' | 'succeeded' | 'failed'}`, Refund>;
-export type RecipientEvent = EventOf<`recipient.${'created' | 'updated'}`, Recipient>;
-export type ReceivableEvent = EventOf<`receivable.${'created' | 'updated'}`, Receivable>;
-export type SettlementEvent = EventOf<`settlement.${'created' | 'updated' | 'paid' | 'failed'}`, Settlement>;
-export type CheckoutSessionEvent = EventOf<`checkout_session.${'completed' | 'expired'}`, CheckoutSession>;
-export type WebhookEndpointEvent = EventOf<'webhook_endpoint.disabled', WebhookEndpoint>;
-export type WebhookTestEvent = EventOf<'webhook.test', { object: 'webhook_test'; endpointId: string; message: string }>;
+/** What a `webhook.test` event carries. */
+export type WebhookTestObject = { object: 'webhook_test'; endpointId: string; message: string };
+
+// The object an event type carries, by its family (the part before the dot).
+type ObjectOf<T extends string> =
+  T extends `payment.${string}` ? Payment
+    : T extends `refund.${string}` ? Refund
+      : T extends `recipient.${string}` ? Recipient
+        : T extends `receivable.${string}` ? Receivable
+          : T extends `settlement.${string}` ? Settlement
+            : T extends `checkout_session.${string}` ? CheckoutSession
+              : T extends `webhook_endpoint.${string}` ? WebhookEndpoint
+                : T extends 'webhook.test' ? WebhookTestObject
+                  : never;
+
+// One member per event type (distributes over a union of types).
+type EventOf<T extends string> = T extends string ? Omit<Event, 'type' | 'data'> & { type: T; data: { object: ObjectOf<T> } } : never;
+
+// Checked when this package compiles: every event type of the document has a known object. A
+// type of a new family (`dispute.created`) breaks the build here, naming it, until ObjectOf
+// maps its family; test/openapi.test.ts proves it with such a document.
+type Untyped = { [T in DocumentEventType]: [ObjectOf<T>] extends [never] ? T : never }[DocumentEventType];
+type NoneLeft<T extends never> = T;
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- read by the compiler, which is the check
+type EveryEventTypeIsTyped = NoneLeft<Untyped>;
+
+export type PaymentEvent = EventOf<Extract<DocumentEventType, `payment.${string}`>>;
+export type RefundEvent = EventOf<Extract<DocumentEventType, `refund.${string}`>>;
+export type RecipientEvent = EventOf<Extract<DocumentEventType, `recipient.${string}`>>;
+export type ReceivableEvent = EventOf<Extract<DocumentEventType, `receivable.${string}`>>;
+export type SettlementEvent = EventOf<Extract<DocumentEventType, `settlement.${string}`>>;
+export type CheckoutSessionEvent = EventOf<Extract<DocumentEventType, `checkout_session.${string}`>>;
+export type WebhookEndpointEvent = EventOf<Extract<DocumentEventType, `webhook_endpoint.${string}`>>;
+export type WebhookTestEvent = EventOf<Extract<DocumentEventType, 'webhook.test'>>;
 
 /** Every event a webhook delivers, discriminated on `type`: `if (e.type === 'payment.approved') e.data.object.amount`. */
-export type WebhookEvent = PaymentEvent | RefundEvent | RecipientEvent | ReceivableEvent | SettlementEvent | CheckoutSessionEvent | WebhookEndpointEvent | WebhookTestEvent;
+export type WebhookEvent = EventOf<DocumentEventType>;
 export type WebhookEventType = WebhookEvent['type'];
 
 /** The raw body as received: a string, bytes (Buffer is a Uint8Array), or the Web Request itself. */
@@ -45,6 +74,16 @@ function isRequest(value: unknown): value is Request {
 }
 
 async function rawBytes(payload: unknown): Promise<Uint8Array> {
+  const bytes = await readBytes(payload);
+  // A delivery always has a body: an empty one is a body read elsewhere first (a stream already
+  // drained by a parser), not a delivery to check a signature against.
+  if (bytes.length === 0) {
+    fail('WEBHOOK_RAW_BODY_REQUIRED', 'The body is empty: pass the raw request body as received. Was it already consumed (by a body parser, or a stream read earlier)?');
+  }
+  return bytes;
+}
+
+async function readBytes(payload: unknown): Promise<Uint8Array> {
   if (typeof payload === 'string') return encoder.encode(payload);
   if (payload instanceof Uint8Array) return payload;
   if (payload instanceof ArrayBuffer) return new Uint8Array(payload);

@@ -3,12 +3,18 @@
 // sends that operation's method and path.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Pagamentos, createSandboxAccount, PagamentosError } from '../src/index.js';
 import { GENERATED_FILE, generatedTypes, serverDocument } from '../scripts/openapi.js';
 import { recordingFetch, startServer, type Running } from './harness.js';
 
-type Doc = { paths: Record<string, Record<string, { operationId: string }>> };
+type Operation = { operationId: string; security?: Array<Record<string, string[]>>; parameters?: Array<{ name: string; in: string; schema: { enum?: string[] } }> };
+type Doc = { paths: Record<string, Record<string, Operation>> };
 
 // Every public operation and the SDK call that performs it (ids are dummies: only the request
 // the SDK sends is checked here; the other suites check the answers).
@@ -55,14 +61,19 @@ const CALLS: Record<string, (c: Pagamentos, options: { baseUrl: string; fetch: t
 const AWAITING_SERVER = new Set<string>([]);
 
 // Operations that are not a merchant server's: the hosted checkout page's own calls, authorized
-// by a session's client secret (never an API key), made by the page the instance serves.
+// by a session's client secret (never an API key), made by the page the instance serves. The
+// SDK is constructed with an API key, which the server refuses there; the test below holds
+// this list to exactly the operations the document says take the client secret only.
 const NOT_FOR_SERVERS = new Set(['getCheckoutSessionClientView', 'payCheckoutSession']);
 
-function publicOperations(doc: Doc) {
+function allPublicOperations(doc: Doc) {
   return Object.entries(doc.paths)
     .filter(([path]) => !path.startsWith('/admin'))
-    .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), operationId: op.operationId })))
-    .filter((op) => !NOT_FOR_SERVERS.has(op.operationId));
+    .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), operationId: op.operationId, security: op.security })));
+}
+
+function publicOperations(doc: Doc) {
+  return allPublicOperations(doc).filter((op) => !NOT_FOR_SERVERS.has(op.operationId));
 }
 
 describe('the OpenAPI document', () => {
@@ -81,6 +92,51 @@ describe('the OpenAPI document', () => {
     assert.ok(fresh === committed, 'src/generated/openapi.ts is stale: run `npm run generate -w packages/sdk` and commit it');
     // serverDocument() builds the app in process; the running server serves the same document.
     assert.equal(await generatedTypes(doc as never), committed);
+  });
+
+  test("the operations left out are exactly the hosted page's own, which take a session's client secret and refuse API keys", async () => {
+    const clientSecretOnly = allPublicOperations(doc).filter((op) => op.security !== undefined && op.security.length > 0 && op.security.every((s) => Object.keys(s).join() === 'checkoutClientSecret'));
+    assert.deepEqual(clientSecretOnly.map((op) => op.operationId).sort(), [...NOT_FOR_SERVERS].sort());
+    // What the SDK would send there (its secret key) is refused.
+    const { secretKey } = await createSandboxAccount({}, { baseUrl: server.baseUrl }).then((a) => ({ secretKey: a.keys.secretKey.key }));
+    for (const op of clientSecretOnly) {
+      const res = await fetch(server.baseUrl + op.path.replace('{id}', 'cs_00000000000000000000000000'), {
+        method: op.method, headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: op.method === 'GET' ? undefined : '{}',
+      });
+      assert.equal(res.status, 403, op.operationId);
+      assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'PERMISSION_DENIED', op.operationId);
+    }
+  });
+
+  test('every event type of the document is in the webhook event union; one of a new family breaks the build, naming it', { timeout: 240_000 }, async () => {
+    // The document as a server with two more event types would serve it: one of a family the
+    // SDK knows (typed as that family at once) and one of a new family (untyped: the build stops).
+    const changed = structuredClone(doc);
+    const filter = changed.paths['/v1/events'].get.parameters!.find((p) => p.name === 'type' && p.in === 'query')!;
+    assert.ok(filter.schema.enum!.includes('payment.approved') && filter.schema.enum!.includes('webhook.test'), 'the events list filter enumerates the event types');
+    filter.schema.enum!.push('payment.disputed', 'dispute.created');
+    const pkgDir = fileURLToPath(new URL('..', import.meta.url));
+    const dir = mkdtempSync(join(pkgDir, '.event-types-'));
+    try {
+      cpSync(join(pkgDir, 'src'), join(dir, 'src'), { recursive: true });
+      writeFileSync(join(dir, 'src/generated/openapi.ts'), await generatedTypes(changed));
+      writeFileSync(join(dir, 'consumer.ts'), `
+        import type { PaymentEvent, WebhookEvent, Payment } from './src/index.js';
+        export const amount = (e: WebhookEvent): number => (e.type === 'payment.disputed' ? e.data.object.amount : 0);
+        export const family = (e: Extract<WebhookEvent, { type: 'payment.disputed' }>): PaymentEvent => e;
+        export const object = (e: Extract<WebhookEvent, { type: 'payment.disputed' }>): Payment => e.data.object;
+      `);
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.build.json', compilerOptions: { noEmit: true, rootDir: '.' }, include: ['src', 'consumer.ts'] }));
+      const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+      const out = await promisify(execFile)(process.execPath, [tsc, '-p', dir, '--pretty', 'false']).then(() => ({ code: 0, stdout: '' }), (e: { code: number; stdout: string }) => e);
+      // One error, at the check, naming the type (payment.disputed, and the consumer, compile).
+      const errors = out.stdout.split('\n').filter((line) => /error TS/.test(line));
+      assert.equal(errors.length, 1, out.stdout);
+      assert.match(errors[0], /\/src\/webhooks\.ts\(\d+,\d+\): error TS2344: /);
+      assert.match(out.stdout, /'"dispute\.created"'.*'never'/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('every public operation has an SDK method that sends its method and path', async () => {

@@ -97,6 +97,20 @@ describe('verifyWebhook', () => {
     await rejects(verifyWebhook(body, headers, SECRET), 'WEBHOOK_TIMESTAMP_TOO_OLD');
   });
 
+  test('an empty body says the raw body is required (consumed already?), not that the signature does not match', async () => {
+    const headers = await signWebhook(body, SECRET);
+    const empty = [
+      '', Buffer.alloc(0), new Uint8Array(0), new ArrayBuffer(0),
+      new Request('https://merchant.example/webhooks', { method: 'POST', headers }),
+      new Request('https://merchant.example/webhooks', { method: 'POST', headers, body: '' }),
+    ];
+    for (const payload of empty) {
+      await rejects(verifyWebhook(payload, headers, SECRET), 'WEBHOOK_RAW_BODY_REQUIRED', /body is empty.*already consumed/);
+    }
+    // Even when the headers sign an empty body: no delivery has one.
+    await rejects(verifyWebhook('', await signWebhook('', SECRET), SECRET), 'WEBHOOK_RAW_BODY_REQUIRED', /body is empty/);
+  });
+
   test('a signed body that is not JSON is refused after the signature', async () => {
     const headers = await signWebhook('not json', SECRET);
     await rejects(verifyWebhook('not json', headers, SECRET), 'WEBHOOK_INVALID_PAYLOAD');
