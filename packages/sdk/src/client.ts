@@ -1,4 +1,4 @@
-import { APIPromise, send, type Fetch, type RequestOptions, type RequestSpec, type Requester, type Transport } from './core.js';
+import { APIPromise, checkInteger, MAX_RETRIES, MAX_TIMEOUT_MS, send, type Fetch, type RequestOptions, type RequestSpec, type Requester, type Transport } from './core.js';
 import { AuthenticationError } from './errors.js';
 import { PagePromise, type ListParams } from './pagination.js';
 import { Balance } from './resources/balance.js';
@@ -18,10 +18,14 @@ import type { SandboxAccountCreateParams } from './types.js';
 export interface ClientOptions {
   /** Your instance's URL. Default http://localhost:3000 (what `npm start` runs); required with a live key. */
   baseUrl?: string;
-  /** Per attempt, in ms. Default 80 000. */
+  /** Per attempt, in ms: an integer from 1 to 2 147 483 647 (setTimeout's limit). Default 80 000. */
   timeoutMs?: number;
-  /** Retries after the first attempt (connection errors, timeouts, 409 IDEMPOTENCY_KEY_IN_USE, 429, 500/502/503/504). Default 2. */
+  /** Retries after the first attempt (connection errors, timeouts, 409 IDEMPOTENCY_KEY_IN_USE, 429, 500/502/503/504): 0 to 10. Default 2. */
   maxRetries?: number;
+  /** The shortest wait before a retry, in ms; the waits double from it, with jitter. Default 500. */
+  minRetryDelayMs?: number;
+  /** The longest wait before a retry, in ms (a Retry-After from the API, up to 60 s, wins). Default 8 000. */
+  maxRetryDelayMs?: number;
   /** The fetch to use. Default: the runtime's global fetch. */
   fetch?: Fetch;
 }
@@ -29,6 +33,8 @@ export interface ClientOptions {
 export const DEFAULT_BASE_URL = 'http://localhost:3000';
 export const DEFAULT_TIMEOUT_MS = 80_000;
 export const DEFAULT_MAX_RETRIES = 2;
+export const DEFAULT_MIN_RETRY_DELAY_MS = 500;
+export const DEFAULT_MAX_RETRY_DELAY_MS = 8_000;
 
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 
@@ -36,10 +42,16 @@ function transport(apiKey: string | null, options: ClientOptions): Transport {
   const fetchFn = options.fetch ?? (globalThis.fetch ? globalThis.fetch.bind(globalThis) : undefined);
   if (!fetchFn) throw new TypeError('No fetch in this runtime: pass options.fetch.');
   const baseUrl = new URL(options.baseUrl ?? DEFAULT_BASE_URL).href.replace(/\/+$/, '');
-  for (const [name, value] of [['timeoutMs', options.timeoutMs], ['maxRetries', options.maxRetries]] as const) {
-    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new TypeError(`${name} must be a non-negative integer.`);
-  }
-  return { apiKey, baseUrl, fetch: fetchFn, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES };
+  checkInteger('timeoutMs', options.timeoutMs, 1, MAX_TIMEOUT_MS);
+  checkInteger('maxRetries', options.maxRetries, 0, MAX_RETRIES);
+  checkInteger('minRetryDelayMs', options.minRetryDelayMs, 0, MAX_TIMEOUT_MS);
+  checkInteger('maxRetryDelayMs', options.maxRetryDelayMs, 0, MAX_TIMEOUT_MS);
+  const minRetryDelayMs = options.minRetryDelayMs ?? DEFAULT_MIN_RETRY_DELAY_MS;
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+  if (minRetryDelayMs > maxRetryDelayMs) throw new TypeError(`minRetryDelayMs (${minRetryDelayMs}) is over maxRetryDelayMs (${maxRetryDelayMs}).`);
+  return {
+    apiKey, baseUrl, fetch: fetchFn, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES, minRetryDelayMs, maxRetryDelayMs,
+  };
 }
 
 /**
@@ -52,6 +64,11 @@ export class Pagamentos implements Requester {
   readonly mode: 'test' | 'live';
   readonly livemode: boolean;
   readonly baseUrl: string;
+  /** What each call gets unless it says otherwise (the defaults, or the options given). */
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly minRetryDelayMs: number;
+  readonly maxRetryDelayMs: number;
   readonly #transport: Transport;
 
   readonly payments: Payments = new Payments(this);
@@ -89,6 +106,10 @@ export class Pagamentos implements Requester {
     this.mode = mode as 'test' | 'live';
     this.livemode = mode === 'live';
     this.baseUrl = t.baseUrl;
+    this.timeoutMs = t.timeoutMs;
+    this.maxRetries = t.maxRetries;
+    this.minRetryDelayMs = t.minRetryDelayMs;
+    this.maxRetryDelayMs = t.maxRetryDelayMs;
     this.#transport = t;
   }
 

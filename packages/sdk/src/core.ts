@@ -8,9 +8,9 @@ export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 export interface RequestOptions {
   /** Sent as Idempotency-Key (POST, PATCH, DELETE). Default: a random one, reused by every retry of this call. */
   idempotencyKey?: string;
-  /** Per attempt. Default: the client's (80 000). */
+  /** Per attempt, in ms: an integer from 1 to 2 147 483 647. Default: the client's (80 000). */
   timeoutMs?: number;
-  /** Retries after the first attempt. Default: the client's (2). */
+  /** Retries after the first attempt: an integer from 0 to 10. Default: the client's (2). */
   maxRetries?: number;
   /** Aborts the call (and its retries) with a RequestAbortedError. */
   signal?: AbortSignal;
@@ -63,7 +63,13 @@ export function segment(id: string): string {
   return encodeURIComponent(id);
 }
 
-export interface Transport {
+/** The bounds of the exponential backoff between retries (a Retry-After from the API wins). */
+export interface RetryDelays {
+  minRetryDelayMs: number;
+  maxRetryDelayMs: number;
+}
+
+export interface Transport extends RetryDelays {
   baseUrl: string;
   apiKey: string | null;
   timeoutMs: number;
@@ -72,8 +78,28 @@ export interface Transport {
 }
 
 export const MAX_RETRY_AFTER_MS = 60_000;
-const BACKOFF_MIN_MS = 500;
-const BACKOFF_MAX_MS = 8_000;
+/** setTimeout's ceiling (2^31 - 1 ms, about 24.8 days): a longer delay overflows and fires at once. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** At most this many retries per call: past it a call is stuck, not unlucky (ten 8 s waits already make 80 s). */
+export const MAX_RETRIES = 10;
+
+// A number option, given to the client or to one call: an integer within [min, max], else a
+// TypeError before anything is sent. Unchecked, timeoutMs 0 times every call out, one over
+// MAX_TIMEOUT_MS overflows setTimeout (every call times out at once), and 1.5 retries or -1 ms
+// mean nothing anyone meant.
+export function checkInteger(name: string, value: unknown, min: number, max: number): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    const got = typeof value === 'number' ? String(value) : typeof value;
+    throw new TypeError(`${name} must be an integer from ${min} to ${max}, got ${got}.`);
+  }
+}
+
+// The per-call options that have bounds; the client's are checked by the same function.
+export function checkCallOptions(options: RequestOptions): void {
+  checkInteger('timeoutMs', options.timeoutMs, 1, MAX_TIMEOUT_MS);
+  checkInteger('maxRetries', options.maxRetries, 0, MAX_RETRIES);
+}
 
 /** A promise of the answer's data that also gives the answer's metadata: `await p.withResponse()`. */
 export class APIPromise<T> implements Promise<T> {
@@ -125,20 +151,25 @@ function retryAfterMs(headers: Headers): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-// Exponential backoff from 0.5 s doubling to 8 s, with up to 25 % jitter below (never under 0.5 s).
-export function backoffMs(retry: number): number {
-  const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** retry);
-  return Math.max(BACKOFF_MIN_MS, ceiling * (1 - Math.random() * 0.25));
+// Exponential backoff with "equal jitter": retry n (from 0) waits a random time in the upper half
+// of min(max, min * 2^(n+1)), never under min. With the defaults (0.5 s, 8 s): 0.5-1 s, 1-2 s,
+// 2-4 s, then 4-8 s. Every wait is random, the first included, so clients cut off at the same
+// moment do not all come back at the same moment.
+export function backoffMs(retry: number, delays: RetryDelays): number {
+  const { minRetryDelayMs: min, maxRetryDelayMs: max } = delays;
+  const step = Math.min(max, min * 2 ** (retry + 1));
+  const low = Math.max(min, step / 2);
+  return low + Math.random() * (step - low);
 }
 
 // How long to wait before retrying an error answer, or undefined when it is not retried:
 // 409 IDEMPOTENCY_KEY_IN_USE, 429 and 500/502/503/504 are; Retry-After is honoured up to 60 s
 // (a longer one is not retried: the caller decides); no other 4xx ever is.
-export function retryDelayMs(status: number, code: string, headers: Headers, retry: number): number | undefined {
+export function retryDelayMs(status: number, code: string, headers: Headers, retry: number, delays: RetryDelays): number | undefined {
   const retryable = status === 409 ? code === 'IDEMPOTENCY_KEY_IN_USE' : status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
   if (!retryable) return undefined;
   const after = retryAfterMs(headers);
-  if (after === undefined) return backoffMs(retry);
+  if (after === undefined) return backoffMs(retry, delays);
   return after <= MAX_RETRY_AFTER_MS ? after : undefined;
 }
 
@@ -206,6 +237,7 @@ async function attempt(t: Transport, target: string, init: RequestInit, timeoutM
 }
 
 export async function send<T>(t: Transport, spec: RequestSpec, options: RequestOptions = {}): Promise<{ data: T; response: ResponseMeta }> {
+  checkCallOptions(options);
   const { signal } = options;
   // Extra headers by lower-case name, so they replace ours rather than join them (an
   // Idempotency-Key given as a header is the call's key).
@@ -238,7 +270,7 @@ export async function send<T>(t: Transport, spec: RequestSpec, options: RequestO
         ? `No answer within ${timeoutMs} ms.`
         : `No answer from ${t.baseUrl}: ${[cause?.message, cause?.cause?.message].filter(Boolean).join(': ') || String(result.cause)}.`;
       error = new Family({ message, code: result.failure === 'timeout' ? 'TIMEOUT' : 'CONNECTION_ERROR', cause: result.cause, idempotencyKey });
-      waitMs = backoffMs(retry);
+      waitMs = backoffMs(retry, t);
     } else {
       const { response, text } = result;
       if (response.ok) {
@@ -261,7 +293,7 @@ export async function send<T>(t: Transport, spec: RequestSpec, options: RequestO
         };
       }
       error = apiError(response, text, idempotencyKey);
-      waitMs = retryDelayMs(response.status, error.code, response.headers, retry);
+      waitMs = retryDelayMs(response.status, error.code, response.headers, retry, t);
     }
     if (waitMs === undefined || retry >= maxRetries) throw error;
     await sleep(waitMs, signal).catch(() => {

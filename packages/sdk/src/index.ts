@@ -2,9 +2,11 @@
 import { Pagamentos } from './client.js';
 
 export default Pagamentos;
-export { Pagamentos, createSandboxAccount, DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './client.js';
+export {
+  Pagamentos, createSandboxAccount, DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, DEFAULT_MIN_RETRY_DELAY_MS, DEFAULT_MAX_RETRY_DELAY_MS,
+} from './client.js';
 export type { ClientOptions } from './client.js';
-export { APIPromise } from './core.js';
+export { APIPromise, MAX_RETRIES, MAX_TIMEOUT_MS } from './core.js';
 export type { Fetch, RequestOptions, ResponseMeta } from './core.js';
 export { Page, PagePromise, MAX_AUTO_PAGING_ITEMS } from './pagination.js';
 export type { ListParams } from './pagination.js';

@@ -5,7 +5,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ENGINES, eventually, startApp, type EngineName, type TestApp } from '../../../apps/server/test/helpers.js';
 import type { Config } from '../../../apps/server/src/config.js';
+import type { WriteOp } from '../../../apps/server/src/store/index.js';
 import { createAdminUser } from '../../../apps/server/src/modules/admin/index.js';
+import { activateLive, createKey } from '../../../apps/server/src/modules/accounts/service.js';
 import { createSandboxAccount, Pagamentos, type ClientOptions } from '../src/index.js';
 
 export { ENGINES, eventually, type EngineName };
@@ -17,8 +19,9 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export async function startServer(engine: EngineName, overrides: Partial<Config> = {}): Promise<Running> {
-  const t = await startApp(engine, overrides);
+// `worker: false`: no job worker and no webhook dispatcher (nothing writes but requests).
+export async function startServer(engine: EngineName, overrides: Partial<Config> = {}, options: { worker?: boolean } = {}): Promise<Running> {
+  const t = await startApp(engine, overrides, options);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const port = (t.app.server.address() as AddressInfo).port;
   return { t, port, baseUrl: `http://127.0.0.1:${port}`, close: () => t.teardown() };
@@ -149,6 +152,38 @@ export async function startReceiver(): Promise<{ url: string; deliveries: Delive
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+// Holds the server's store writes until release(): a mutating request stays in flight on the
+// server (its Idempotency-Key marked in use) for as long as the test needs; its reads, and
+// every other request, go on. `reached` resolves when a write is first held: on a server started
+// with `worker: false` that is the request's own. The store itself is untouched: each held write
+// runs, in order, once released.
+export function holdWrites(r: Running): { reached: Promise<void>; release(): void } {
+  const store = r.t.store;
+  const write = store.write.bind(store);
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let reached!: () => void;
+  const firstHeld = new Promise<void>((resolve) => (reached = resolve));
+  store.write = <T>(op: WriteOp<T>): Promise<T> => {
+    reached();
+    return released.then(() => write(op));
+  };
+  return {
+    reached: firstHeld,
+    release: () => {
+      Reflect.deleteProperty(store, 'write'); // back to Store.prototype.write
+      release();
+    },
+  };
+}
+
+// A live secret key for the account, made as the CLI's `keys:create --live` does (operators
+// make live keys; no API does); `activate` turns live mode on as `accounts:activate-live` does.
+export async function liveKey(r: Running, accountId: string): Promise<{ key: string; activate(): Promise<void> }> {
+  const { key } = await createKey(r.t.store, accountId, 'secret', true);
+  return { key, activate: () => activateLive(r.t.store, accountId) };
 }
 
 // Settlement runs are an operator's action (admin API, not the SDK's): signs in as an admin

@@ -3,10 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import {
-  AuthenticationError, InvalidStateError, NotFoundError, Pagamentos, PagamentosError, ValidationError,
+  AuthenticationError, InvalidStateError, NotFoundError, Pagamentos, PagamentosError, PermissionError, ValidationError,
   type Payment, type WebhookEndpointWithSecret,
 } from '../src/index.js';
-import { ENGINES, eventually, merchant, recordingFetch, runSettlement, startReceiver, startServer, type Call, type Running } from './harness.js';
+import { ENGINES, eventually, liveKey, merchant, recordingFetch, runSettlement, startReceiver, startServer, type Call, type Running } from './harness.js';
 
 const bank = { bankCode: '341', agency: '1234', account: '12345-6', accountType: 'checking' as const };
 
@@ -14,6 +14,8 @@ for (const engine of ENGINES) {
   describe(`resources (${engine})`, () => {
     let server: Running;
     let client: Pagamentos;
+    let accountId: string;
+    let publishableKey: string;
     let calls: Call[];
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
@@ -27,7 +29,7 @@ for (const engine of ENGINES) {
       receiver = await startReceiver();
       const recorded = recordingFetch();
       calls = recorded.calls;
-      ({ client } = await merchant(server.baseUrl, { fetch: recorded.fetch }));
+      ({ client, accountId, publishableKey } = await merchant(server.baseUrl, { fetch: recorded.fetch }));
     });
     after(async () => {
       await receiver.close();
@@ -106,6 +108,32 @@ for (const engine of ENGINES) {
 
       const wrongKey = new Pagamentos('sk_test_unknownkey', { baseUrl: server.baseUrl });
       await assert.rejects(wrongKey.balance.retrieve(), (e: unknown) => e instanceof AuthenticationError && e.status === 401 && e.code === 'INVALID_API_KEY');
+    });
+
+    test('a key that may not do this gets a PermissionError (403), never retried: live key before live mode, publishable key', async () => {
+      const live = await liveKey(server, accountId);
+      const recorded = recordingFetch();
+      const liveClient = new Pagamentos(live.key, { baseUrl: server.baseUrl, fetch: recorded.fetch });
+      assert.equal(liveClient.mode, 'live');
+      const err = await liveClient.balance.retrieve().catch((e: unknown) => e);
+      assert.ok(err instanceof PermissionError && err instanceof PagamentosError, String(err));
+      assert.equal(err.status, 403);
+      assert.equal(err.code, 'PERMISSION_DENIED');
+      assert.match(err.message, /Live mode is not activated/);
+      assert.match(err.correlationId!, /^req_/);
+      assert.ok(!err.message.includes(live.key), 'the key is not echoed');
+      assert.equal(recorded.calls.length, 1, 'a 403 is not retried');
+      // Once an operator activates live mode the same key works: the 403 was about that.
+      await live.activate();
+      const { response } = await liveClient.balance.retrieve().withResponse();
+      assert.equal(response.status, 200);
+
+      // A publishable key where a secret key is needed (sent as an extra header: the constructor
+      // itself refuses a pk_ key).
+      const pk = await client.balance.retrieve({ headers: { authorization: `Bearer ${publishableKey}` } }).catch((e: unknown) => e);
+      assert.ok(pk instanceof PermissionError, String(pk));
+      assert.equal(pk.code, 'PERMISSION_DENIED');
+      assert.match(pk.message, /Publishable keys/);
     });
 
     test('withResponse: status, headers, correlationId, idempotent replay, and the key reused', async () => {

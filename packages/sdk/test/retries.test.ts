@@ -3,34 +3,92 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  APIError, ConnectionError, IdempotencyError, Pagamentos, RateLimitError, RequestAbortedError, TimeoutError, ValidationError,
+  APIError, ConnectionError, createSandboxAccount, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS, DEFAULT_MIN_RETRY_DELAY_MS, DEFAULT_TIMEOUT_MS,
+  IdempotencyError, MAX_TIMEOUT_MS, Pagamentos, RateLimitError, RequestAbortedError, TimeoutError, ValidationError,
 } from '../src/index.js';
 import { backoffMs, retryDelayMs } from '../src/core.js';
-import { ENGINES, eventually, merchant, recordingFetch, startProxy, startServer, type Proxy, type Running } from './harness.js';
+import { ENGINES, eventually, holdWrites, merchant, recordingFetch, startProxy, startServer, type Proxy, type Running } from './harness.js';
 
 const envelope = (code: string, message = code) => JSON.stringify({ error: { code, message, correlationId: 'req_from_proxy' } });
+const DEFAULT_DELAYS = { minRetryDelayMs: 500, maxRetryDelayMs: 8000 };
 
-test('backoff: 0.5 s doubling to 8 s, jitter below the step, never under 0.5 s', () => {
-  for (let retry = 0; retry < 8; retry++) {
-    const step = Math.min(8000, 500 * 2 ** retry);
-    for (let i = 0; i < 200; i++) {
-      const ms = backoffMs(retry);
-      assert.ok(ms >= Math.max(500, step * 0.75) && ms <= step, `${retry}: ${ms}`);
-    }
+test('defaults: 2 retries, a timeout of 80 s, backoff from 0.5 s to 8 s', () => {
+  const client = new Pagamentos('sk_test_x');
+  assert.deepEqual(
+    { timeoutMs: client.timeoutMs, maxRetries: client.maxRetries, minRetryDelayMs: client.minRetryDelayMs, maxRetryDelayMs: client.maxRetryDelayMs },
+    { timeoutMs: 80_000, maxRetries: 2, minRetryDelayMs: 500, maxRetryDelayMs: 8000 },
+  );
+  assert.deepEqual([DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRIES, DEFAULT_MIN_RETRY_DELAY_MS, DEFAULT_MAX_RETRY_DELAY_MS], [80_000, 2, 500, 8000]);
+  // All of them can be changed.
+  const tuned = new Pagamentos('sk_test_x', { timeoutMs: 5000, maxRetries: 0, minRetryDelayMs: 100, maxRetryDelayMs: 100 });
+  assert.deepEqual([tuned.timeoutMs, tuned.maxRetries, tuned.minRetryDelayMs, tuned.maxRetryDelayMs], [5000, 0, 100, 100]);
+});
+
+test('backoff: every wait random (the first too), doubling within [min, max]: 0.5-1 s, 1-2 s, 2-4 s, then 4-8 s', () => {
+  const waits = (retry: number, delays = DEFAULT_DELAYS) => Array.from({ length: 200 }, () => backoffMs(retry, delays));
+  for (const [retry, [low, high]] of [[500, 1000], [1000, 2000], [2000, 4000], [4000, 8000], [4000, 8000], [4000, 8000]].entries()) {
+    const ms = waits(retry);
+    assert.ok(ms.every((w) => w >= low && w <= high), `retry ${retry}: ${Math.min(...ms)}..${Math.max(...ms)} not within ${low}..${high}`);
+    // Jittered: 200 draws of a random wait are not one value (a fixed wait would be).
+    assert.ok(new Set(ms).size > 100, `retry ${retry} is jittered`);
+  }
+  // Other bounds: the same shape within them.
+  const custom = { minRetryDelayMs: 100, maxRetryDelayMs: 300 };
+  assert.ok(waits(0, custom).every((w) => w >= 100 && w <= 200));
+  assert.ok(waits(1, custom).every((w) => w >= 150 && w <= 300));
+  assert.ok(waits(9, custom).every((w) => w >= 150 && w <= 300));
+  assert.deepEqual(new Set(waits(3, { minRetryDelayMs: 250, maxRetryDelayMs: 250 })), new Set([250]));
+  assert.deepEqual(new Set(waits(0, { minRetryDelayMs: 0, maxRetryDelayMs: 0 })), new Set([0]));
+});
+
+test('timeoutMs, maxRetries and the retry delays are checked on the client and on each call: a TypeError, nothing sent', async () => {
+  const bad: Array<[object, RegExp]> = [
+    [{ timeoutMs: 0 }, /^timeoutMs must be an integer from 1 to 2147483647, got 0\.$/],
+    // One more than setTimeout takes: it would overflow and time every call out at once.
+    [{ timeoutMs: 2 ** 31 }, /^timeoutMs must be an integer from 1 to 2147483647, got 2147483648\.$/],
+    [{ timeoutMs: 1.5 }, /timeoutMs .* got 1\.5/],
+    [{ timeoutMs: Number.NaN }, /timeoutMs .* got NaN/],
+    [{ timeoutMs: '1000' }, /timeoutMs .* got string/],
+    [{ maxRetries: -1 }, /^maxRetries must be an integer from 0 to 10, got -1\.$/],
+    [{ maxRetries: 11 }, /maxRetries .* got 11/],
+    [{ maxRetries: Number.POSITIVE_INFINITY }, /maxRetries .* got Infinity/],
+  ];
+  const recorded = recordingFetch();
+  const client = new Pagamentos('sk_test_x', { fetch: recorded.fetch });
+  for (const [options, message] of bad) {
+    assert.throws(() => new Pagamentos('sk_test_x', options), (e: unknown) => e instanceof TypeError && message.test(e.message), JSON.stringify(options));
+    await assert.rejects(client.balance.retrieve(options), (e: unknown) => e instanceof TypeError && message.test(e.message), `per call ${JSON.stringify(options)}`);
+    await assert.rejects(client.payments.list({}, options).autoPagingToArray({ limit: 1 }), TypeError);
+    assert.throws(() => createSandboxAccount({}, options), TypeError);
+  }
+  for (const [options, message] of [
+    [{ minRetryDelayMs: -1 }, /^minRetryDelayMs must be an integer from 0 to 2147483647, got -1\.$/],
+    [{ maxRetryDelayMs: 2 ** 31 }, /^maxRetryDelayMs must be an integer/],
+    [{ minRetryDelayMs: 2000, maxRetryDelayMs: 1000 }, /^minRetryDelayMs \(2000\) is over maxRetryDelayMs \(1000\)\.$/],
+    // Over the default maximum, without raising it: said, not silently changed.
+    [{ minRetryDelayMs: 10_000 }, /^minRetryDelayMs \(10000\) is over maxRetryDelayMs \(8000\)\.$/],
+  ] as const) {
+    assert.throws(() => new Pagamentos('sk_test_x', options), (e: unknown) => e instanceof TypeError && message.test(e.message), JSON.stringify(options));
+  }
+  assert.equal(recorded.calls.length, 0, 'nothing was sent');
+  // The bounds themselves are fine.
+  for (const options of [{ timeoutMs: 1 }, { timeoutMs: MAX_TIMEOUT_MS }, { maxRetries: 0 }, { maxRetries: 10 }, { minRetryDelayMs: 0, maxRetryDelayMs: 0 }, { minRetryDelayMs: 8000 }]) {
+    assert.doesNotThrow(() => new Pagamentos('sk_test_x', options), JSON.stringify(options));
   }
 });
 
 test('what is retried: 409 IDEMPOTENCY_KEY_IN_USE, 429, 500, 502, 503, 504; Retry-After honoured up to 60 s', () => {
   const none = new Headers();
-  for (const status of [429, 500, 502, 503, 504]) assert.ok(retryDelayMs(status, 'X', none, 0) !== undefined, String(status));
-  assert.ok(retryDelayMs(409, 'IDEMPOTENCY_KEY_IN_USE', none, 0) !== undefined);
+  const d = DEFAULT_DELAYS;
+  for (const status of [429, 500, 502, 503, 504]) assert.ok(retryDelayMs(status, 'X', none, 0, d) !== undefined, String(status));
+  assert.ok(retryDelayMs(409, 'IDEMPOTENCY_KEY_IN_USE', none, 0, d) !== undefined);
   for (const [status, code] of [[400, 'VALIDATION_ERROR'], [401, 'INVALID_API_KEY'], [403, 'PERMISSION_DENIED'], [404, 'NOT_FOUND'], [405, 'METHOD_NOT_ALLOWED'], [409, 'INVALID_STATE'], [413, 'PAYLOAD_TOO_LARGE'], [415, 'UNSUPPORTED_MEDIA_TYPE'], [422, 'IDEMPOTENCY_KEY_REUSED'], [422, 'UNPROCESSABLE'], [501, 'X']] as const) {
-    assert.equal(retryDelayMs(status, code, none, 0), undefined, `${status} ${code}`);
+    assert.equal(retryDelayMs(status, code, none, 0, d), undefined, `${status} ${code}`);
   }
-  assert.equal(retryDelayMs(429, 'RATE_LIMITED', new Headers({ 'retry-after': '7' }), 0), 7000);
-  assert.equal(retryDelayMs(503, 'SERVICE_UNAVAILABLE', new Headers({ 'retry-after': '60' }), 0), 60_000);
-  assert.equal(retryDelayMs(503, 'SERVICE_UNAVAILABLE', new Headers({ 'retry-after': '61' }), 0), undefined);
-  const date = retryDelayMs(429, 'RATE_LIMITED', new Headers({ 'retry-after': new Date(Date.now() + 30_000).toUTCString() }), 0)!;
+  assert.equal(retryDelayMs(429, 'RATE_LIMITED', new Headers({ 'retry-after': '7' }), 0, d), 7000);
+  assert.equal(retryDelayMs(503, 'SERVICE_UNAVAILABLE', new Headers({ 'retry-after': '60' }), 0, d), 60_000);
+  assert.equal(retryDelayMs(503, 'SERVICE_UNAVAILABLE', new Headers({ 'retry-after': '61' }), 0, d), undefined);
+  const date = retryDelayMs(429, 'RATE_LIMITED', new Headers({ 'retry-after': new Date(Date.now() + 30_000).toUTCString() }), 0, d)!;
   assert.ok(date > 25_000 && date <= 30_000, String(date));
 });
 
@@ -147,6 +205,36 @@ for (const engine of ENGINES) {
       assert.equal(calls.length - before, 1);
     });
 
+    test('by default a call is tried 3 times (2 retries), then fails', async () => {
+      const { sdk, calls } = viaProxy();
+      // Three failures planned: a fourth attempt would reach the server and succeed.
+      proxy.plan(...[1, 2, 3].map(() => ({ kind: 'answer' as const, status: 500, body: envelope('INTERNAL_ERROR') })));
+      const err = await sdk.balance.retrieve().catch((e: unknown) => e);
+      assert.ok(err instanceof APIError);
+      assert.equal(err.code, 'INTERNAL_ERROR');
+      assert.deepEqual(calls.map((c) => c.status), [500, 500, 500]);
+    });
+
+    test('minRetryDelayMs and maxRetryDelayMs set the wait between retries', async () => {
+      // Both 1.5 s: the wait is 1.5 s, where the default one (0.5-1 s) could not be.
+      const { sdk, calls } = viaProxy({ minRetryDelayMs: 1500, maxRetryDelayMs: 1500 });
+      proxy.plan({ kind: 'answer', status: 500, body: envelope('INTERNAL_ERROR') });
+      const { response } = await sdk.balance.retrieve().withResponse();
+      assert.equal(response.attempts, 2);
+      assert.ok(calls[1].startedAtMs - calls[0].startedAtMs >= 1450, `waited ${calls[1].startedAtMs - calls[0].startedAtMs} ms`);
+    });
+
+    test("a call's timeoutMs overrides the client's; the largest one setTimeout takes works", { timeout: 60_000 }, async () => {
+      const { sdk } = viaProxy({ timeoutMs: 30_000 });
+      proxy.plan({ kind: 'hold' });
+      const err = await sdk.balance.retrieve({ timeoutMs: 200, maxRetries: 0 }).catch((e: unknown) => e);
+      assert.ok(err instanceof TimeoutError);
+      assert.equal(err.message, 'No answer within 200 ms.');
+      // 2^31 - 1 ms does not overflow into an immediate timeout: the answer comes.
+      const { response } = await sdk.balance.retrieve({ timeoutMs: MAX_TIMEOUT_MS, maxRetries: 0 }).withResponse();
+      assert.equal(response.status, 200);
+    });
+
     test('a timeout: TimeoutError without retries, the answer with one', { timeout: 60_000 }, async () => {
       const { sdk } = viaProxy({ timeoutMs: 300 });
       proxy.plan({ kind: 'hold' });
@@ -193,6 +281,56 @@ for (const engine of ENGINES) {
       controller.abort();
       assert.ok((await pending) instanceof RequestAbortedError);
       assert.equal(calls.length, 1);
+    });
+  });
+
+  describe(`idempotency key in use (${engine})`, () => {
+    let server: Running;
+    let client: Pagamentos;
+    let secretKey: string;
+    before(async () => {
+      // No worker: while the test holds the store's writes, the only write waiting is the request's.
+      server = await startServer(engine, {}, { worker: false });
+      ({ client, secretKey } = await merchant(server.baseUrl));
+    });
+    after(() => server.close());
+
+    test('a second call with the key of one still running gets 409 IDEMPOTENCY_KEY_IN_USE, retried until the stored answer', { timeout: 120_000 }, async () => {
+      const params = { amountInCents: 6060, method: 'pix' } as const;
+      const idempotencyKey = `in-use-${engine}`;
+      // The first call stays in flight on the server: its write is held.
+      const held = holdWrites(server);
+      const first = client.payments.create(params, { idempotencyKey }).withResponse();
+      try {
+        await held.reached;
+        // Without retries: the server's 409, typed, with its Retry-After.
+        const err = await client.payments.create(params, { idempotencyKey, maxRetries: 0 }).catch((e: unknown) => e);
+        assert.ok(err instanceof IdempotencyError, String(err));
+        assert.equal(err.status, 409);
+        assert.equal(err.code, 'IDEMPOTENCY_KEY_IN_USE');
+        assert.equal(err.idempotencyKey, idempotencyKey);
+        assert.equal(err.headers!.get('retry-after'), '1');
+
+        // With retries: the 409 is waited out (Retry-After: 1) and retried with the same key
+        // until the first call has finished, then the SDK returns its stored answer.
+        const recorded = recordingFetch();
+        const sdk = new Pagamentos(secretKey, { baseUrl: server.baseUrl, fetch: recorded.fetch, maxRetries: 10 });
+        const second = sdk.payments.create(params, { idempotencyKey }).withResponse();
+        await eventually(async () => recorded.calls[0]?.status === 409, 'the first 409');
+        held.release();
+        const [a, b] = await Promise.all([first, second]);
+        assert.equal(a.response.idempotentReplayed, false);
+        assert.equal(b.data.id, a.data.id);
+        assert.equal(b.response.idempotentReplayed, true);
+        assert.ok(b.response.attempts >= 2);
+        assert.deepEqual(recorded.calls.map((c) => c.status), [...Array(b.response.attempts - 1).fill(409), 200]);
+        assert.deepEqual([...new Set(recorded.calls.map((c) => c.headers['idempotency-key']))], [idempotencyKey]);
+        const all = await client.payments.list({ limit: 100 });
+        assert.deepEqual(all.data.filter((p) => p.amount === 6060).map((p) => p.id), [a.data.id], 'one payment');
+      } finally {
+        held.release();
+        await first.catch(() => undefined);
+      }
     });
   });
 
