@@ -20,7 +20,7 @@ export function refundRoutes(appInstance: FastifyInstance, store: Store, kickWor
       body: refTo(CreateRefundBody),
       response: { 200: ref('Refund') },
     },
-  }, (req) => createRefund(req.ctx, req.body, kickWorker));
+  }, (req) => createRefund(req.ctx, req.body, { engine: store.engine, kickWorker }));
 
   app.get('/v1/refunds', {
     schema: {

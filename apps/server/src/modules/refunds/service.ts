@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { Store, Tx } from '../../store/index.js';
+import type { Engine, Store, Tx } from '../../store/index.js';
 import type { RefundsTable } from '../../store/schema.js';
 import type { RequestContext } from '../../plugins/idempotency.js';
 import { ApiError, notFound } from '../../errors.js';
@@ -13,7 +13,7 @@ import { emitEvents, recordEvent, type Owner } from '../events/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
 import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
-import { toPayment, transition } from '../payments/repository.js';
+import { findPayment, readPayment, toPayment, transition } from '../payments/repository.js';
 import { toReceivable, type ReceivableRow } from '../receivables/service.js';
 import type { CreateRefundBody, ListRefundsQuery, Refund } from './schemas.js';
 
@@ -44,10 +44,13 @@ function assert(condition: boolean, message: string): asserts condition {
 // remainder). A pending receivable shrinks (to 0: canceled); a settled one gets a negative
 // receivable that the payee's next settlement deducts. The provider call happens after, from
 // the jobs table, with a key derived from the refund id.
-export async function createRefund(ctx: RequestContext, body: CreateRefundBody, kickWorker: () => void): Promise<Refund> {
+export async function createRefund(ctx: RequestContext, body: CreateRefundBody, deps: { engine: Engine; kickWorker: () => void }): Promise<Refund> {
   const refund = await ctx.write(async (tx) => {
-    const payment = await tx.selectFrom('payments').selectAll()
-      .where('id', '=', body.paymentId).where('account_id', '=', ctx.accountId).where('livemode', '=', ctx.livemode ? 1 : 0).executeTakeFirst();
+    // Locked on PostgreSQL, where another batch may be refunding the same payment at this moment:
+    // everything below is computed from this row (what is left to refund, what each receivable
+    // keeps), and the status guard of the UPDATE cannot see a refund that left the status as it
+    // was (partially_refunded). The second refund waits here and reads what the first wrote.
+    const payment = await findPayment(tx, ctx, body.paymentId, { lockOn: deps.engine });
     if (!payment) throw notFound('payment', 'paymentId');
     if (payment.status !== 'approved' && payment.status !== 'partially_refunded') {
       throw new ApiError('INVALID_STATE', `${aPayment(payment.status as PaymentStatus)} cannot be refunded; only approved payments can.`);
@@ -121,7 +124,7 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
     await enqueue(tx, JOB_REFUND, { refundId: id }, nowMs);
     return resource;
   });
-  kickWorker();
+  deps.kickWorker();
   return refund;
 }
 
@@ -174,7 +177,8 @@ export async function refundJob(deps: { store: Store; provider: PaymentProvider;
     await store.write((tx) => complete(tx, job, workerId));
     return;
   }
-  const payment = await store.db.selectFrom('payments').select(['provider_charge_id']).where('id', '=', refund.payment_id).executeTakeFirstOrThrow();
+  const payment = await readPayment(store.db, refund.payment_id);
+  assert(payment !== undefined, "a refund's payment exists (foreign key)");
   const owner = { accountId: refund.account_id, livemode: refund.livemode === 1 };
   let outcome: { status: 'succeeded'; providerId: string } | { status: 'failed' };
   try {

@@ -5,7 +5,7 @@ import { notFound } from '../../../errors.js';
 import { idFloor } from '../../../domain/ids.js';
 import { paginate, type Page } from '../../../http/pagination.js';
 import { MAX_DETAIL_ITEMS, type AdminPaymentDetail, type AdminPaymentSummary, type ListAdminPaymentsQuery } from './schemas.js';
-import { toPayment } from '../../payments/repository.js';
+import { readPayment, toPayment } from '../../payments/repository.js';
 import { toReceivable } from '../../receivables/service.js';
 import { toRefund } from '../../refunds/service.js';
 import { toEvent } from '../../events/service.js';
@@ -27,7 +27,8 @@ const toSummary = (row: Selectable<PaymentsTable>): AdminPaymentSummary => ({
 });
 
 export async function getAdminPayment(store: Store, id: string): Promise<AdminPaymentDetail> {
-  const row = await store.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+  // Any account's payment: the back office reads across accounts, so no owner to check.
+  const row = await readPayment(store.db, id);
   if (!row) throw notFound('payment', 'id');
   const [receivables, refunds, events] = await Promise.all([
     store.db.selectFrom('receivables').selectAll().where('payment_id', '=', id).orderBy('id', 'asc').limit(MAX_DETAIL_ITEMS).execute(),
