@@ -5,8 +5,10 @@ import { loadConfig, type Config } from './config.js';
 import { Store } from './store/index.js';
 import { buildApp, createDispatcher, createLogger, createWorker, type ServerPlugin } from './app.js';
 import { pathToFileURL } from 'node:url';
+import { hostname, userInfo } from 'node:os';
 import { takeDeliveriesCreated } from './modules/events/service.js';
-import { activateLive, createAccount, createKey, findKey, revokeKey } from './modules/accounts/service.js';
+import { createAccount, createKey, findKey, revokeKey } from './modules/accounts/service.js';
+import { activateLiveModeFromCommandLine } from './modules/admin/accounts/service.js';
 import { SandboxProvider } from './providers/sandbox.js';
 import { CircuitBreaker } from './providers/breaker.js';
 import { cardOutcome } from './modules/payments/service.js';
@@ -20,7 +22,10 @@ const USAGE = `Usage: npm run cli -- <command>
   worker                                 run only background jobs (production: one or more)
   migrate                                apply pending migrations and exit
   accounts:create --name N [--email E]   create a merchant account with sandbox keys
-  accounts:activate-live <acct_id>       allow the account's sk_live_ keys
+  accounts:activate-live <acct_id> --reason R --admin E
+                                         allow the account's live keys; as the admin API does, it
+                                         needs a reason and writes an audit row, with E (the email
+                                         of an admin user) as who did it
   keys:create <acct_id> [--live] [--publishable]
   keys:revoke <key_id | key>
   admin:create --email E --password P [--role admin|viewer]
@@ -28,6 +33,15 @@ const USAGE = `Usage: npm run cli -- <command>
   audit                                  check the money invariants over the whole store (exit 1 on failure)
 
 Configuration comes from the environment (see README): DATABASE_URL, PORT, HOST, LOG_LEVEL, ...`;
+
+// The system user and machine running a command, for the audit log's user agent.
+function whoRuns(): string {
+  let user = process.env.USER ?? 'unknown user';
+  try {
+    user = userInfo().username;
+  } catch { /* no passwd entry (a container's arbitrary uid): the environment's */ }
+  return `${user}@${hostname()}`;
+}
 
 function openStore(config: Config): Store {
   return Store.open({ url: config.databaseUrl, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending, pgWriters: config.pgWriters, pgPoolSize: config.pgWriters + 16 });
@@ -150,7 +164,10 @@ async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, live: { type: 'boolean' }, publishable: { type: 'boolean' }, plugin: { type: 'string', multiple: true } },
+    options: {
+      name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, live: { type: 'boolean' }, publishable: { type: 'boolean' },
+      plugin: { type: 'string', multiple: true }, reason: { type: 'string' }, admin: { type: 'string' },
+    },
   });
   const config = loadConfig();
   switch (command) {
@@ -175,9 +192,11 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'accounts:activate-live': {
-        if (!positionals[0]) throw new Error('usage: accounts:activate-live <acct_id>');
-        await activateLive(store, positionals[0]);
-        process.stdout.write(`live mode activated for ${positionals[0]}\n`);
+        if (!positionals[0] || values.reason === undefined || values.admin === undefined) {
+          throw new Error('usage: accounts:activate-live <acct_id> --reason R --admin E (R: why, for the audit log; E: the email of an admin user)');
+        }
+        const { account, auditEntryId } = await activateLiveModeFromCommandLine(store, positionals[0], { adminEmail: values.admin, reason: values.reason, where: `npm run cli -- accounts:activate-live (${whoRuns()})` });
+        process.stdout.write(`live mode activated for ${account.id} (audit log entry ${auditEntryId})\n`);
         break;
       }
       case 'keys:create': {

@@ -2,7 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, signup, auth, eventually, adminSession, type TestApp, type Keys } from './helpers.js';
 
 const run = promisify(execFile);
 
@@ -140,13 +140,44 @@ for (const engine of ENGINES) {
       const denied = await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(live.key) });
       assert.equal(denied.statusCode, 403);
       assert.equal(denied.json().error.code, 'PERMISSION_DENIED');
-      await cli('accounts:activate-live', created.account.id);
+      // As through the admin API: a reason and an admin who may do it, or nothing changes.
+      const admin = `cli-${engine}-${process.pid}@example.com`;
+      await cli('admin:create', '--email', admin, '--password', 'a long enough passphrase');
+      await cli('admin:create', '--email', `viewer-${admin}`, '--password', 'a long enough passphrase', '--role', 'viewer');
+      await assert.rejects(cli('accounts:activate-live', created.account.id), /usage: accounts:activate-live <acct_id> --reason R --admin E/);
+      await assert.rejects(cli('accounts:activate-live', created.account.id, '--admin', admin), /usage/);
+      await assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', 'KYC ok'), /usage/);
+      await assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', '  ', '--admin', admin), /reason is required: live mode lets the account take real money\./);
+      await assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', 'KYC ok', '--admin', 'nobody@example.com'), /admin must be the email of an existing admin user/);
+      await assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', 'KYC ok', '--admin', `viewer-${admin}`), /does not allow this: it needs the accounts:activate_live permission/);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(live.key) })).statusCode, 403);
+      const session = await adminSession(t);
+      const auditOf = async (objectId: string) => (await t.app.inject({ method: 'GET', url: `/admin/audit-log?objectId=${objectId}`, headers: { cookie: session.cookie } })).json().data;
+      assert.deepEqual(await auditOf(created.account.id), []);
+
+      const activated = await cli('accounts:activate-live', created.account.id, '--reason', ' KYC approved, contract 118 ', '--admin', admin.toUpperCase());
+      assert.match(activated.stdout, /^live mode activated for acct_\S+ \(audit log entry aud_\S+\)$/m);
       assert.equal((await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(live.key) })).statusCode, 200);
+      // The row the API's activation writes, with the command line where the API has an address.
+      const [entry] = await auditOf(created.account.id);
+      assert.equal(entry.id, /aud_\w+/.exec(activated.stdout)?.[0]);
+      assert.deepEqual(
+        { actor: entry.actor, action: entry.action, objectType: entry.objectType, reason: entry.reason, ip: entry.ip, before: entry.before.liveEnabled, after: entry.after.liveEnabled },
+        { actor: { email: admin, role: 'admin' }, action: 'account.activate_live', objectType: 'account', reason: 'KYC approved, contract 118', ip: 'command line', before: false, after: true },
+      );
+      assert.match(entry.userAgent, /^npm run cli -- accounts:activate-live \(.+@.+\)$/);
+      const viaApi = await signup(t, 'API merchant');
+      const apiActivation = await t.app.inject({ method: 'POST', url: `/admin/accounts/${viaApi.accountId}/activate-live`, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf }, payload: { reason: 'KYC ok' } });
+      assert.equal(apiActivation.statusCode, 200, apiActivation.body);
+      const [apiEntry] = await auditOf(viaApi.accountId);
+      assert.deepEqual(Object.keys(apiEntry).sort(), Object.keys(entry).sort());
+      assert.deepEqual(Object.keys(apiEntry.after).sort(), Object.keys(entry.after).sort());
       const livePk = JSON.parse((await cli('keys:create', created.account.id, '--live', '--publishable')).stdout);
       assert.match(livePk.key, /^pk_live_/);
       assert.match((await cli('keys:revoke', live.id)).stdout, /revoked/);
       assert.equal((await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(live.key) })).statusCode, 401);
-      await assert.rejects(cli('accounts:activate-live', 'acct_nope'), /No such account/);
+      await assert.rejects(cli('accounts:activate-live', 'acct_nope', '--reason', 'KYC ok', '--admin', admin), /No such account/);
+      assert.match((await cli('help')).stdout, /accounts:activate-live <acct_id> --reason R --admin E/);
       await assert.rejects(cli('nonsense'), /unknown command/);
     });
   });

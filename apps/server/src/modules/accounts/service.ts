@@ -123,6 +123,9 @@ export async function readablePublishableKey(db: Store['db'] | Tx, accountId: st
   return row?.publishable_key ?? null;
 }
 
+// Live mode on, with no reason and no audit row: a shortcut for test fixtures only. An operator
+// turns it on through the admin API or `npm run cli -- accounts:activate-live`, which both need a
+// reason and write the audit row (admin/accounts/service.ts).
 export async function activateLive(store: Store, accountId: string): Promise<void> {
   await store.write(async (tx) => {
     const r = await tx.updateTable('accounts').set({ live_enabled: 1 }).where('id', '=', accountId).executeTakeFirst();

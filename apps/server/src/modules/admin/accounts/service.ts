@@ -3,12 +3,15 @@ import type { Store, Tx } from '../../../store/index.js';
 import type { AccountsTable } from '../../../store/schema.js';
 import type { RequestContext } from '../../../plugins/idempotency.js';
 import type { KeyCache } from '../../../plugins/auth.js';
-import { notFound, validation } from '../../../errors.js';
+import { ApiError, notFound, validation } from '../../../errors.js';
 import { effectiveEmbedOrigins, InvalidOrigin, parseEmbedOrigin } from '../../../domain/embed-origins.js';
 import { paginate, type Page } from '../../../http/pagination.js';
 import { parseSettings } from '../../accounts/settings.js';
 import type { AdminAccount, ListAccountsQuery, UpdateAccountSettingsRequest, UpdateEmbedOriginsRequest, UpdatePayoutBankAccountRequest } from './schemas.js';
-import type { AuditSpec } from '../shared/audit.js';
+import { insertAuditEntry, MAX_REASON_LENGTH, type AuditSpec } from '../shared/audit.js';
+import { can, isAdminRole } from '../shared/permissions.js';
+import { normalizeEmail } from '../users/service.js';
+import { ulid } from '../../../domain/ids.js';
 import { checkBankAccount } from '../../recipients/service.js';
 import { releaseHeldSettlements } from '../../settlements/service.js';
 
@@ -174,3 +177,41 @@ export const accountAudit = {
   },
 } satisfies Record<string, AuditSpec>;
 
+// Live activation from the command line (`npm run cli -- accounts:activate-live`): the API's own
+// activation (activateLiveMode) with the audit row its route writes (accountAudit.activateLive,
+// the same action, snapshots and reason rule), in the change's transaction. The actor is an
+// existing admin user whose role may activate live mode (as the route's permission requires);
+// the row says it came from the command line where the API records an address and a browser.
+export async function activateLiveModeFromCommandLine(
+  store: Store, id: string, by: { adminEmail: string; reason: string; where: string },
+): Promise<{ account: AdminAccount; auditEntryId: string }> {
+  const spec = accountAudit.activateLive;
+  const reason = by.reason.trim();
+  if (reason.length === 0) throw validation(`reason is required: ${spec.reasonHint}.`, 'reason');
+  if (reason.length > MAX_REASON_LENGTH) throw validation(`reason must be at most ${MAX_REASON_LENGTH} characters long.`, 'reason');
+  const actor = await store.db.selectFrom('admin_users').select(['id', 'email', 'role']).where('email', '=', normalizeEmail(by.adminEmail)).executeTakeFirst();
+  if (!actor || !isAdminRole(actor.role)) throw validation('admin must be the email of an existing admin user (npm run cli -- admin:create).', 'admin');
+  if (!can(actor.role, 'accounts:activate_live')) {
+    throw new ApiError('PERMISSION_DENIED', `The admin role of ${actor.email} (${actor.role}) does not allow this: it needs the accounts:activate_live permission.`);
+  }
+  const correlationId = `cli_${ulid()}`;
+  let auditEntryId = '';
+  const ctx: RequestContext = {
+    accountId: `admin:${actor.id}`,
+    livemode: false,
+    correlationId,
+    write: (op) => store.write(async (tx) => {
+      const before = await accountSnapshot(tx, id);
+      const result = await op(tx);
+      auditEntryId = await insertAuditEntry(tx, {
+        actor, action: spec.action, objectType: spec.objectType, objectId: id,
+        before, after: await accountSnapshot(tx, id), reason,
+        ip: 'command line', userAgent: by.where, correlationId,
+      });
+      return result;
+    }),
+  };
+  // No key cache to clear here: the servers' caches show the change within their TTL.
+  const account = await activateLiveMode(ctx, id);
+  return { account, auditEntryId };
+}
