@@ -1,5 +1,6 @@
-// The page's calls, all to its own origin: the session and payment with the session's client
-// secret, the card token with the account's publishable key. Nothing else leaves the page.
+// The page's calls, all to its own origin and all with the session's client secret: the
+// session, the card token and the payment. The page holds no key of the merchant's. Nothing else
+// leaves the page.
 export interface PixView {
   copyPaste: string;
   qrCodeSvg: string;
@@ -23,7 +24,6 @@ export interface SessionView {
   installments: number;
   expiresAt: string;
   livemode: boolean;
-  publishableKey: string;
   successUrl: string | null;
   cancelUrl: string | null;
   payment: PaymentView | null;
@@ -80,6 +80,6 @@ export const api = {
   session: (id: string, secret: string) => call<SessionView>('GET', `/v1/checkout/sessions/${encodeURIComponent(id)}/client`, secret),
   pay: (id: string, secret: string, body: { method: 'credit_card'; cardToken: string; installments?: number } | { method: 'pix' }) =>
     call<SessionView>('POST', `/v1/checkout/sessions/${encodeURIComponent(id)}/client/pay`, secret, body),
-  token: (publishableKey: string, card: { number: string; expMonth: number; expYear: number; cvc: string; holderName: string }) =>
-    call<{ id: string }>('POST', '/v1/tokens', publishableKey, { card }),
+  token: (secret: string, card: { number: string; expMonth: number; expYear: number; cvc: string; holderName: string }) =>
+    call<{ id: string }>('POST', '/v1/tokens', secret, { card }),
 };

@@ -170,6 +170,8 @@ function render(v: SessionView, failure?: string): void {
   if (v.status === 'complete' || p?.status === 'approved') return showSuccess(v);
   if (v.status === 'expired' || Date.parse(v.expiresAt) <= serverNow()) return showExpired(v);
   if (p && p.method === 'pix' && p.status === 'pending' && p.pix) return showPix(v);
+  // Its Pix expired before the session (the Pix expiry is shorter): say so, and offer a new one.
+  if (p && p.method === 'pix' && p.status === 'expired') return showPixExpired(v);
   if (p && p.status === 'pending') {
     // A card payment still being processed (a reload while paying): wait for it.
     setBusy(true);
@@ -288,7 +290,7 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
   const amount = money(v.amount, v.currency, locale);
   const number = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'cc-number', required: true, spellcheck: 'false', placeholder: '0000 0000 0000 0000' });
   const brand = h('span', { class: 'brand', 'data-brand': 'unknown' });
-  const expiry = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'cc-exp', required: true, placeholder: 'MM/AA', maxlength: 5 });
+  const expiry = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'cc-exp', required: true, placeholder: t.expiryPlaceholder, maxlength: 5 });
   const cvc = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'cc-csc', required: true, maxlength: 4 });
   const holder = h('input', { type: 'text', autocomplete: 'cc-name', required: true, spellcheck: 'false' });
   holder.value = holderName;
@@ -360,7 +362,7 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
     setBusy(true);
     say(t.processing);
     try {
-      const token = await api.token(v.publishableKey, { number: digits, expMonth: exp!.month, expYear: exp!.year, cvc: cvc.value, holderName: holder.value.trim() });
+      const token = await api.token(secret, { number: digits, expMonth: exp!.month, expYear: exp!.year, cvc: cvc.value, holderName: holder.value.trim() });
       const next = await api.pay(sessionId, secret, { method: 'credit_card', cardToken: token.id, ...(installments ? { installments: Number(installments.value) } : {}) });
       view = next;
       if (next.payment?.status === 'pending' && next.status === 'open') {
@@ -380,8 +382,11 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
 
 // ---------------------------------------------------------------------------------------------
 // Pix.
-function pixStart(_v: SessionView): HTMLElement {
-  const button = h('button', { type: 'button', class: 'pay' }, t.pixStart);
+// The button that asks the service for a Pix (a first one, or a new one after one expired), and
+// the line that says why it failed, if it does.
+function pixButton(label: string): { button: HTMLButtonElement; notice: HTMLElement } {
+  const button = h('button', { type: 'button', class: 'pay' }, label);
+  const notice = h('p', { class: 'notice' });
   let starting = false;
   button.addEventListener('click', detached(async () => {
     if (starting) return;
@@ -398,8 +403,37 @@ function pixStart(_v: SessionView): HTMLElement {
       say(notice.textContent);
     }
   }));
-  const notice = h('p', { class: 'notice' });
+  return { button, notice };
+}
+
+function pixStart(_v: SessionView): HTMLElement {
+  const { button, notice } = pixButton(t.pixStart);
   return h('div', { class: 'pix-start' }, h('p', {}, t.pixIntro), notice, button);
+}
+
+// The Pix expired unpaid while the session is still open: announced (the status line is the
+// aria-live region), with a button for a new code, and the way back to the other method if the
+// session offers one.
+function showPixExpired(v: SessionView): void {
+  stopTimers();
+  setBusy(false);
+  const { button, notice } = pixButton(t.pixRenew);
+  const other = v.methods.length > 1
+    ? h('button', { type: 'button', class: 'secondary', onclick: () => {
+      chosen = v.methods.find((m) => m !== 'pix') ?? null;
+      say('');
+      showForm(v);
+    } }, t.otherMethod)
+    : null;
+  draw(h('section', { class: 'result pix-expired' },
+    h('h2', { tabindex: -1 }, t.pixExpiredTitle),
+    h('p', {}, t.pixExpiredBody),
+    notice,
+    button,
+    other,
+  ), cancelLink(v));
+  say(t.pixExpiredTitle);
+  focusHeading();
 }
 
 function remaining(ms: number): string {

@@ -16,7 +16,11 @@ import { ENGINES, eventually, signup, startApp, type Keys, type TestApp } from '
 import { createDemoServer } from '../../../examples/checkout-demo/server.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH): checkout browser test skipped`;
+const MISSING = existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+// In CI a missing browser fails the run: a suite that skips there proves nothing and says so
+// nowhere anyone looks. On a developer's machine it is skipped, with a warning.
+if (MISSING && process.env.CI) throw new Error(`${MISSING}: the checkout browser test cannot run, and CI must run it`);
+const SKIP = MISSING ? `${MISSING}: checkout browser test skipped` : false;
 if (SKIP) console.warn(SKIP);
 // Screenshots go to docs/images when UPDATE_SCREENSHOTS=1 (npm run screenshots), to a scratch
 // folder otherwise, so a test run leaves the tree as it was.
@@ -445,6 +449,7 @@ for (const engine of ENGINES) {
       assert.ok(await page.getByRole('link', { name: 'Cancel and go back to the store' }).isVisible());
       await axe(page, 'card (English, 360 px)');
       await shot(page, 'mobile');
+      assert.equal(await page.getByLabel('Expiry (MM/YY)').getAttribute('placeholder'), 'MM/YY');
       await page.getByLabel('Card number').fill('4242424242424242');
       await page.getByLabel('Expiry (MM/YY)').fill('12/34');
       await page.getByLabel('Security code (CVC)').fill('123');
@@ -455,6 +460,96 @@ for (const engine of ENGINES) {
       await page.waitForURL((u) => u.origin === shopOrigin && u.searchParams.get('paid') === '1');
       const session = (await call('GET', `/v1/checkout/sessions/${s.id}`)).body;
       assert.equal(session.status, 'complete');
+    });
+
+    test('redirect mode: "Cancelar e voltar à loja" goes to cancelUrl, and nothing is paid', async () => {
+      const k = await signup(t, 'Loja Desistência');
+      const s = await createSession({ successUrl: `${shopOrigin}/?paid=1`, cancelUrl: `${shopOrigin}/?canceled=1` }, k);
+      await fresh();
+      await open(s, { mode: 'redirect' });
+      await page.waitForURL((u) => u.origin === api);
+      await page.getByLabel('Número do cartão').waitFor();
+      assert.equal(await page.getByLabel('Validade (MM/AA)').getAttribute('placeholder'), 'MM/AA');
+      await page.getByRole('link', { name: 'Cancelar e voltar à loja' }).click();
+      await page.waitForURL((u) => u.origin === shopOrigin && u.searchParams.get('canceled') === '1');
+      assert.equal((await call('GET', `/v1/checkout/sessions/${s.id}`, undefined, k.secretKey)).body.status, 'open');
+      assert.deepEqual(await payments(k), []);
+    });
+
+    test('the modal at 360 px wide: on the screen, no sideways scrolling, axe clean', async () => {
+      const s = await createSession({ installments: 3 });
+      await fresh(360, 740);
+      await open(s);
+      await loaded();
+      const f = await checkoutFrame();
+      await frame().getByLabel('Número do cartão').waitFor();
+      // (No function declared inside: tsx would wrap it in a helper the page lacks.)
+      const fits = await page.evaluate(() => [document.querySelector('[role="dialog"] iframe')?.parentElement, document.querySelector('[role="dialog"] button')]
+        .map((el) => el!.getBoundingClientRect()).map((r) => r.width > 0 && r.left >= 0 && r.right <= window.innerWidth)
+        .concat(document.documentElement.scrollWidth <= window.innerWidth));
+      assert.deepEqual(fits, [true, true, true], 'the dialog and its close button within 360 px, the shop not wider');
+      assert.ok(await f.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), 'no sideways scrolling in the page');
+      assert.ok(await frame().getByRole('button', { name: /^Pagar/ }).evaluate((b) => b.getBoundingClientRect().right <= document.documentElement.clientWidth), 'the pay button fits');
+      await axe(f, 'card in the modal at 360 px');
+      // The shop's side with the dialog open (the frame's inside is checked just above).
+      await page.evaluate(AXE);
+      const violations = await page.evaluate(async () => {
+        const result = await (window as unknown as { axe: { run: (ctx: object, opts: object) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run({ exclude: [['iframe']] }, { resultTypes: ['violations'], iframes: false });
+        return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      });
+      assert.deepEqual(violations, [], 'axe on the shop with the modal open at 360 px');
+      await shot(page, 'modal-mobile');
+    });
+
+    test('a Pix that expires before its session: "Pix expirou — gere um novo código", announced, and a new code (pt-BR, then English)', async () => {
+      const s = await createSession({ methods: ['pix', 'credit_card'], expiresInSeconds: 1800 });
+      const pixOf = async () => (await call('GET', `/v1/checkout/sessions/${s.id}`)).body.paymentId as string;
+      // The Pix's time comes before the session's, as with a configured Pix expiry shorter than
+      // the session (moved, not waited for): its expiry job runs now.
+      const expirePix = async (paymentId: string) => {
+        const past = Date.now() - 1000;
+        await t.store.write(async (tx) => {
+          await tx.updateTable('payments').set({ expires_at: new Date(past).toISOString() }).where('id', '=', paymentId).execute();
+          await tx.updateTable('jobs').set({ run_at_ms: past }).where('type', '=', 'payment.expire').where('payload', 'like', `%${paymentId}%`).execute();
+        });
+        t.worker.kick();
+      };
+      await fresh();
+      await open(s);
+      await loaded();
+      await frame().getByRole('button', { name: 'Gerar código Pix' }).click();
+      await frame().getByRole('img', { name: 'QR Code Pix para pagamento' }).waitFor();
+      const firstCode = await frame().getByLabel('Pix copia e cola').inputValue();
+      const first = await pixOf();
+      await expirePix(first);
+      await frame().getByRole('heading', { name: 'Pix expirou — gere um novo código' }).waitFor();
+      const f = await checkoutFrame();
+      assert.equal(await frame().locator('#status').textContent(), 'Pix expirou — gere um novo código', 'announced in the aria-live region');
+      assert.equal(await f.evaluate(() => document.activeElement?.textContent), 'Pix expirou — gere um novo código', 'focus on the new state');
+      assert.equal((await call('GET', `/v1/payments/${first}`)).body.status, 'expired');
+      await axe(f, 'Pix expired');
+      await shot(page, 'pix-expired');
+      await frame().getByRole('button', { name: 'Gerar novo código Pix' }).click();
+      await frame().getByRole('img', { name: 'QR Code Pix para pagamento' }).waitFor();
+      assert.notEqual(await frame().getByLabel('Pix copia e cola').inputValue(), firstCode, 'a new code');
+      const second = await pixOf();
+      assert.notEqual(second, first);
+      assert.equal((await call('GET', `/v1/payments/${second}`)).body.status, 'pending');
+
+      // In English, after closing and reopening: the same, in its words.
+      await page.locator('[role="dialog"] button[aria-label="Fechar"]').click();
+      await page.locator('[role="dialog"]').waitFor({ state: 'detached' });
+      await open(s, { locale: 'en' });
+      await loaded();
+      await frame().getByRole('img', { name: 'Pix QR code for the payment' }).waitFor();
+      await expirePix(second);
+      await frame().getByRole('heading', { name: 'Pix expired — get a new code' }).waitFor();
+      assert.equal(await frame().locator('#status').textContent(), 'Pix expired — get a new code');
+      await frame().getByRole('button', { name: 'Get a new Pix code' }).waitFor();
+      // The session offers a card too: the buyer may go back to it.
+      await frame().getByRole('button', { name: 'Choose another payment method' }).click();
+      await frame().getByLabel('Card number').waitFor();
+      assert.equal((await call('GET', `/v1/checkout/sessions/${s.id}`)).body.status, 'open');
     });
   });
 }

@@ -7,6 +7,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { sql } from 'kysely';
 import { ENGINES, startApp, signup, auth, eventually, adminSession, testDatabase, TEST_CONFIG, type TestApp, type Keys } from './helpers.js';
 import { loadConfig } from '../src/config.js';
 import { Store } from '../src/store/index.js';
@@ -40,7 +41,8 @@ for (const engine of ENGINES) {
     const create = (body: object = { amount: 1050 }, keys = k) => ok('POST', '/v1/checkout/sessions', sk(keys), body);
     const view = (s: Json) => ok('GET', `/v1/checkout/sessions/${s.id}/client`, page(s.clientSecret));
     const pay = (s: Json, body: object) => call('POST', `/v1/checkout/sessions/${s.id}/client/pay`, page(s.clientSecret, randomUUID()), body);
-    const cardToken = async (pk: string, number: string) => (await ok('POST', '/v1/tokens', auth(pk), { card: { number, expMonth: 12, expYear: 2099, cvc: '123' } })).id as string;
+    // As the hosted page does: with the session's client secret.
+    const cardToken = async (secret: string, number: string) => (await ok('POST', '/v1/tokens', auth(secret), { card: { number, expMonth: 12, expYear: 2099, cvc: '123' } })).id as string;
     const settled = (s: Json) => eventually(async () => {
       const v = await view(s);
       return v.payment && v.payment.status !== 'pending' ? v : null;
@@ -102,10 +104,9 @@ for (const engine of ENGINES) {
       assert.equal(v.merchantName, 'Loja Checkout');
       assert.equal(v.amount, 1050);
       assert.equal(v.payment, null);
-      assert.match(v.publishableKey, /^pk_test_/);
-      assert.equal('clientSecret' in v || 'metadata' in v, false);
-      // The view's publishable key tokenizes cards.
-      assert.match(await cardToken(v.publishableKey, '4242424242424242'), /^tok_/);
+      // No secret, no metadata, and no key of the merchant's: the page tokenizes with its secret.
+      assert.equal('clientSecret' in v || 'metadata' in v || 'publishableKey' in v, false);
+      assert.match(await cardToken(s.clientSecret, '4242424242424242'), /^tok_/);
       const url = `/v1/checkout/sessions/${s.id}/client`;
       for (const [headers, status, code] of [
         [{}, 401, 'AUTHENTICATION_REQUIRED'],
@@ -133,15 +134,14 @@ for (const engine of ENGINES) {
 
     test('a declined card is replaced by an approved one in the same session: one approved payment', async () => {
       const s = await create({ amount: 3333 });
-      const v = await view(s);
-      const declined = await pay(s, { method: 'credit_card', cardToken: await cardToken(v.publishableKey, '4000000000000002') });
+      const declined = await pay(s, { method: 'credit_card', cardToken: await cardToken(s.clientSecret, '4000000000000002') });
       assert.equal(declined.statusCode, 200, declined.body);
       assert.equal(declined.json().payment.status, 'pending');
       const first = await settled(s);
       assert.equal(first.payment.status, 'declined');
       assert.ok(first.payment.failureMessage);
       assert.equal(first.status, 'open');
-      const approved = await pay(s, { method: 'credit_card', cardToken: await cardToken(v.publishableKey, '4242424242424242') });
+      const approved = await pay(s, { method: 'credit_card', cardToken: await cardToken(s.clientSecret, '4242424242424242') });
       assert.equal(approved.statusCode, 200, approved.body);
       const second = await settled(s);
       assert.equal(second.payment.status, 'approved');
@@ -322,41 +322,203 @@ for (const engine of ENGINES) {
         server.close();
       }
     });
+
+    test('checkout_session.expired is delivered as a signed webhook', async () => {
+      const hits: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+      const server = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          hits.push({ headers: req.headers, body });
+          res.end('ok');
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const keys = await signup(t, 'Webhook expiry');
+        const endpoint = await ok('POST', '/v1/webhook-endpoints', sk(keys), { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ['checkout_session.expired'] });
+        const s = await create({ amount: 4300 }, keys);
+        const pix = (await pay(s, { method: 'pix' })).json().payment;
+        await ok('POST', `/v1/checkout/sessions/${s.id}/expire`, sk(keys));
+        const hit = await eventually(async () => hits[0], 'the webhook');
+        const event = new Webhook(endpoint.secret).verify(hit.body, hit.headers as Record<string, string>) as Json;
+        assert.equal(event.type, 'checkout_session.expired');
+        assert.equal(event.data.object.id, s.id);
+        assert.equal(event.data.object.status, 'expired');
+        assert.ok(event.data.object.expiredAt);
+        assert.equal(event.data.object.paymentId, pix.id);
+        assert.equal(event.data.object.clientSecret, null);
+        assert.doesNotMatch(hit.body, /_secret_/);
+        assert.throws(() => new Webhook(endpoint.secret).verify(hit.body.replace('"expired"', '"complete"'), hit.headers as Record<string, string>), 'a changed body does not verify');
+      } finally {
+        server.close();
+      }
+    });
+
+    // No request can make these transactions fail halfway on its own (every guard is checked
+    // before anything is written), so the store is made to refuse the session's event row: a
+    // trigger on the events table, for this session only. The change and its event go together
+    // or not at all.
+    const refuseEvents = async (sessionId: string, type: string) => {
+      const name = `refuse_${sessionId}`;
+      const when = `new.type = '${type}' and new.data like '%${sessionId}%'`;
+      if (engine === 'sqlite') {
+        await sql.raw(`create trigger ${name} before insert on events when ${when} begin select raise(abort, 'refused by the test'); end`).execute(t.store.db);
+        return () => sql.raw(`drop trigger ${name}`).execute(t.store.db);
+      }
+      await sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin if ${when} then raise exception 'refused by the test'; end if; return new; end $$`).execute(t.store.db);
+      await sql.raw(`create trigger ${name} before insert on events for each row execute function ${name}()`).execute(t.store.db);
+      return async () => {
+        await sql.raw(`drop trigger ${name} on events`).execute(t.store.db);
+        await sql.raw(`drop function ${name}()`).execute(t.store.db);
+      };
+    };
+    const eventsOf = async (id: string) => (await ok('GET', '/v1/events?limit=100', sk())).data.filter((e: Json) => e.data.object.id === id).map((e: Json) => e.type as string).sort();
+
+    test('a failed expiry leaves neither the session\'s change nor its event (nor its Pix\'s)', async () => {
+      const s = await create();
+      const pix = (await pay(s, { method: 'pix' })).json().payment;
+      const allow = await refuseEvents(s.id, 'checkout_session.expired');
+      try {
+        const failed = await call('POST', `/v1/checkout/sessions/${s.id}/expire`, sk());
+        assert.equal(failed.statusCode, 500, failed.body);
+        assert.equal(failed.json().error.code, 'INTERNAL_ERROR');
+      } finally {
+        await allow();
+      }
+      assert.equal((await ok('GET', `/v1/checkout/sessions/${s.id}`, sk())).status, 'open');
+      assert.equal((await ok('GET', `/v1/payments/${pix.id}`, sk())).status, 'pending', 'the Pix expired with the session, so it did not');
+      assert.deepEqual(await eventsOf(s.id), []);
+      assert.deepEqual(await eventsOf(pix.id), ['payment.created']);
+      // Allowed again: all of it, once.
+      assert.equal((await ok('POST', `/v1/checkout/sessions/${s.id}/expire`, sk())).status, 'expired');
+      assert.equal((await ok('GET', `/v1/payments/${pix.id}`, sk())).status, 'expired');
+      assert.deepEqual(await eventsOf(s.id), ['checkout_session.expired']);
+      assert.deepEqual(await eventsOf(pix.id), ['payment.created', 'payment.expired']);
+    });
+
+    test('a failed approval leaves neither the session complete nor its event (nor the payment approved)', async () => {
+      const s = await create({ amount: 1234, methods: ['pix'] });
+      const pix = (await pay(s, { method: 'pix' })).json().payment;
+      const allow = await refuseEvents(s.id, 'checkout_session.completed');
+      try {
+        const failed = await call('POST', `/v1/sandbox/payments/${pix.id}/pay`, sk());
+        assert.equal(failed.statusCode, 500, failed.body);
+      } finally {
+        await allow();
+      }
+      const session = await ok('GET', `/v1/checkout/sessions/${s.id}`, sk());
+      assert.deepEqual([session.status, session.completedAt], ['open', null]);
+      assert.equal((await ok('GET', `/v1/payments/${pix.id}`, sk())).status, 'pending');
+      assert.deepEqual(await eventsOf(s.id), []);
+      assert.deepEqual(await eventsOf(pix.id), ['payment.created']);
+      await ok('POST', `/v1/sandbox/payments/${pix.id}/pay`, sk());
+      assert.equal((await ok('GET', `/v1/checkout/sessions/${s.id}`, sk())).status, 'complete');
+      assert.deepEqual(await eventsOf(s.id), ['checkout_session.completed']);
+      assert.deepEqual(await eventsOf(pix.id), ['payment.approved', 'payment.created']);
+    });
+
+    test('expiry while a card payment is being confirmed: expire answers 409, the expiry job looks again later, the card\'s answer decides', async () => {
+      // The sandbox's lost answer (tok_provider_timeout): its first call charges and times out,
+      // and its retry comes an hour later on this instance, so the card payment stays pending
+      // (being confirmed) for as long as the test needs, then is approved when its job is run.
+      const slow = await startApp(engine, { providerRetryBaseMs: 3_600_000 });
+      try {
+        const keys = await signup(slow, 'Cartao demorado');
+        const req = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) => slow.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+        const read = async (url: string) => {
+          const res = await req('GET', url, sk(keys));
+          assert.equal(res.statusCode, 200, res.body);
+          return res.json<Json>();
+        };
+        const s = (await req('POST', '/v1/checkout/sessions', sk(keys), { amount: 2500 })).json<Json>();
+        const paid = await req('POST', `/v1/checkout/sessions/${s.id}/client/pay`, page(s.clientSecret, randomUUID()), { method: 'credit_card', cardToken: 'tok_provider_timeout' });
+        assert.equal(paid.statusCode, 200, paid.body);
+        const paymentId = paid.json().payment.id as string;
+        const confirmJob = () => slow.store.db.selectFrom('jobs').selectAll().where('type', '=', 'payment.confirm').where('payload', 'like', `%${paymentId}%`).executeTakeFirst();
+        const expiryJob = () => slow.store.db.selectFrom('jobs').selectAll().where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).executeTakeFirst();
+        // The first call has been made and its retry put off: the payment is being confirmed.
+        await eventually(async () => (await confirmJob())?.last_error, 'the first provider call');
+        assert.equal((await read(`/v1/payments/${paymentId}`)).status, 'pending');
+
+        const refused = await req('POST', `/v1/checkout/sessions/${s.id}/expire`, sk(keys));
+        assert.equal(refused.statusCode, 409, refused.body);
+        assert.equal(refused.json().error.code, 'INVALID_STATE');
+        assert.match(refused.json().error.message, /being confirmed/);
+        assert.equal((await read(`/v1/checkout/sessions/${s.id}`)).status, 'open');
+
+        // The session's time comes (moved, not waited for): its job finds the card in flight and
+        // looks again later instead of expiring the session under it.
+        const past = Date.now() - 1000;
+        await slow.store.write(async (tx) => {
+          await tx.updateTable('checkout_sessions').set({ expires_at_ms: past, expires_at: new Date(past).toISOString() }).where('id', '=', s.id).execute();
+          await tx.updateTable('jobs').set({ run_at_ms: past }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute();
+        });
+        slow.worker.kick();
+        const waiting = await eventually(async () => {
+          const job = await expiryJob();
+          return job?.last_error ? job : undefined;
+        }, 'the expiry job to look');
+        assert.equal(waiting.last_error, 'a card payment is being confirmed');
+        assert.ok(Number(waiting.run_at_ms) > past, 'rescheduled, not done');
+        // Past its time, yet open while its card is being confirmed (a read does not expire it either).
+        const meanwhile = await read(`/v1/checkout/sessions/${s.id}`);
+        assert.deepEqual([meanwhile.status, meanwhile.expiredAt], ['open', null]);
+        assert.equal((await read(`/v1/payments/${paymentId}`)).status, 'pending');
+
+        // The card's answer comes: approved, and the session complete, not expired.
+        await slow.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: Date.now() }).where('type', '=', 'payment.confirm').where('payload', 'like', `%${paymentId}%`).execute());
+        slow.worker.kick();
+        await eventually(async () => (await read(`/v1/payments/${paymentId}`)).status === 'approved', 'the card\'s approval');
+        // The expiry job's next look finds it complete and is done.
+        await slow.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: Date.now() }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute());
+        slow.worker.kick();
+        await eventually(async () => (await expiryJob()) === undefined, 'the expiry job to finish');
+        const session = await read(`/v1/checkout/sessions/${s.id}`);
+        assert.deepEqual([session.status, session.paymentId, session.expiredAt], ['complete', paymentId, null]);
+        const events = (await read('/v1/events?limit=100')).data.filter((e: Json) => e.data.object.id === s.id).map((e: Json) => e.type);
+        assert.deepEqual(events, ['checkout_session.completed']);
+      } finally {
+        await slow.teardown();
+      }
+    });
   });
 }
 
 for (const engine of ENGINES) {
-  test(`migration 0006: accounts and keys made before it get a readable publishable key for their first checkout (${engine})`, async () => {
+  test(`migration 0008: the readable copies of publishable keys that 0006 kept are wiped; the keys still work, by their hash (${engine})`, async () => {
     const db = await testDatabase(engine);
-    // An instance on the schema before checkout: its sign-up keeps only hashes.
+    // An instance on the schema before 0008, whose sign-up kept each pk_ readable beside its hash.
     const store = Store.open({ url: db.url });
-    await store.migrate('0005_payout_bank_account');
+    await store.migrate('0007_payments_pending');
     const { hashKey } = await import('../src/modules/accounts/service.js');
     const { newId } = await import('../src/domain/ids.js');
-    // An account and its keys as that schema had them (today's code writes today's columns).
     const id = newId('account');
     const now = new Date().toISOString();
     const sk = `sk_test_${'a'.repeat(32)}`;
+    const pk = `pk_test_${'b'.repeat(32)}`;
     await store.write(async (tx) => {
       await tx.insertInto('accounts').values({ id, name: 'Antiga', email: null, live_enabled: 0, settings: '{}', created_at: now }).execute();
-      await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'secret', key_hash: hashKey(sk), display: 'sk_test_…aaaa', created_at: now, revoked_at: null } as never).execute();
-      await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'publishable', key_hash: hashKey(`pk_test_${'b'.repeat(32)}`), display: 'pk_test_…bbbb', created_at: now, revoked_at: null } as never).execute();
+      await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'secret', key_hash: hashKey(sk), display: 'sk_test_…aaaa', created_at: now, revoked_at: null, publishable_key: null }).execute();
+      await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'publishable', key_hash: hashKey(pk), display: 'pk_test_…bbbb', created_at: now, revoked_at: null, publishable_key: pk }).execute();
     });
-    const old = { account: { id }, keys: { secretKey: { key: sk } } };
-    assert.deepEqual(await store.migrate('0006_checkout'), ['0006_checkout']);
+    assert.deepEqual(await store.migrate('0008_publishable_keys_hashed_only'), ['0008_publishable_keys_hashed_only']);
+    const stored = await store.db.selectFrom('api_keys').selectAll().where('account_id', '=', id).execute();
+    assert.equal(stored.length, 2);
+    assert.ok(!JSON.stringify(stored).includes(pk) && !JSON.stringify(stored).includes(sk), 'only hashes are left');
     await store.close();
     const t = await startApp(engine, {}, { db });
     try {
-      const account = await t.store.db.selectFrom('accounts').select('embed_origins').where('id', '=', old.account.id).executeTakeFirstOrThrow();
-      assert.equal(account.embed_origins, null);
-      const s = (await t.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(old.keys.secretKey.key), payload: { amount: 100 } })).json();
-      const v = (await t.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}/client`, headers: { authorization: `Bearer ${s.clientSecret}` } })).json();
-      assert.match(v.publishableKey, /^pk_test_/);
-      assert.notEqual(v.publishableKey, `pk_test_${'b'.repeat(32)}`);
-      assert.equal((await t.app.inject({ method: 'POST', url: '/v1/tokens', headers: auth(v.publishableKey), payload: { card: { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123' } } })).statusCode, 200);
-      // One key made, kept: a second session uses it.
-      const s2 = (await t.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(old.keys.secretKey.key), payload: { amount: 100 } })).json();
-      assert.equal((await t.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s2.id}/client`, headers: { authorization: `Bearer ${s2.clientSecret}` } })).json().publishableKey, v.publishableKey);
+      const card = { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123' };
+      // The merchant's own pages tokenize with the pk_ as before.
+      assert.equal((await t.app.inject({ method: 'POST', url: '/v1/tokens', headers: auth(pk), payload: { card } })).statusCode, 200);
+      // Its hosted checkout needs no key: the page tokenizes with the session's client secret.
+      const s = (await t.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(sk), payload: { amount: 100 } })).json();
+      const v = (await t.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}/client`, headers: auth(s.clientSecret) })).json();
+      assert.equal('publishableKey' in v, false);
+      assert.equal((await t.app.inject({ method: 'POST', url: '/v1/tokens', headers: auth(s.clientSecret), payload: { card } })).statusCode, 200);
+      const after = await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', id).execute();
+      assert.equal(after.length, 2, 'a checkout makes no key');
     } finally {
       await t.teardown();
       await db.drop();
@@ -483,8 +645,8 @@ describe('checkout: no client secret and no card number in the logs', () => {
       const keys = signupRes.json().keys;
       const s = (await built.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(keys.secretKey.key), payload: { amount: 500 } })).json();
       const secret = s.clientSecret as string;
-      const v = (await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}/client`, headers: { authorization: `Bearer ${secret}` } })).json();
-      const tok = (await built.app.inject({ method: 'POST', url: '/v1/tokens', headers: auth(v.publishableKey), payload: { card: { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123' } } })).json();
+      await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}/client`, headers: { authorization: `Bearer ${secret}` } });
+      const tok = (await built.app.inject({ method: 'POST', url: '/v1/tokens', headers: { authorization: `Bearer ${secret}` }, payload: { card: { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123' } } })).json();
       await built.app.inject({ method: 'POST', url: `/v1/checkout/sessions/${s.id}/client/pay`, headers: { authorization: `Bearer ${secret}`, 'idempotency-key': randomUUID() }, payload: { method: 'credit_card', cardToken: tok.id } });
       // Pasted where it does not belong: a path.
       await built.app.inject({ method: 'GET', url: `/v1/nowhere/${secret}` });

@@ -78,6 +78,44 @@ for (const engine of ENGINES) {
       assert.equal(other.headers['access-control-allow-origin'], undefined, 'secret-key routes are not for browsers');
     });
 
+    test("an open checkout session's client secret tokenizes (the hosted page): the token is the session's account's, in its mode", async () => {
+      const session = async (keys = k) => (await t.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: auth(keys.secretKey), payload: { amount: 990, methods: ['credit_card'] } })).json();
+      const s = await session();
+      const res = await tokenize(card, s.clientSecret);
+      assert.equal(res.statusCode, 200, res.body);
+      const tok = res.json();
+      assert.equal(tok.livemode, false);
+      const row = await t.store.db.selectFrom('card_tokens').select(['account_id', 'livemode']).where('id', '=', tok.id).executeTakeFirstOrThrow();
+      assert.deepEqual(row, { account_id: k.accountId, livemode: 0 });
+      // The merchant's own key may use it; another account may not.
+      const other = await signup(t, 'Outra');
+      const foreign = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(other.secretKey), payload: { amountInCents: 100, method: 'credit_card', cardToken: tok.id } });
+      assert.equal(foreign.statusCode, 400, foreign.body);
+      // Pays its session.
+      const paid = await t.app.inject({ method: 'POST', url: `/v1/checkout/sessions/${s.id}/client/pay`, headers: auth(s.clientSecret, { 'idempotency-key': 'pay-1' }), payload: { method: 'credit_card', cardToken: tok.id } });
+      assert.equal(paid.statusCode, 200, paid.body);
+
+      // Refused: a made-up secret of a real session, a secret of no session (401); the secret of
+      // a session that is no longer open (403); and the secret anywhere a key is needed.
+      for (const [secret, status, code] of [
+        [`${s.id}_secret_${'x'.repeat(40)}`, 401, 'INVALID_API_KEY'],
+        [`cs_${'0'.repeat(26)}_secret_${'x'.repeat(40)}`, 401, 'INVALID_API_KEY'],
+      ] as const) {
+        const r = await tokenize(card, secret);
+        assert.equal(r.statusCode, status, r.body);
+        assert.equal(r.json().error.code, code);
+      }
+      const expired = await session();
+      assert.equal((await t.app.inject({ method: 'POST', url: `/v1/checkout/sessions/${expired.id}/expire`, headers: auth(k.secretKey) })).statusCode, 200);
+      const closed = await tokenize(card, expired.clientSecret);
+      assert.equal(closed.statusCode, 403, closed.body);
+      assert.equal(closed.json().error.code, 'PERMISSION_DENIED');
+      assert.doesNotMatch(closed.body, /_secret_/);
+      const fresh = await session();
+      const elsewhere = await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(fresh.clientSecret) });
+      assert.equal(elsewhere.statusCode, 401, 'not an API key');
+    });
+
     test('a secret key also tokenizes (server side); no key is 401', async () => {
       assert.equal((await tokenize(card, k.secretKey)).statusCode, 200);
       assert.equal((await t.app.inject({ method: 'POST', url: '/v1/tokens', payload: { card } })).statusCode, 401);

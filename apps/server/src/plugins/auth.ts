@@ -12,8 +12,9 @@ export const CLIENT_SECRET = /^(cs_[0-9a-z]{26})_secret_[0-9A-Za-z]{32,64}$/;
 declare module 'fastify' {
   interface FastifyContextConfig {
     // Which key the route takes: 'secret' (default under /v1), 'publishable' (browser routes,
-    // which also take a secret key), 'checkout' (the hosted page's own calls: only the client
-    // secret of the session named in the path), or 'none'.
+    // which also take a secret key, and an open checkout session's client secret: the hosted
+    // page tokenizes its buyer's card with it), 'checkout' (the hosted page's own calls: only the
+    // client secret of the session named in the path), or 'none'.
     auth?: AuthMode;
   }
   interface FastifyRequest {
@@ -64,7 +65,11 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode, cache: K
   if (!header) throw new ApiError('AUTHENTICATION_REQUIRED', 'Send your API key as "Authorization: Bearer sk_test_...".');
   const token = bearerToken(header);
   if (token === null) throw new ApiError('AUTHENTICATION_REQUIRED', 'The Authorization header must be "Bearer <API key>".');
-  if (mode === 'checkout') return checkoutSecret(req, token, cache.store);
+  if (mode === 'checkout') return checkoutSecret(token, cache.store, { sessionId: (req.params as { id?: string } | undefined)?.id ?? null, openOnly: false });
+  // The hosted page tokenizes its buyer's card (POST /v1/tokens) with its session's client
+  // secret, never with a merchant key: the page is handed no key at all.
+  const pageSecret = mode === 'publishable' ? CLIENT_SECRET.exec(token) : null;
+  if (pageSecret) return checkoutSecret(token, cache.store, { sessionId: pageSecret[1], openOnly: true });
   const prefix = parseKeyPrefix(token);
   // Never echo the key: a pasted live key in an error message ends up in someone's logs.
   if (!prefix) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
@@ -81,20 +86,25 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode, cache: K
 
 // The hosted page is authorized by its session's client secret, and by nothing else: merchant
 // keys are refused (a page never holds one), and so is another session's secret. Nothing of
-// the secret is ever echoed.
-async function checkoutSecret(req: FastifyRequest, secret: string, store: Store): Promise<AuthRecord> {
+// the secret is ever echoed. `sessionId`: the session the route names (the path's id), which the
+// secret must be of. `openOnly`: only while the session can still be paid (tokenizing a card for
+// a finished session is of no use to anyone, and a leaked old secret then makes no tokens).
+async function checkoutSecret(secret: string, store: Store, options: { sessionId: string | null; openOnly: boolean }): Promise<AuthRecord> {
   if (parseKeyPrefix(secret)) {
     throw new ApiError('PERMISSION_DENIED', 'The checkout page API only takes the session\'s client secret, never an API key.');
   }
   const m = CLIENT_SECRET.exec(secret);
-  const sessionId = (req.params as { id?: string } | undefined)?.id;
+  const { sessionId } = options;
   const invalid = () => new ApiError('INVALID_API_KEY', 'The client secret is not valid for this checkout session.');
   if (!m || !sessionId || m[1] !== sessionId) throw invalid();
   const row = await store.db.selectFrom('checkout_sessions')
     .innerJoin('accounts', 'accounts.id', 'checkout_sessions.account_id')
-    .select(['checkout_sessions.account_id as accountId', 'checkout_sessions.livemode', 'checkout_sessions.client_secret', 'accounts.live_enabled'])
+    .select(['checkout_sessions.account_id as accountId', 'checkout_sessions.livemode', 'checkout_sessions.client_secret', 'checkout_sessions.status', 'checkout_sessions.expires_at_ms', 'accounts.live_enabled'])
     .where('checkout_sessions.id', '=', sessionId).executeTakeFirst();
   if (!row || !sameSecret(row.client_secret, secret)) throw invalid();
+  if (options.openOnly && (row.status !== 'open' || row.expires_at_ms <= Date.now())) {
+    throw new ApiError('PERMISSION_DENIED', 'This checkout session is no longer open: its client secret makes no more card tokens.');
+  }
   return { keyId: `checkout:${sessionId}`, accountId: row.accountId, livemode: row.livemode === 1, kind: 'checkout', liveEnabled: row.live_enabled === 1, checkoutSessionId: sessionId };
 }
 

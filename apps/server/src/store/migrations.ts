@@ -376,6 +376,15 @@ const migrations: Record<string, Migration> = {
         .where(sql.ref('status'), '=', sql.lit('pending')).execute();
     },
   },
+  // Keys are stored hashed, publishable ones too (issue 15): the hosted checkout page tokenizes
+  // with its session's client secret, so nothing needs a readable pk_ any more. The copies 0006
+  // kept are wiped. The column stays, always null from now on: dropping it would break any
+  // instance still running the code that wrote it during a rolling upgrade.
+  '0008_publishable_keys_hashed_only': {
+    async up(db: Kysely<any>) {
+      await db.updateTable('api_keys').set({ publishable_key: null }).where('publishable_key', 'is not', null).execute();
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

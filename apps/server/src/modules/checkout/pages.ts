@@ -2,10 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { Store } from '../../store/index.js';
 import { ApiError } from '../../errors.js';
 import { loadDist, type Asset } from '../backoffice.js';
 import { effectiveEmbedOrigins, frameAncestors } from '../../domain/embed-origins.js';
+import { typed } from '../../http/typed.js';
 
 // The hosted checkout page (apps/checkout-page, its build in dist/) and the script-tag build of
 // the browser library (packages/checkout), served by the instance itself so the buyer's browser
@@ -33,7 +35,11 @@ export function checkoutPageCsp(ancestors: string): string {
 
 const SESSION_ID = /^cs_[0-9a-z]{26}$/;
 
-export function checkoutPageRoutes(app: FastifyInstance, store: Store, options: { pageDir?: string | null; scriptFile?: string | null } = {}): void {
+// Any id: one that names no session gets the page, which says so.
+const PageParams = Type.Object({ id: Type.String() });
+
+export function checkoutPageRoutes(appInstance: FastifyInstance, store: Store, options: { pageDir?: string | null; scriptFile?: string | null } = {}): void {
+  const app = typed(appInstance);
   const pageDir = options.pageDir ?? DEFAULT_CHECKOUT_PAGE_DIST;
   const scriptFile = options.scriptFile ?? DEFAULT_CHECKOUT_JS_DIST;
   let page: Map<string, Asset> | null = null;
@@ -58,7 +64,7 @@ export function checkoutPageRoutes(app: FastifyInstance, store: Store, options: 
 
   // The page shell. Its policy lets only the account's embed origins frame it ('none' for an
   // id that names no session: the page then says so, unframed).
-  app.get<{ Params: { id: string } }>('/checkout/:id', { config, schema: { hide: true } }, async (req, reply) => {
+  app.get('/checkout/:id', { config, schema: { hide: true, params: PageParams } }, async (req, reply) => {
     const files = pageFiles();
     const index = files?.get('/index.html');
     if (!index) throw notBuilt('checkout page', 'npm run build -w apps/checkout-page');

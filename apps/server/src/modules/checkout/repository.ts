@@ -5,10 +5,12 @@ import type { Owner } from '../events/service.js';
 import { recordEvent } from '../events/service.js';
 import { notFound } from '../../errors.js';
 import { selectWhere } from '../../store/index.js';
+import { readPayment } from '../payments/repository.js';
 import type { CheckoutMethod, CheckoutSession, CheckoutStatus } from './schemas.js';
 
 // Checkout sessions in the store. Only this file and the service write them. Kept free of the
-// payments service (which calls completeCheckoutSession when it approves a payment).
+// payments service (which calls completeCheckoutSession when it approves a payment); payments
+// are read through the payments repository only.
 
 export type CheckoutSessionRow = Selectable<CheckoutSessionsTable>;
 
@@ -73,7 +75,7 @@ export async function lockCheckoutSession(tx: Tx, engine: Store['engine'], id: s
 export async function lockCheckoutSessionAndPayment(tx: Tx, engine: Store['engine'], id: string): Promise<CheckoutSessionRow | undefined> {
   if (engine === 'sqlite') return lockCheckoutSession(tx, engine, id);
   const peek = await tx.selectFrom('checkout_sessions').select('payment_id').where('id', '=', id).executeTakeFirst();
-  if (peek?.payment_id) await tx.selectFrom('payments').select('id').where('id', '=', peek.payment_id).forUpdate().execute();
+  if (peek?.payment_id) await readPayment(tx, peek.payment_id, { lockOn: engine });
   return lockCheckoutSession(tx, engine, id);
 }
 

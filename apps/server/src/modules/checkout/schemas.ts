@@ -106,19 +106,18 @@ export const CheckoutSessionClientView = Type.Object(
     installments: Type.Integer({ description: 'The most installments the buyer may choose.' }),
     expiresAt: Type.String({ format: 'date-time' }),
     livemode: Type.Boolean(),
-    publishableKey: Type.String({ description: 'The merchant\'s publishable key, to tokenize the card with POST /v1/tokens.' }),
     successUrl: Type.Union([Type.String(), Type.Null()]),
     cancelUrl: Type.Union([Type.String(), Type.Null()]),
     payment: Type.Union([ref('CheckoutSessionClientPayment'), Type.Null()]),
   },
-  { $id: 'CheckoutSessionClientView', additionalProperties: false, description: 'What the hosted page needs of its session: no metadata, no customer, no secret.' },
+  { $id: 'CheckoutSessionClientView', additionalProperties: false, description: 'What the hosted page needs of its session: no metadata, no customer, no secret, no key (the page tokenizes the card with the session\'s own client secret).' },
 );
 export type CheckoutSessionClientView = Static<typeof CheckoutSessionClientView>;
 
 export const CheckoutCardPayRequest = Type.Object(
   {
     method: constant('credit_card'),
-    cardToken: Type.String({ pattern: '^tok_[A-Za-z0-9_]{1,64}$', description: 'A `tok_` made by POST /v1/tokens with the view\'s publishable key.' }),
+    cardToken: Type.String({ pattern: '^tok_[A-Za-z0-9_]{1,64}$', description: 'A `tok_` made by POST /v1/tokens with this session\'s `clientSecret`.' }),
     installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'At most the session\'s `installments` (default 1).' })),
   },
   { $id: 'CheckoutCardPayRequest', additionalProperties: false, examples: [{ method: 'credit_card', cardToken: 'tok_01jc6v8x2a9m3yq0d7b4e5f6g8' }] },

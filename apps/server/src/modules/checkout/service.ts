@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../plugins/idempotency.js';
-import { defer, isUniqueViolation, selectWhere, type Store, type Tx } from '../../store/index.js';
+import { defer, isUniqueViolation, type Store, type Tx } from '../../store/index.js';
 import { ApiError, invalidState } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { paginate } from '../../http/pagination.js';
@@ -7,9 +7,9 @@ import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js'
 import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { qrSvg } from '../../domain/qr.js';
 import type { Owner } from '../events/service.js';
-import { publishableKeyFor, randomBase62, readablePublishableKey } from '../accounts/service.js';
+import { randomBase62 } from '../accounts/service.js';
 import { insertPayment, maskCustomer, moveWithEvent, preparePayment, type PaymentDeps } from '../payments/service.js';
-import type { PaymentRow } from '../payments/repository.js';
+import { readPayment, type PaymentRow } from '../payments/repository.js';
 import type { CreatePaymentBody } from '../payments/schemas.js';
 import {
   CHECKOUT_METHODS, DEFAULT_EXPIRES_IN_SECONDS,
@@ -56,18 +56,16 @@ export async function createCheckoutSession(deps: PaymentDeps, ctx: RequestConte
   };
   return ctx.write(async (tx) => {
     await defer(tx, 'checkout_sessions', [row]);
-    // The page will need the account's publishable key: made now if the account has none
-    // readable, so reading the session never writes.
-    await publishableKeyFor(tx, ctx.accountId, ctx.livemode);
     // The session expires on time even if nobody looks at it.
     await enqueue(tx, JOB_CHECKOUT_EXPIRE, { sessionId: id }, expiresAtMs);
     return toCheckoutSession(row);
   });
 }
 
+// The session's latest payment, read as every payment is (payments/repository.ts).
 async function latestPayment(db: Store['db'] | Tx, row: CheckoutSessionRow): Promise<PaymentRow | undefined> {
   if (!row.payment_id) return undefined;
-  return (await selectWhere(db, 'payments', '*', { id: row.payment_id }))[0];
+  return readPayment(db, row.payment_id);
 }
 
 // Expires an open session that is due, in the caller's transaction: its pending Pix expires with
@@ -138,7 +136,6 @@ export async function expireCheckoutSessionJob(deps: PaymentDeps, job: JobRow, w
 
 async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment: PaymentRow | undefined): Promise<CheckoutSessionClientView> {
   const account = await db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
-  const key = await readablePublishableKey(db, row.account_id, row.livemode === 1);
   return {
     id: row.id,
     object: 'checkout_session.client',
@@ -151,8 +148,6 @@ async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment
     installments: row.installments,
     expiresAt: row.expires_at,
     livemode: row.livemode === 1,
-    // Made with the session (createCheckoutSession); empty only if the merchant revoked it since.
-    publishableKey: key ?? '',
     successUrl: row.success_url,
     cancelUrl: row.cancel_url,
     payment: payment ? {

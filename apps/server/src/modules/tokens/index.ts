@@ -32,13 +32,15 @@ export const CardToken = Type.Object(
     livemode: Type.Boolean(),
     createdAt: Type.String({ format: 'date-time' }),
   },
-  { $id: 'CardToken', additionalProperties: false, description: 'A single-use card token made in the browser with a publishable key.' },
+  { $id: 'CardToken', additionalProperties: false, description: 'A single-use card token made in the browser: with a publishable key on the merchant\'s own page, or with an open checkout session\'s client secret on the hosted checkout page.' },
 );
 
 export const tokenSchemas = [CreateTokenBody, CardToken];
 
 // Browsers call /v1/tokens from the merchant's own pages with a publishable key, so it answers
 // CORS for any origin (a publishable key is public by design; secret keys never belong there).
+// The hosted checkout page calls it from the instance's own origin with its session's client
+// secret (plugins/auth.ts): the token is then its session's account's, in its session's mode.
 const CORS_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST, OPTIONS',
@@ -61,8 +63,8 @@ export function tokenRoutes(appInstance: FastifyInstance, _store: Store): void {
       operationId: 'createCardToken',
       tags: ['Card tokens'],
       summary: 'Tokenize a card (browser, publishable key)',
-      description: 'Checks the number (Luhn), expiry and CVC and returns a single-use `tok_` carrying only brand and last4. In the sandbox the test card numbers decide the outcome of the payment (4242 4242 4242 4242 approves, 4000 0000 0000 0002 declines, ...).',
-      security: [{ publishableKey: [] }, { secretKey: [] }],
+      description: 'Checks the number (Luhn), expiry and CVC and returns a single-use `tok_` carrying only brand and last4. In the sandbox the test card numbers decide the outcome of the payment (4242 4242 4242 4242 approves, 4000 0000 0000 0002 declines, ...). Takes a publishable key (the merchant\'s own pages), a secret key (server side), or an `open` checkout session\'s `clientSecret` (the hosted checkout page: the token is the session\'s account\'s, in its mode; PERMISSION_DENIED once the session is complete or expired).',
+      security: [{ publishableKey: [] }, { checkoutClientSecret: [] }, { secretKey: [] }],
       headers: IdempotencyHeaders,
       body: refTo(CreateTokenBody),
       response: { 200: ref('CardToken') },
