@@ -66,7 +66,10 @@ export class WriteBatcher {
   }
 
   enqueue<T>(op: WriteOp<T>): Promise<T> {
-    // The op's answer is its own T: the batch hands each op's value back to its caller only.
+    // A cast, honestly: one queue holds ops of many answer types, which TypeScript can only say as
+    // unknown (it has no per-item type parameter). The value this promise gets is this op's own:
+    // run() answers each op with what that op returned, in the ops' order, and MicroBatch checks
+    // there is exactly one answer per item and hands answer i to item i's caller only.
     return this.batches.add(op) as Promise<T>;
   }
 

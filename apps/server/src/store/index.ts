@@ -149,7 +149,10 @@ export async function deferWork<T>(tx: Tx, work: DeferredWork<T>, items: T[]): P
   await work.run(tx, items, tx);
 }
 
+// PostgreSQL's unique_violation, or SQLite's primary key or unique constraint (store/sqlite.ts
+// gives node:sqlite's errors better-sqlite3's codes); anything thrown may come here, so it is
+// checked, not cast.
 export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+  if (typeof error !== 'object' || error === null || !('code' in error)) return false;
+  return error.code === '23505' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || error.code === 'SQLITE_CONSTRAINT_UNIQUE';
 }

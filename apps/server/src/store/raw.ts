@@ -1,4 +1,4 @@
-import { CompiledQuery, type DatabaseConnection, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type DatabaseConnection, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { SqliteConnection, SqliteStatement } from './sqlite.js';
 import type { Database } from './schema.js';
 import type { RawExec } from './types.js';
@@ -68,11 +68,14 @@ const MAX_SHAPES = 1000;
 
 type Db = Kysely<Database>;
 
-// What the shape compilers below use of Kysely's builders. The table is a type parameter there,
-// so Kysely cannot type its columns; the column names are ours (the callers' object keys).
-interface WhereBuilder { where(column: string, op: '=', value: null): WhereBuilder; compile(): CompiledQuery }
-interface SelectFrom { selectAll(): WhereBuilder; select(columns: readonly string[]): WhereBuilder }
-interface UpdateTable { set(values: Record<string, null>): WhereBuilder }
+// The shape compilers below write with Kysely's sql template (sql.table, sql.ref: its quoting;
+// each value its placeholder), not its query builders: the table is a type parameter there, and
+// a builder over a table it cannot name types no column (it would take casts to call at all).
+// The column names are the callers' object keys, typed against the table by the signatures.
+// Each `column = ?` with a placeholder per column, joined by `separator`.
+const compared = (columns: readonly string[], separator: string): RawBuilder<unknown> =>
+  sql.join(columns.map((c) => sql`${sql.ref(c)} = ${null}`), sql.raw(separator));
+const whereAll = (keys: readonly string[]): RawBuilder<unknown> => (keys.length === 0 ? sql`` : sql` where ${compared(keys, ' and ')}`);
 
 // `table`: the one table the statement reads or writes (the batch's read-your-own-writes and
 // savepoints go by it).
@@ -138,21 +141,20 @@ export async function selectWhere<T extends keyof Database>(
 ): Promise<Array<Selectable<Database[T]>>> {
   const keys = Object.keys(where);
   const text = remember(`${dialectKey(db)}|select|${table}|${columns === '*' ? '*' : columns.join(',')}|${keys.join(',')}`, () => {
-    const from = db.selectFrom(table as never) as unknown as SelectFrom;
-    let qb = columns === '*' ? from.selectAll() : from.select(columns);
-    for (const k of keys) qb = qb.where(k, '=', null);
-    return qb.compile().sql;
+    const selected = columns === '*' ? sql`*` : sql.join(columns.map((c) => sql.ref(c)));
+    return sql`select ${selected} from ${sql.table(table)}${whereAll(keys)}`.compile(db).sql;
   });
   const result = await run(db, text, keys.map((k) => (where as Record<string, unknown>)[k]), table, false);
+  // A cast, honestly: the database answers untyped rows. These are rows of `table` (the statement
+  // selects from it), typed by the schema as Kysely's own selects are (store/schema.ts is kept in
+  // step with the migrations); only the selected columns are present, as said above.
   return result.rows as Array<Selectable<Database[T]>>;
 }
 
 export async function deleteWhere<T extends keyof Database>(db: Db, table: T, where: Partial<Record<keyof Database[T] & string, string | number>>): Promise<number> {
   const keys = Object.keys(where);
   const text = remember(`${dialectKey(db)}|delete|${table}|${keys.join(',')}`, () => {
-    let qb = db.deleteFrom(table) as unknown as WhereBuilder;
-    for (const k of keys) qb = qb.where(k, '=', null);
-    return qb.compile().sql;
+    return sql`delete from ${sql.table(table)}${whereAll(keys)}`.compile(db).sql;
   });
   return (await run(db, text, keys.map((k) => (where as Record<string, unknown>)[k]), table, true)).changes;
 }
@@ -168,9 +170,7 @@ export async function updateWhere<T extends keyof Database>(
   const columns = Object.keys(set);
   const keys = Object.keys(where);
   const text = remember(`${dialectKey(db)}|update|${table}|${columns.join(',')}|${keys.join(',')}`, () => {
-    let qb = (db.updateTable(table as never) as unknown as UpdateTable).set(Object.fromEntries(columns.map((c) => [c, null])));
-    for (const k of keys) qb = qb.where(k, '=', null);
-    return qb.compile().sql;
+    return sql`update ${sql.table(table)} set ${compared(columns, ', ')}${whereAll(keys)}`.compile(db).sql;
   });
   const params: unknown[] = [];
   for (const c of columns) params.push((set as Record<string, unknown>)[c]);
