@@ -76,7 +76,7 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode, cache: K
   const record = await cache.lookup(token);
   if (!record) throw new ApiError('INVALID_API_KEY', 'The API key is not valid or has been revoked.');
   if (record.kind === 'publishable' && mode === 'secret') {
-    throw new ApiError('PERMISSION_DENIED', 'Publishable keys (pk_) only work for card tokens and checkout; use a secret key (sk_) from your server.');
+    throw new ApiError('PERMISSION_DENIED', 'Publishable keys (pk_) only make card tokens; use a secret key (sk_) from your server.');
   }
   if (record.livemode && !record.liveEnabled) {
     throw new ApiError('PERMISSION_DENIED', 'Live mode is not activated for this account yet; use your sk_test_ key in the sandbox.');
