@@ -1,4 +1,4 @@
-import { APIPromise, checkInteger, MAX_RETRIES, MAX_TIMEOUT_MS, send, type Fetch, type RequestOptions, type RequestSpec, type Requester, type Transport } from './core.js';
+import { APIPromise, checkInteger, checkTimeoutAndRetries, MAX_TIMEOUT_MS, send, type Fetch, type RequestOptions, type RequestSpec, type Requester, type Transport } from './core.js';
 import { AuthenticationError } from './errors.js';
 import { PagePromise, type ListParams } from './pagination.js';
 import { Balance } from './resources/balance.js';
@@ -42,8 +42,7 @@ function transport(apiKey: string | null, options: ClientOptions): Transport {
   const fetchFn = options.fetch ?? (globalThis.fetch ? globalThis.fetch.bind(globalThis) : undefined);
   if (!fetchFn) throw new TypeError('No fetch in this runtime: pass options.fetch.');
   const baseUrl = new URL(options.baseUrl ?? DEFAULT_BASE_URL).href.replace(/\/+$/, '');
-  checkInteger('timeoutMs', options.timeoutMs, 1, MAX_TIMEOUT_MS);
-  checkInteger('maxRetries', options.maxRetries, 0, MAX_RETRIES);
+  checkTimeoutAndRetries(options);
   checkInteger('minRetryDelayMs', options.minRetryDelayMs, 0, MAX_TIMEOUT_MS);
   checkInteger('maxRetryDelayMs', options.maxRetryDelayMs, 0, MAX_TIMEOUT_MS);
   const minRetryDelayMs = options.minRetryDelayMs ?? DEFAULT_MIN_RETRY_DELAY_MS;

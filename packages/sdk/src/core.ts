@@ -95,8 +95,8 @@ export function checkInteger(name: string, value: unknown, min: number, max: num
   }
 }
 
-// The per-call options that have bounds; the client's are checked by the same function.
-export function checkCallOptions(options: RequestOptions): void {
+// timeoutMs and maxRetries, the client's (constructor) and a call's alike.
+export function checkTimeoutAndRetries(options: { timeoutMs?: number; maxRetries?: number }): void {
   checkInteger('timeoutMs', options.timeoutMs, 1, MAX_TIMEOUT_MS);
   checkInteger('maxRetries', options.maxRetries, 0, MAX_RETRIES);
 }
@@ -237,7 +237,7 @@ async function attempt(t: Transport, target: string, init: RequestInit, timeoutM
 }
 
 export async function send<T>(t: Transport, spec: RequestSpec, options: RequestOptions = {}): Promise<{ data: T; response: ResponseMeta }> {
-  checkCallOptions(options);
+  checkTimeoutAndRetries(options);
   const { signal } = options;
   // Extra headers by lower-case name, so they replace ours rather than join them (an
   // Idempotency-Key given as a header is the call's key).
