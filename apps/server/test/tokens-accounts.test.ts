@@ -204,10 +204,10 @@ for (const engine of ENGINES) {
         { actor: { email: admin, role: 'admin' }, action: 'account.activate_live', objectType: 'account', reason: 'KYC approved, contract 118', ip: 'command line', before: false, after: true },
       );
       assert.match(entry.userAgent, /^npm run cli -- accounts:activate-live \(.+@.+\)$/);
-      const viaApi = await signup(t, 'API merchant');
-      const apiActivation = await t.app.inject({ method: 'POST', url: `/admin/accounts/${viaApi.accountId}/activate-live`, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf }, payload: { reason: 'KYC ok' } });
+      const viaApi = JSON.parse((await cli('accounts:create', '--name', 'API merchant')).stdout).account.id;
+      const apiActivation = await t.app.inject({ method: 'POST', url: `/admin/accounts/${viaApi}/activate-live`, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf }, payload: { reason: 'KYC ok' } });
       assert.equal(apiActivation.statusCode, 200, apiActivation.body);
-      const [apiEntry] = await auditOf(viaApi.accountId);
+      const [apiEntry] = await auditOf(viaApi);
       assert.deepEqual(Object.keys(apiEntry).sort(), Object.keys(entry).sort());
       assert.deepEqual(Object.keys(apiEntry.after).sort(), Object.keys(entry.after).sort());
       const livePk = JSON.parse((await cli('keys:create', created.account.id, '--live', '--publishable')).stdout);
