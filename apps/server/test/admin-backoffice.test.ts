@@ -284,15 +284,14 @@ for (const engine of ENGINES) {
     test('a settlement run needs a reason: VALIDATION_ERROR (param reason) without one, blank or missing', async () => {
       const runs = async () => Number((await t.store.db.selectFrom('settlement_runs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
       const before = await runs();
-      for (const body of [{}, { reason: '' }, { reason: '   ' }, { date: localDate() }]) {
+      // No body at all too: told the same as `{}`, not that the body must be an object. Whoever
+      // finds the reason missing (the schema, or the audit hook for a blank one), the same words.
+      const missing = 'reason is required: a settlement run pays money out.';
+      for (const [body, message] of [[{}, missing], [{ reason: '' }, 'reason must not be empty.'], [{ reason: '   ' }, missing], [{ date: localDate() }, missing], [undefined, missing]] as const) {
         const res = await call('POST', '/admin/settlement-runs', body);
         assert.equal(res.status, 400, JSON.stringify(body));
-        assert.equal(res.body.error.code, 'VALIDATION_ERROR');
-        assert.equal(res.body.error.param, 'reason', JSON.stringify(res.body));
+        assert.deepEqual(res.body.error, { ...res.body.error, code: 'VALIDATION_ERROR', param: 'reason', message }, JSON.stringify(body));
       }
-      const none = await call('POST', '/admin/settlement-runs');
-      assert.equal(none.status, 400);
-      assert.equal(none.body.error.code, 'VALIDATION_ERROR');
       assert.equal(await runs(), before);
     });
 

@@ -119,7 +119,7 @@ for (const engine of ENGINES) {
       assert.equal(still.status, 'pending', 'nothing was canceled');
       for (const body of ['[]', '"x"', '42', 'null']) {
         const err = envelope(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey, { 'content-type': 'application/json' }), payload: body }), 400, 'VALIDATION_ERROR');
-        assert.equal(err.message, 'The body must be a JSON object');
+        assert.equal(err.message, 'The body must be a JSON object.');
       }
       // No body, or an empty object, is what "takes nothing" accepts.
       assert.equal((await t.app.inject({ method: 'POST', url: `/v1/payments/${p.id}/cancel`, headers: auth(k.secretKey, { 'content-type': 'text/plain' }), payload: '' })).statusCode, 200);
@@ -147,13 +147,13 @@ for (const engine of ENGINES) {
 
     test('validation messages read as English', async () => {
       const msg = async (url: string, payload: unknown) => envelope(await t.app.inject({ method: 'POST', url, headers: auth(k.secretKey), payload: payload as object }), 400, 'VALIDATION_ERROR').message;
-      assert.equal(await msg('/v1/payments', { amount: 100, method: 'pix', description: 5 }), 'description must be a string');
-      assert.equal(await msg('/v1/payments', { amount: 100, method: 'boleto' }), 'method must be one of: pix, credit_card');
-      assert.equal(await msg('/v1/payments', { amount: 100, method: 'pix', description: 'x'.repeat(2000) }), 'description must be at most 500 characters long');
-      assert.match(await msg('/v1/webhook-endpoints', { url: 'https://example.com/h', events: [] }), /^events must have at least 1 item$/);
+      assert.equal(await msg('/v1/payments', { amount: 100, method: 'pix', description: 5 }), 'description must be a string.');
+      assert.equal(await msg('/v1/payments', { amount: 100, method: 'boleto' }), 'method must be one of: pix, credit_card.');
+      assert.equal(await msg('/v1/payments', { amount: 100, method: 'pix', description: 'x'.repeat(2000) }), 'description must be at most 500 characters long.');
+      assert.match(await msg('/v1/webhook-endpoints', { url: 'https://example.com/h', events: [] }), /^events must have at least 1 item\.$/);
       const header = envelope(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey, { 'idempotency-key': '' }), payload: { amount: 1, method: 'pix' } }), 400, 'VALIDATION_ERROR');
       assert.equal(header.param, 'Idempotency-Key');
-      assert.equal(header.message, 'Idempotency-Key must not be empty');
+      assert.equal(header.message, 'Idempotency-Key must not be empty.');
       // A payment state as words, with the right article.
       const p = (await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amount: 100, method: 'pix' } })).json();
       await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${p.id}/pay`, headers: auth(k.secretKey) });
@@ -175,7 +175,7 @@ for (const engine of ENGINES) {
         const headers: Record<string, string> = cs ? { authorization: `Bearer ${cs.clientSecret}` } : route.url.startsWith('/admin/') ? { cookie: admin.cookie } : route.url.startsWith('/v1/') && route.url !== '/v1/openapi.json' ? auth(k.secretKey) : {};
         const err = envelope(await t.app.inject({ method: 'GET', url: `${url}?sneaky=1`, headers }), 400, 'VALIDATION_ERROR');
         assert.equal(err.param, 'sneaky', route.url);
-        assert.equal(err.message, 'Unknown query parameter: sneaky', route.url);
+        assert.equal(err.message, 'Unknown query parameter: sneaky.', route.url);
         checked++;
       }
       assert.ok(checked >= 25, `walked ${checked} GET routes`);

@@ -39,7 +39,7 @@ for (const engine of ENGINES) {
     test('VALIDATION_ERROR, AUTHENTICATION_REQUIRED, INVALID_API_KEY, PERMISSION_DENIED', async () => {
       const v = check(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amount: -1, method: 'pix' } }), 400, 'VALIDATION_ERROR');
       assert.equal(v.param, 'amount');
-      assert.equal(v.message, 'amount must be a positive integer');
+      assert.equal(v.message, 'amount must be a positive integer.');
       check(await t.app.inject({ method: 'GET', url: '/v1/payments' }), 401, 'AUTHENTICATION_REQUIRED');
       check(await t.app.inject({ method: 'GET', url: '/v1/payments', headers: { authorization: 'Basic abc' } }), 401, 'AUTHENTICATION_REQUIRED');
       const bogus = 'sk_test_' + 'A'.repeat(32);
@@ -68,9 +68,15 @@ for (const engine of ENGINES) {
     test('malformed JSON, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE', async () => {
       check(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey, { 'content-type': 'application/json' }), payload: '{"amount": 1,' }), 400, 'VALIDATION_ERROR');
       check(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey, { 'content-type': 'application/json' }), payload: '{"__proto__": {"x": 1}}' }), 400, 'VALIDATION_ERROR');
-      // An empty body with a JSON content type is no body: refused where a body is required...
+      // An empty body with a JSON content type is no body: refused where a body is required, and
+      // told what `{}` is told (the field it lacks)...
       const empty = check(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey, { 'content-type': 'application/json' }), payload: '' }), 400, 'VALIDATION_ERROR');
-      assert.match(empty.message, /body/);
+      const braces = check(await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: {} }), 400, 'VALIDATION_ERROR');
+      assert.deepEqual({ param: empty.param, message: empty.message }, { param: braces.param, message: braces.message });
+      assert.match(empty.message, /^\w+ is required/);
+      // An update without a body is told to change something, as `{}` is.
+      const noUpdate = check(await t.app.inject({ method: 'PATCH', url: '/v1/webhook-endpoints/whe_x', headers: auth(k.secretKey) }), 400, 'VALIDATION_ERROR');
+      assert.equal(noUpdate.message, 'Send at least one of url, events, enabled, description.');
       // ...and fine where none is needed.
       const p = (await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amount: 5, method: 'pix' } })).json();
       const cancel = await t.app.inject({ method: 'POST', url: `/v1/payments/${p.id}/cancel`, headers: auth(k.secretKey, { 'content-type': 'application/json' }), payload: '' });

@@ -69,17 +69,17 @@ for (const engine of ENGINES) {
 
     test('payments: a body that matches no shape gets one clear message naming the field', async () => {
       const cases: Array<[unknown, string, string]> = [
-        [{ amount: -1, method: 'pix' }, 'amount', 'amount must be a positive integer'],
-        [{ amount: '10', method: 'pix' }, 'amount', 'amount must be a positive integer'],
+        [{ amount: -1, method: 'pix' }, 'amount', 'amount must be a positive integer.'],
+        [{ amount: '10', method: 'pix' }, 'amount', 'amount must be a positive integer.'],
         [{ method: 'pix' }, 'amount', 'amount is required: a positive integer number of centavos (or amountInCents).'],
         [{ amount: 10, amountInCents: 10, method: 'pix' }, 'amount', 'Send either amount or amountInCents, not both.'],
         [{ amountInCents: 10, method: 'credit_card' }, 'cardToken', 'cardToken is required for credit_card payments.'],
         [{ amount: 10, method: 'pix', cardToken: 'tok_visa' }, 'cardToken', 'cardToken is not accepted for pix payments.'],
         [{ amount: 10, method: 'pix', installments: 2 }, 'installments', 'installments only applies to credit_card payments.'],
         [{ amountInCents: 10, method: 'credit_card', cardToken: 'tok_visa', pixExpiresInSeconds: 60 }, 'pixExpiresInSeconds', 'pixExpiresInSeconds only applies to pix payments.'],
-        [{ amount: 10, method: 'boleto' }, 'method', 'method must be one of: pix, credit_card'],
-        [{ amount: 10, method: 'pix', currency: 'USD' }, 'currency', 'currency must be BRL'],
-        [{ amount: 10, method: 'pix', colour: 'red' }, 'colour', 'Unknown field: colour'],
+        [{ amount: 10, method: 'boleto' }, 'method', 'method must be one of: pix, credit_card.'],
+        [{ amount: 10, method: 'pix', currency: 'USD' }, 'currency', 'currency must be BRL.'],
+        [{ amount: 10, method: 'pix', colour: 'red' }, 'colour', 'Unknown field: colour.'],
       ];
       for (const [body, param, message] of cases) {
         const res = await pay(body);
@@ -188,9 +188,9 @@ for (const engine of ENGINES) {
       const bank = { bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' };
       const recipient = (bankAccount: unknown) => ({ name: 'Loja', document: '11.222.333/0001-81', bankAccount });
       for (const [f, value, message] of [
-        ['bankCode', '34a', 'bankAccount.bankCode must be exactly 3 digits'],
-        ['agency', '00a1', 'bankAccount.agency must be 1-5 digits, optionally followed by "-" and a check digit (0-9 or X)'],
-        ['account', '12345-Y', 'bankAccount.account must be 1-20 digits, "-" and a check digit (0-9 or X)'],
+        ['bankCode', '34a', 'bankAccount.bankCode must be exactly 3 digits.'],
+        ['agency', '00a1', 'bankAccount.agency must be 1-5 digits, optionally followed by "-" and a check digit (0-9 or X).'],
+        ['account', '12345-Y', 'bankAccount.account must be 1-20 digits, "-" and a check digit (0-9 or X).'],
       ] as const) {
         const err = await refused('POST', '/v1/recipients', recipient({ ...bank, [f]: value }), key);
         assert.deepEqual({ param: err.param, message: err.message }, { param: `bankAccount.${f}`, message });
@@ -199,7 +199,7 @@ for (const engine of ENGINES) {
       const emptyUpdate = await refused('PATCH', '/v1/recipients/rcp_x', {}, key);
       assert.equal(emptyUpdate.message, 'Send at least one of name, bankAccount, metadata.');
       const ftp = await refused('POST', '/v1/webhook-endpoints', { url: 'ftp://example.com/hooks', events: ['*'] }, key);
-      assert.deepEqual({ param: ftp.param, message: ftp.message }, { param: 'url', message: 'url must be an absolute http(s) URL' });
+      assert.deepEqual({ param: ftp.param, message: ftp.message }, { param: 'url', message: 'url must be an absolute http(s) URL.' });
       const noEndpointChange = await refused('PATCH', '/v1/webhook-endpoints/whe_x', {}, key);
       assert.match(noEndpointChange.message, /^Send at least one of url, events, enabled, description\.$/);
     });

@@ -38,7 +38,7 @@ export const ErrorEnvelope = Type.Object(
     $id: 'ErrorResponse',
     additionalProperties: false,
     description: 'The envelope of every non-2xx response.',
-    examples: [{ error: { code: 'VALIDATION_ERROR', message: 'amount must be a positive integer', correlationId: 'req_01jc6v8x2a9m3yq0d7b4e5f6g8', param: 'amount' } }],
+    examples: [{ error: { code: 'VALIDATION_ERROR', message: 'amount must be a positive integer.', correlationId: 'req_01jc6v8x2a9m3yq0d7b4e5f6g8', param: 'amount' } }],
   },
 );
 

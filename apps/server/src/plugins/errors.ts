@@ -12,7 +12,7 @@ interface AjvError {
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
-  parentSchema?: { properties?: Record<string, unknown> };
+  parentSchema?: { properties?: Record<string, unknown>; required?: unknown; minProperties?: unknown };
 }
 
 function dotted(instancePath: string, extra?: unknown): string {
@@ -35,9 +35,16 @@ const typeNames = (types: string[]) => {
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const isAmount = (param: string) => param === 'amount' || param === 'amountInCents';
 
+// Every message is a sentence: it ends with a period, as the services' own messages do.
+const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
 // One validation failure, in words a developer reads once and fixes. `param` is dotted; the
 // body itself (param '') is "The body".
-function describe(e: AjvError, param: string, all: AjvError[]): string {
+function describe(e: AjvError, param: string, all: AjvError[], whyRequired: Record<string, string>): string {
+  return sentence(phrase(e, param, all, whyRequired));
+}
+
+function phrase(e: AjvError, param: string, all: AjvError[], whyRequired: Record<string, string>): string {
   const p = e.params;
   if (param === '') {
     if (e.keyword === 'type') return 'The body must be a JSON object';
@@ -49,7 +56,7 @@ function describe(e: AjvError, param: string, all: AjvError[]): string {
   }
   const subject = param || 'The body';
   switch (e.keyword) {
-    case 'required': return `${subject} is required`;
+    case 'required': return whyRequired[param] ? `${subject} is required: ${whyRequired[param]}` : `${subject} is required`;
     case 'type': return isAmount(param) ? `${param} must be a positive integer` : `${subject} must be ${typeNames([String(p.type)])}`;
     case 'anyOf': case 'oneOf': {
       // A union of plain types (`string` or `null`): name them; otherwise say which field.
@@ -80,12 +87,25 @@ function describe(e: AjvError, param: string, all: AjvError[]): string {
   }
 }
 
+// No body at all is told what `{}` would be: the first required field is missing (a bare
+// `POST /admin/settlement-runs` is told its `reason` is required), or an update must change
+// something, rather than that "the body must be a JSON object". A body that is there but not an
+// object (`[]`, `null`) is still told that.
+function missingBody(e: AjvError, context: string | undefined, bodyAbsent: boolean): AjvError | null {
+  if (!bodyAbsent || context !== 'body' || e.keyword !== 'type' || e.instancePath !== '' || !e.parentSchema) return null;
+  const { required, minProperties } = e.parentSchema;
+  if (Array.isArray(required) && typeof required[0] === 'string') return { keyword: 'required', instancePath: '', params: { missingProperty: required[0] } };
+  if (typeof minProperties === 'number' && minProperties > 0) return { keyword: 'minProperties', instancePath: '', params: { limit: minProperties }, parentSchema: e.parentSchema };
+  return null;
+}
+
 // HTTP header names as people write them (Ajv sees them lowercased).
 const headerName = (name: string) => name.split('-').map((w) => (w === 'csrf' ? 'CSRF' : w.charAt(0).toUpperCase() + w.slice(1))).join('-');
 
 // Turns a schema validation failure into the envelope: names the field, and names every unknown
 // field (we refuse what we do not understand rather than drop it).
-export function validationError(errors: AjvError[], context: string | undefined): ApiError {
+// `facts` are what only the request knows (see ValidationFailure).
+export function validationError(errors: AjvError[], context: string | undefined, facts: { bodyAbsent?: boolean; whyRequired?: Record<string, string> } = {}): ApiError {
   const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : context === 'headers' ? 'header' : 'field';
   const name = (param: string) => (context === 'headers' ? headerName(param) : param);
   const unknown = errors.filter((e) => e.keyword === 'additionalProperties').map((e) => name(dotted(e.instancePath, e.params.additionalProperty)));
@@ -94,12 +114,12 @@ export function validationError(errors: AjvError[], context: string | undefined)
     issue: e.keyword,
   }));
   if (unknown.length > 0) {
-    return new ApiError('VALIDATION_ERROR', `Unknown ${where}${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, { param: unknown[0], details });
+    return new ApiError('VALIDATION_ERROR', `Unknown ${where}${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`, { param: unknown[0], details });
   }
   // A union's own error says more than its first branch's.
-  const first = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf') ?? errors[0];
+  const first = missingBody(errors[0], context, facts.bodyAbsent === true) ?? errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf') ?? errors[0];
   const param = name(dotted(first.instancePath, first.params.missingProperty));
-  return new ApiError('VALIDATION_ERROR', describe(first, param, errors), { param: param || undefined, details: details.length > 1 ? details : undefined });
+  return new ApiError('VALIDATION_ERROR', describe(first, param, errors, facts.whyRequired ?? {}), { param: param || undefined, details: details.length > 1 ? details : undefined });
 }
 
 // Fastify's own errors that a client can cause (node_modules/fastify/lib/errors.js, reviewed
@@ -125,10 +145,19 @@ export const MAX_PARAM_LENGTH = 200;
 
 export const unsupportedMediaType = () => new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.', { param: 'Content-Type' });
 
+// Fastify's validation error, with what the onError hook of registerErrorHandling adds from the
+// request: whether it had no body at all, and why the route requires some fields.
+interface ValidationFailure {
+  validation?: AjvError[];
+  validationContext?: string;
+  bodyAbsent?: boolean;
+  whyRequired?: Record<string, string>;
+}
+
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  const e = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
-  if (e?.validation) return validationError(e.validation, e.validationContext);
+  const e = err as FastifyError & ValidationFailure;
+  if (e?.validation) return validationError(e.validation, e.validationContext, { bodyAbsent: e.bodyAbsent, whyRequired: e.whyRequired });
   if (e?.code && FRAMEWORK_CODES[e.code]) return FRAMEWORK_CODES[e.code]();
   if (e instanceof SyntaxError && e.statusCode === 400) return new ApiError('VALIDATION_ERROR', 'The body is not valid JSON.');
   // Any other 4xx raised below us (the body stream, a plugin's static files): the closest code,
@@ -189,6 +218,22 @@ export function registerErrorHandling(app: FastifyInstance): void {
     done();
   });
 
+  // What a validation message needs from the request, added to the failure here (onError hooks
+  // run before the error handler, in every scope):
+  // - Fastify validates a request without a body as `null`, as it would a JSON `null`; only the
+  //   request tells them apart (missingBody).
+  // - A route that requires a reason says why (its audit spec's reasonHint): a reason the schema
+  //   finds missing is told the same words as a blank one the audit hook refuses.
+  app.addHook('onError', (req, _reply, err, done) => {
+    const failure = err as ValidationFailure;
+    if (failure.validation) {
+      if (req.body === undefined) failure.bodyAbsent = true;
+      const audit = req.routeOptions.config?.audit;
+      if (audit && !('exempt' in audit) && audit.reasonHint) failure.whyRequired = { reason: audit.reasonHint };
+    }
+    done();
+  });
+
   app.setErrorHandler(async (err, req, reply) => sendError(req, reply, err));
 
   app.setNotFoundHandler(async (req, reply) => {
@@ -197,7 +242,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (allowed.length > 0) {
       return sendError(req, reply, new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${allowed.join(', ')}.`, { headers: { allow: allowed.join(', ') } }));
     }
-    return sendError(req, reply, new ApiError('NOT_FOUND', `No such route: ${req.method} ${path}`));
+    return sendError(req, reply, new ApiError('NOT_FOUND', `No such route: ${req.method} ${path}.`));
   });
 }
 
