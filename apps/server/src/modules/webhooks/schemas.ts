@@ -12,7 +12,7 @@ const EventTypes = Type.Array(stringEnum([...SUBSCRIBABLE_EVENT_TYPES]), {
 
 export const CreateWebhookEndpointBody = Type.Object(
   {
-    url: webhookUrl('http(s) URL. In live mode it must not point at loopback or private addresses.'),
+    url: webhookUrl('http(s) URL, without credentials. It must reach a public address (not loopback, a private network, link-local or cloud metadata, ...): always in live mode, and in the sandbox unless the instance allows private URLs (`WEBHOOK_ALLOW_PRIVATE_URLS`: off in production, `NODE_ENV=production`; on by default elsewhere, for local development).'),
     events: EventTypes,
     description: Type.Optional(Type.String({ maxLength: 500 })),
   },
