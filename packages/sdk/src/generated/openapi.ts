@@ -593,7 +593,7 @@ export interface components {
          * @example {
          *       "error": {
          *         "code": "VALIDATION_ERROR",
-         *         "message": "amount must be a positive integer",
+         *         "message": "amount must be a positive integer.",
          *         "correlationId": "req_01jc6v8x2a9m3yq0d7b4e5f6g8",
          *         "param": "amount"
          *       }
@@ -1184,7 +1184,7 @@ export interface components {
          *     }
          */
         CreateWebhookEndpointRequest: {
-            /** @description http(s) URL. In live mode it must not point at loopback or private addresses. */
+            /** @description http(s) URL, without credentials. It must reach a public address (not loopback, a private network, link-local or cloud metadata, ...): always in live mode, and in the sandbox unless the instance allows private URLs (`WEBHOOK_ALLOW_PRIVATE_URLS`: off in production, `NODE_ENV=production`; on by default elsewhere, for local development). */
             url: string;
             /** @description Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all. */
             events: ("*" | "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired")[];
