@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, client, mutationHeaders, setCsrfToken, setSessionExpiredHandler } from './api/client';
 import { AppContext, useApp, type AdminSession, type Permission } from './context';
-import { initialLang, translate, type Lang, type MessageKey } from './i18n';
+import { initialLang, rememberLang, translate, type Lang, type MessageKey } from './i18n';
 import { Link, match, navigate, useLocation } from './router';
 import { SignIn } from './screens/SignIn';
 import { Accounts } from './screens/Accounts';
@@ -67,7 +67,11 @@ export function App() {
     }, () => setSession(null));
   }, []);
 
-  const toggleLang = () => setLang((l) => (l === 'pt-BR' ? 'en' : 'pt-BR'));
+  const toggleLang = () => {
+    const next = lang === 'pt-BR' ? 'en' : 'pt-BR';
+    rememberLang(next);
+    setLang(next);
+  };
 
   if (session === undefined) return <main id="main"><p role="status">{translate(lang, 'common.loading')}</p></main>;
   if (session === null) {

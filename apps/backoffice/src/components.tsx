@@ -129,7 +129,11 @@ export function Paged<T extends { id: string }>({ state, cursor, children }: { s
 
 // ---------------------------------------------------------------------------------------------
 // Confirmation dialog, with a reason when the action asks for one. A native <dialog> opened
-// modally: focus moves into it and stays there, Escape closes it, focus returns to the opener.
+// modally: focus moves into it and stays there, Escape closes it. The caller unmounts it to close
+// it, and a dialog removed from the page gives focus back to nothing (<body>): so it remembers the
+// element that had the focus when it opened (the button that opened it) and focuses it again
+// when it goes. A caller whose opener disappears with the change (a button that only exists in
+// the old state) moves the focus itself afterwards.
 
 export interface ConfirmProps {
   title: string;
@@ -152,10 +156,15 @@ export function ConfirmDialog({ title, message, confirmLabel, reason, children, 
   const [missing, setMissing] = useState(false);
   // One key for this dialog: submitting again after a lost answer replays it.
   const [key] = useState(newIdempotencyKey);
+  // Read on the first render, before showModal moves the focus into the dialog.
+  const [opener] = useState(() => (document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null));
   useEffect(() => {
     const d = dialog.current;
     if (d && !d.open) d.showModal();
-    return () => d?.close();
+    return () => {
+      d?.close();
+      if (opener?.isConnected) opener.focus();
+    };
   }, []);
   const submit = async (e: Event) => {
     e.preventDefault();

@@ -120,6 +120,8 @@ const pt = {
   'rules.moveDown': 'Descer',
   'rules.moveUpLabel': 'Subir a regra {n}',
   'rules.moveDownLabel': 'Descer a regra {n}',
+  'rules.moveTitle': 'Mudar a ordem: regra {n} para a posição {m}',
+  'rules.moveConfirm': 'A ordem decide qual regra se aplica às próximas vendas, e portanto quem recebe. Esta ação fica registrada na auditoria.',
   'rules.activate': 'Ativar',
   'rules.deactivate': 'Desativar',
   'rules.activateTitle': 'Ativar a regra {n}',
@@ -167,9 +169,19 @@ const pt = {
   'form.save': 'Salvar',
   'form.saveHelp': 'Salvar guarda a regra sem ativá-la.',
   'form.saveActivate': 'Salvar e ativar',
+  'form.saveActive': 'Salvar (ativa: requer motivo)',
+  'form.saveActiveHelp': 'Esta regra está ativa: ao salvar, a alteração vale já para as próximas vendas. Por isso pede um motivo.',
+  'form.saveActiveTitle': 'Salvar a regra ativa',
+  'form.saveActiveConfirm': 'A regra está ativa: a alteração se aplica às próximas vendas aprovadas e muda quem recebe. Esta ação fica registrada na auditoria.',
   'form.saved': 'Regra salva.',
-  'form.invalidMoney': 'Valor inválido: use 1.234,56.',
-  'form.invalidPercentage': 'Percentual inválido: até duas casas decimais.',
+  'form.percentageRequired': 'Informe o percentual.',
+  'form.invalidPercentage': 'Percentual inválido: maior que 0 e até 100, com até duas casas decimais (12,5).',
+  'money.required': 'Informe o valor.',
+  'money.invalid': 'Valor inválido: use só dígitos, ponto e vírgula, como em 1.234,56.',
+  'money.ambiguous': 'Valor ambíguo: em português a vírgula separa os centavos (até 2 dígitos) e o ponto separa os milhares (grupos de 3), como em 1.234,56.',
+  'money.decimals': 'No máximo dois dígitos de centavos, como em 10,50.',
+  'money.grouping': 'O ponto separa os milhares em grupos de três dígitos, como em 1.234.567,89.',
+  'money.positive': 'O valor deve ser maior que zero.',
   'form.noRecipients': 'Esta conta não tem recebedores neste modo: cadastre-os pela API pública (POST /v1/recipients).',
   'payments.title': 'Pagamentos',
   'payments.id': 'ID do pagamento',
@@ -186,6 +198,7 @@ const pt = {
   'payment.availableOn': 'Disponível em',
   'payment.settlement': 'Liquidação',
   'payment.eventType': 'Tipo',
+  'payment.failure': 'Por que não foi aprovado',
   'status.pending': 'Pendente',
   'status.approved': 'Aprovado',
   'status.declined': 'Recusado',
@@ -233,10 +246,10 @@ const pt = {
   'audit.reason': 'Motivo',
   'audit.origin': 'Origem',
   'audit.changes': 'Antes e depois',
-  'audit.field': 'Campo',
   'audit.before': 'Antes',
   'audit.after': 'Depois',
-  'audit.showChanges': 'Ver alterações',
+  'audit.showChanges': 'Ver alterações ({n})',
+  'audit.noChanges': 'Nenhum campo mudou.',
 } as const;
 
 export type MessageKey = keyof typeof pt;
@@ -357,6 +370,8 @@ const en: Record<MessageKey, string> = {
   'rules.moveDown': 'Move down',
   'rules.moveUpLabel': 'Move up rule {n}',
   'rules.moveDownLabel': 'Move down rule {n}',
+  'rules.moveTitle': 'Change the order: rule {n} to position {m}',
+  'rules.moveConfirm': 'The order decides which rule applies to the next sales, and so who gets paid. This action is kept in the audit log.',
   'rules.activate': 'Activate',
   'rules.deactivate': 'Deactivate',
   'rules.activateTitle': 'Activate rule {n}',
@@ -404,9 +419,19 @@ const en: Record<MessageKey, string> = {
   'form.save': 'Save',
   'form.saveHelp': 'Save keeps the rule without activating it.',
   'form.saveActivate': 'Save and activate',
+  'form.saveActive': 'Save (active: needs a reason)',
+  'form.saveActiveHelp': 'This rule is active: once saved, the change applies to the next sales at once. That is why it asks for a reason.',
+  'form.saveActiveTitle': 'Save the active rule',
+  'form.saveActiveConfirm': 'The rule is active: the change applies to the next approved sales and changes who gets paid. This action is kept in the audit log.',
   'form.saved': 'Rule saved.',
-  'form.invalidMoney': 'Invalid amount: use 1,234.56.',
-  'form.invalidPercentage': 'Invalid percentage: at most two decimals.',
+  'form.percentageRequired': 'Enter the percentage.',
+  'form.invalidPercentage': 'Invalid percentage: above 0 and up to 100, with at most two decimals (12.5).',
+  'money.required': 'Enter the amount.',
+  'money.invalid': 'Invalid amount: use only digits, commas and a period, as in 1,234.56.',
+  'money.ambiguous': 'Ambiguous amount: in English a period separates the cents (up to 2 digits) and a comma separates the thousands (groups of 3), as in 1,234.56.',
+  'money.decimals': 'At most two digits of cents, as in 10.50.',
+  'money.grouping': 'A comma separates the thousands in groups of three digits, as in 1,234,567.89.',
+  'money.positive': 'The amount must be above zero.',
   'form.noRecipients': 'This account has no recipients in this mode: register them through the public API (POST /v1/recipients).',
   'payments.title': 'Payments',
   'payments.id': 'Payment ID',
@@ -423,6 +448,7 @@ const en: Record<MessageKey, string> = {
   'payment.availableOn': 'Available on',
   'payment.settlement': 'Settlement',
   'payment.eventType': 'Type',
+  'payment.failure': 'Why it was not approved',
   'status.pending': 'Pending',
   'status.approved': 'Approved',
   'status.declined': 'Declined',
@@ -470,10 +496,10 @@ const en: Record<MessageKey, string> = {
   'audit.reason': 'Reason',
   'audit.origin': 'From',
   'audit.changes': 'Before and after',
-  'audit.field': 'Field',
   'audit.before': 'Before',
   'audit.after': 'After',
-  'audit.showChanges': 'Show changes',
+  'audit.showChanges': 'Show changes ({n})',
+  'audit.noChanges': 'No field changed.',
 };
 
 const MESSAGES: Record<Lang, Record<MessageKey, string>> = { 'pt-BR': pt, en };
@@ -482,7 +508,28 @@ export function translate(lang: Lang, key: MessageKey, params: Record<string, st
   return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? `{${name}}`));
 }
 
+// The operator's language choice is kept across reloads in localStorage: a preference, not a
+// secret (the session stays in its HttpOnly cookie; nothing else is stored in the browser).
+export const LANG_STORAGE_KEY = 'backoffice.lang';
+
+function storedLang(): Lang | null {
+  try {
+    const value = typeof localStorage === 'undefined' ? null : localStorage.getItem(LANG_STORAGE_KEY);
+    return value === 'pt-BR' || value === 'en' ? value : null;
+  } catch {
+    return null; // storage disabled: the browser's language decides
+  }
+}
+
+export function rememberLang(lang: Lang): void {
+  try {
+    localStorage.setItem(LANG_STORAGE_KEY, lang);
+  } catch { /* storage disabled: the choice lasts until the page is reloaded */ }
+}
+
 export function initialLang(): Lang {
+  const stored = storedLang();
+  if (stored) return stored;
   const preferred = typeof navigator === 'undefined' ? [] : navigator.languages ?? [navigator.language];
   for (const tag of preferred) {
     if (tag.toLowerCase().startsWith('pt')) return 'pt-BR';
@@ -510,18 +557,50 @@ export function formatDate(lang: Lang, ymd: string): string {
   return new Intl.DateTimeFormat(numberLocale(lang), { dateStyle: 'short', timeZone: 'UTC' }).format(new Date(`${ymd}T00:00:00Z`));
 }
 
-// Typed amount to centavos, without floats: "1.234,56" (pt-BR) or "1,234.56" (en); "R$" and
-// spaces are ignored; at most two decimals. null when it is not an amount.
-export function parseMoney(lang: Lang, text: string): number | null {
-  const [thousands, decimal] = lang === 'pt-BR' ? ['.', ','] : [',', '.'];
-  let s = text.replace(/R\$/g, '').replace(/\s/g, '');
-  if (s === '') return null;
-  s = s.split(thousands).join('');
-  const parts = s.split(decimal);
-  if (parts.length > 2 || !/^\d+$/.test(parts[0]) || (parts.length === 2 && !/^\d{1,2}$/.test(parts[1]))) return null;
-  const cents = Number(parts[0]) * 100 + (parts.length === 2 ? Number(parts[1].padEnd(2, '0')) : 0);
-  return Number.isSafeInteger(cents) ? cents : null;
+// Typed amount to centavos, without floats, in the language's own notation and nothing else:
+// pt-BR "1.234,56" (a period only between groups of exactly three digits, a comma before at most
+// two digits of cents), English "1,234.56" (the reverse). "R$" in front and spaces around are
+// ignored. An amount that only makes sense in the other notation ("10.50" in pt-BR) is refused
+// as ambiguous rather than read one way or the other: read as pt-BR it would be R$ 1.050,00, a
+// typo that pays 100 times the share.
+export type MoneyProblem = 'required' | 'invalid' | 'ambiguous' | 'decimals' | 'grouping';
+export type MoneyParse = { ok: true; cents: number } | { ok: false; problem: MoneyProblem };
+
+const NOTATION: Record<Lang, { thousands: string; decimal: string }> = {
+  'pt-BR': { thousands: '.', decimal: ',' },
+  en: { thousands: ',', decimal: '.' },
+};
+
+function parseIn(notation: { thousands: string; decimal: string }, s: string): MoneyParse {
+  const parts = s.split(notation.decimal);
+  if (parts.length > 2) return { ok: false, problem: 'invalid' };
+  const [whole, cents] = parts;
+  if (cents !== undefined && !/^\d{1,2}$/.test(cents)) return { ok: false, problem: /^\d{3,}$/.test(cents) ? 'decimals' : 'invalid' };
+  let digits: string;
+  if (/^\d+$/.test(whole)) digits = whole;
+  else if (new RegExp(`^\\d{1,3}(\\${notation.thousands}\\d{3})+$`).test(whole)) digits = whole.split(notation.thousands).join('');
+  else return { ok: false, problem: whole === '' ? 'invalid' : 'grouping' };
+  const value = Number(digits) * 100 + (cents === undefined ? 0 : Number(cents.padEnd(2, '0')));
+  return Number.isSafeInteger(value) ? { ok: true, cents: value } : { ok: false, problem: 'invalid' };
 }
+
+export function parseMoney(lang: Lang, text: string): MoneyParse {
+  const s = text.trim().replace(/^R\$\s*/, '');
+  if (s === '') return { ok: false, problem: 'required' };
+  if (!/^[\d.,]+$/.test(s)) return { ok: false, problem: 'invalid' };
+  const own = parseIn(NOTATION[lang], s);
+  if (own.ok) return own;
+  const other = parseIn(NOTATION[lang === 'pt-BR' ? 'en' : 'pt-BR'], s);
+  return other.ok ? { ok: false, problem: 'ambiguous' } : own;
+}
+
+export const MONEY_PROBLEM_MESSAGE: Record<MoneyProblem, MessageKey> = {
+  required: 'money.required',
+  invalid: 'money.invalid',
+  ambiguous: 'money.ambiguous',
+  decimals: 'money.decimals',
+  grouping: 'money.grouping',
+};
 
 // Centavos as the operator would type them back ("1234,56").
 export function moneyInput(lang: Lang, cents: number): string {
@@ -530,7 +609,8 @@ export function moneyInput(lang: Lang, cents: number): string {
   return `${whole}${lang === 'pt-BR' ? ',' : '.'}${frac}`;
 }
 
-// "12,5" or "12.5" → 12.5, at most two decimals, 0 < p <= 100.
+// "12,5" or "12.5" → 12.5, at most two decimals, 0 < p <= 100. Either separator is fine: with at
+// most three whole digits and two decimals, neither can be a thousands separator.
 export function parsePercentage(text: string): number | null {
   const s = text.replace(/\s|%/g, '').replace(',', '.');
   if (!/^\d{1,3}(\.\d{1,2})?$/.test(s)) return null;

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, client, mutationHeaders } from '../api/client';
 import { ConfirmDialog, Loaded, Page, useLoad } from '../components';
 import { useApp } from '../context';
@@ -11,6 +11,12 @@ export function AccountDetail({ id }: { id: string }) {
   const keys = useLoad(() => call(client.GET('/admin/accounts/{id}/api-keys', { params: { path: { id }, query: { limit: 100 } } })), [id]);
   const [confirming, setConfirming] = useState(false);
   const [done, setDone] = useState(false);
+  // The button that opened the activation is gone once live mode is on: the focus goes to the
+  // notice that says it worked, not to the page's <body>.
+  const doneNotice = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (done) doneNotice.current?.focus();
+  }, [done]);
   return (
     <Loaded state={account}>{(a) => (
       <Page title={a.name}>
@@ -24,7 +30,7 @@ export function AccountDetail({ id }: { id: string }) {
         <section aria-labelledby="live-title">
           <h2 id="live-title">{t('account.liveMode')}</h2>
           <p>{a.liveEnabled ? t('account.liveEnabled') : t('account.liveDisabled')}</p>
-          {done ? <p role="status" class="notice">{t('account.activateLive.done')}</p> : null}
+          {done ? <p role="status" class="notice" tabIndex={-1} ref={doneNotice}>{t('account.activateLive.done')}</p> : null}
           {!a.liveEnabled && can('accounts:activate_live') ? (
             <button type="button" class="danger" onClick={() => setConfirming(true)}>{t('account.activateLive')}</button>
           ) : null}

@@ -30,33 +30,42 @@ export function AuditLog() {
         <button type="submit">{t('common.search')}</button>
       </form>
       <Paged state={entries} cursor={cursor}>{(rows) => (
-        <>
+        // Fixed column widths (styles.css, table.audit): the page fits a laptop's window and the
+        // changes column keeps room for its values instead of being squeezed to one character.
+        <div class="table-scroll" role="region" aria-labelledby="audit-caption" tabIndex={0}>
           <table class="audit">
-            <caption class="sr-only">{t('audit.title')}</caption>
-            <thead><tr><th scope="col">{t('audit.when')}</th><th scope="col">{t('audit.who')}</th><th scope="col">{t('audit.action')}</th><th scope="col">{t('audit.object')}</th><th scope="col">{t('audit.reason')}</th><th scope="col">{t('audit.origin')}</th><th scope="col">{t('audit.changes')}</th></tr></thead>
+            <caption id="audit-caption" class="sr-only">{t('audit.title')}</caption>
+            <colgroup><col class="c-when" /><col class="c-who" /><col class="c-action" /><col class="c-reason" /><col class="c-origin" /><col class="c-changes" /></colgroup>
+            <thead><tr><th scope="col">{t('audit.when')}</th><th scope="col">{t('audit.who')}</th><th scope="col">{t('audit.action')} / {t('audit.object')}</th><th scope="col">{t('audit.reason')}</th><th scope="col">{t('audit.origin')}</th><th scope="col">{t('audit.changes')}</th></tr></thead>
             <tbody>
-              {rows.length === 0 ? <tr><td colSpan={7}>{t('common.empty')}</td></tr> : rows.map((e) => (
+              {rows.length === 0 ? <tr><td colSpan={6}>{t('common.empty')}</td></tr> : rows.map((e) => (
                 <tr key={e.id} data-audit-action={e.action} data-object-id={e.objectId}>
                   <td>{dateTime(e.createdAt)}</td>
-                  <td>{e.actor.email}<br /><span class="muted">{e.actor.role === 'admin' || e.actor.role === 'viewer' ? t(`session.role.${e.actor.role}`) : e.actor.role}</span></td>
-                  <td class="nowrap"><code>{e.action}</code></td>
-                  <td>{e.objectType}<br /><code>{e.objectId}</code></td>
+                  <td><span class="wrap-anywhere">{e.actor.email}</span><br /><span class="muted">{e.actor.role === 'admin' || e.actor.role === 'viewer' ? t(`session.role.${e.actor.role}`) : e.actor.role}</span></td>
+                  <td><code>{e.action}</code><br /><span class="muted">{e.objectType}</span> <code class="small">{e.objectId}</code></td>
                   <td>{e.reason ?? '—'}</td>
-                  <td>{e.ip}<br /><span class="muted small">{e.userAgent ?? ''}</span></td>
+                  <td><code>{e.ip}</code><br /><span class="muted small wrap-anywhere" title={e.userAgent ?? undefined}>{e.userAgent ?? ''}</span></td>
                   <td><Changes entry={e} /></td>
                 </tr>
               ))}
             </tbody>
           </table>
-        </>
+        </div>
       )}</Paged>
     </Page>
   );
 }
 
-const show = (value: unknown) => (value === undefined ? '—' : JSON.stringify(value));
+// A value as JSON: an array of objects (a rule's splits, an account's rule order) one element a
+// line, anything else on one line; `pre-wrap` wraps a long line at the column's width.
+const show = (value: unknown): string => {
+  if (value === undefined) return '—';
+  if (Array.isArray(value) && value.some((v) => v !== null && typeof v === 'object')) return `[\n${value.map((v) => JSON.stringify(v)).join(',\n')}\n]`;
+  return JSON.stringify(value);
+};
 
-// The fields that differ between before and after (all of them for a creation).
+// The fields that differ between before and after (all of them for a creation), as a list: the
+// field, then its value before and after (marked as deleted and inserted text).
 function Changes({ entry }: { entry: Entry }) {
   const { t } = useApp();
   const before = (entry.before ?? {}) as Record<string, unknown>;
@@ -64,19 +73,18 @@ function Changes({ entry }: { entry: Entry }) {
   const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
   return (
     <details>
-      <summary>{t('audit.showChanges')}<span class="sr-only"> ({entry.id})</span></summary>
-      <table class="changes">
-        <thead><tr><th scope="col">{t('audit.field')}</th><th scope="col">{t('audit.before')}</th><th scope="col">{t('audit.after')}</th></tr></thead>
-        <tbody>
+      <summary>{t('audit.showChanges', { n: fields.length })}<span class="sr-only"> ({entry.id})</span></summary>
+      {fields.length === 0 ? <p class="muted">{t('audit.noChanges')}</p> : (
+        <dl class="diff">
           {fields.map((f) => (
-            <tr key={f} data-field={f}>
-              <th scope="row">{f}</th>
-              <td><code data-before>{entry.before === null ? '—' : show(before[f])}</code></td>
-              <td><code data-after>{entry.after === null ? '—' : show(after[f])}</code></td>
-            </tr>
+            <div key={f} data-field={f}>
+              <dt><code>{f}</code></dt>
+              <dd class="before"><span class="diff-label">{t('audit.before')}</span><pre data-before>{entry.before === null ? '—' : <del>{show(before[f])}</del>}</pre></dd>
+              <dd class="after"><span class="diff-label">{t('audit.after')}</span><pre data-after>{entry.after === null ? '—' : <ins>{show(after[f])}</ins>}</pre></dd>
+            </div>
           ))}
-        </tbody>
-      </table>
+        </dl>
+      )}
     </details>
   );
 }

@@ -22,6 +22,14 @@ export function PaymentDetail({ id }: { id: string }) {
             <div><dt>{t('common.createdAt')}</dt><dd>{dateTime(p.createdAt)}</dd></div>
           </dl>
 
+          {p.failure ? (
+            // Why the payment was declined or failed, as the provider answered (a code and words, never card data).
+            <section aria-labelledby="failure-title" class="failure" data-failure-code={p.failure.code}>
+              <h2 id="failure-title">{t('payment.failure')}</h2>
+              <p><code>{p.failure.code}</code>: {p.failure.message}</p>
+            </section>
+          ) : null}
+
           <section aria-labelledby="rcv-title">
             <h2 id="rcv-title">{t('payment.receivables')}</h2>
             <table>

@@ -2,14 +2,16 @@ import { useState } from 'preact/hooks';
 import { ApiFailure, call, client, mutationHeaders, newIdempotencyKey, type Schemas } from '../api/client';
 import { ConfirmDialog, ErrorMessage, Loaded, Page, useLoad } from '../components';
 import { useApp } from '../context';
-import { moneyInput, parseMoney, parsePercentage, percentageInput } from '../i18n';
+import { MONEY_PROBLEM_MESSAGE, moneyInput, parseMoney, parsePercentage, percentageInput } from '../i18n';
 import { navigate, queryString, useLocation } from '../router';
 import { loadRecipients, loadRules, type Recipient, type SplitRule } from '../rules';
 import { AccountTabs } from './AccountTabs';
 
 // Create or edit a split rule. "Save" keeps the rule without activating it (a new rule is saved
 // inactive); "Save and activate" asks for a reason and activates it in the same request, as
-// hyperswitch keeps saving apart from activating.
+// hyperswitch keeps saving apart from activating. An active rule has no draft: saving it changes
+// who gets paid on the next sale, so its Save says so and asks for a reason too (the server
+// refuses the change without one).
 
 interface ShareDraft {
   key: number;
@@ -52,12 +54,24 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const [activating, setActivating] = useState(false);
+  // The reason dialog: activating an inactive rule, or saving an active one.
+  const [confirming, setConfirming] = useState<'activate' | 'saveActive' | null>(null);
+  const live = rule?.active === true;
   const [saveKey, setSaveKey] = useState(newIdempotencyKey);
   const back = `/accounts/${accountId}/split-rules${queryString({ livemode: livemode || undefined })}`;
 
-  const update = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
-  const updateShare = (index: number, patch: Partial<ShareDraft>) => setDraft((d) => ({ ...d, shares: d.shares.map((s, i) => (i === index ? { ...s, ...patch } : s)) }));
+  // Editing a field clears its error (the next save checks it again): a corrected amount does not
+  // keep saying what was wrong with the old one.
+  const clearErrors = (prefix: string) => setErrors((e) => Object.fromEntries(Object.entries(e).filter(([k]) => k !== prefix && !k.startsWith(`${prefix}.`) && !k.startsWith(`${prefix}[`))));
+  const update = (patch: Partial<Draft>) => {
+    // (Adding or removing a share renumbers the shares: their errors go.)
+    for (const name of Object.keys(patch)) clearErrors(name === 'shares' ? 'splits' : name);
+    setDraft((d) => ({ ...d, ...patch }));
+  };
+  const updateShare = (index: number, patch: Partial<ShareDraft>) => {
+    clearErrors(`splits[${index}]`);
+    setDraft((d) => ({ ...d, shares: d.shares.map((s, i) => (i === index ? { ...s, ...patch } : s)) }));
+  };
 
   // The request body from the draft, or null with field errors.
   const build = (): { priority: number; description: string | null; conditions: Schemas['SplitRuleConditions']; splits: Schemas['SplitShare'][] } | null => {
@@ -67,37 +81,41 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
     const conditions: Schemas['SplitRuleConditions'] = {};
     if (draft.method) conditions.method = draft.method;
     for (const field of ['minAmount', 'maxAmount'] as const) {
-      if (draft[field].trim() === '') continue;
-      const cents = parseMoney(lang, draft[field]);
-      if (cents === null) errs[field] = t('form.invalidMoney');
-      else conditions[field] = cents;
+      if (draft[field].trim() === '') continue; // optional: no condition
+      const parsed = parseMoney(lang, draft[field]);
+      if (!parsed.ok) errs[field] = t(MONEY_PROBLEM_MESSAGE[parsed.problem]);
+      else conditions[field] = parsed.cents;
     }
     const splits: Schemas['SplitShare'][] = draft.shares.map((s, i) => {
       if (s.kind === 'percentage') {
         const p = parsePercentage(s.value);
-        if (p === null) errs[`splits[${i}]`] = t('form.invalidPercentage');
+        if (p === null) errs[`splits[${i}]`] = t(s.value.trim() === '' ? 'form.percentageRequired' : 'form.invalidPercentage');
         return { recipientId: s.recipientId, percentage: p ?? 0 };
       }
-      const cents = parseMoney(lang, s.value);
-      if (cents === null || cents <= 0) errs[`splits[${i}]`] = t('form.invalidMoney');
-      return { recipientId: s.recipientId, amount: cents ?? 0 };
+      const parsed = parseMoney(lang, s.value);
+      if (!parsed.ok) errs[`splits[${i}]`] = t(MONEY_PROBLEM_MESSAGE[parsed.problem]);
+      else if (parsed.cents <= 0) errs[`splits[${i}]`] = t('money.positive');
+      return { recipientId: s.recipientId, amount: parsed.ok ? parsed.cents : 0 };
     });
     setErrors(errs);
     if (Object.keys(errs).length > 0) return null;
     return { priority, description: draft.description.trim() || null, conditions, splits };
   };
 
-  const save = async (activate: { reason: string; key: string } | null) => {
+  // `confirmed`: the reason and the dialog's Idempotency-Key, when saving activates the rule or
+  // changes an active one.
+  const save = async (confirmed: { reason: string; key: string; activate: boolean } | null) => {
     const body = build();
     if (!body) return false;
     setBusy(true);
     setFailure(null);
+    const activate = confirmed?.activate ? confirmed : null;
     try {
-      const key = activate?.key ?? saveKey;
+      const key = confirmed?.key ?? saveKey;
       if (rule) {
         await call(client.PATCH('/admin/split-rules/{id}', {
           params: { path: { id: rule.id }, header: mutationHeaders(key) },
-          body: { ...body, ...(activate ? { active: true, reason: activate.reason } : {}) },
+          body: { ...body, ...(activate ? { active: true } : {}), ...(confirmed ? { reason: confirmed.reason } : {}) },
         }));
       } else {
         await call(client.POST('/admin/split-rules', {
@@ -122,6 +140,11 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
     // void: Preact drops a handler's promise; this one catches and shows its own failure.
     <form class="rule-form" noValidate onSubmit={(e) => void (async () => {
       e.preventDefault();
+      // An active rule: the reason first, then the same save.
+      if (live) {
+        if (build()) setConfirming('saveActive');
+        return;
+      }
       try {
         await save(null);
       } catch (err) {
@@ -200,24 +223,24 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
       </fieldset>
 
       <ErrorMessage error={failure} />
-      <p class="hint" id="save-help">{t('form.saveHelp')}</p>
+      <p class="hint" id="save-help">{live ? t('form.saveActiveHelp') : t('form.saveHelp')}</p>
       <div class="form-actions">
-        <button type="submit" class="secondary" disabled={busy || draft.shares.length === 0} aria-describedby="save-help">{t('form.save')}</button>
-        {!rule?.active ? (
+        <button type="submit" class={live ? undefined : 'secondary'} disabled={busy || draft.shares.length === 0} aria-describedby="save-help">{live ? t('form.saveActive') : t('form.save')}</button>
+        {!live ? (
           <button type="button" disabled={busy || draft.shares.length === 0} onClick={() => {
-            if (build()) setActivating(true);
+            if (build()) setConfirming('activate');
           }}>{t('form.saveActivate')}</button>
         ) : null}
       </div>
-      {activating ? (
+      {confirming ? (
         <ConfirmDialog
-          title={t('form.saveActivate')}
-          message={t('rules.activateConfirm')}
-          confirmLabel={t('form.saveActivate')}
+          title={confirming === 'activate' ? t('form.saveActivate') : t('form.saveActiveTitle')}
+          message={confirming === 'activate' ? t('rules.activateConfirm') : t('form.saveActiveConfirm')}
+          confirmLabel={confirming === 'activate' ? t('form.saveActivate') : t('form.save')}
           reason="required"
-          onClose={() => setActivating(false)}
+          onClose={() => setConfirming(null)}
           onConfirm={async (reason, key) => {
-            await save({ reason: reason ?? '', key });
+            await save({ reason: reason ?? '', key, activate: confirming === 'activate' });
           }}
         />
       ) : null}

@@ -1,14 +1,19 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call, client, mutationHeaders, type Schemas } from '../api/client';
 import { ConfirmDialog, ErrorMessage, Loaded, Page, StatusBadge, useLoad } from '../components';
 import { useApp } from '../context';
-import { parseMoney } from '../i18n';
+import { MONEY_PROBLEM_MESSAGE, parseMoney, type MessageKey } from '../i18n';
 import { Link, navigate, queryString, useLocation } from '../router';
 import { loadRecipients, loadRules, type Recipient, type SplitRule } from '../rules';
 import { AccountTabs } from './AccountTabs';
 
-// An account's split rules in the order they apply, with reordering, activation (with a reason),
-// deactivation and a server-side preview of a sale.
+// An account's split rules in the order they apply, with reordering and activation (each with a
+// reason: both change who gets paid), deactivation and a server-side preview of a sale.
+
+type Dialog =
+  | { kind: 'activate' | 'deactivate'; rule: SplitRule; position: number }
+  | { kind: 'move'; rule: SplitRule; position: number; by: -1 | 1; order: string[] };
+
 export function SplitRules({ accountId }: { accountId: string }) {
   const { t, can } = useApp();
   const { query } = useLocation();
@@ -16,24 +21,24 @@ export function SplitRules({ accountId }: { accountId: string }) {
   const rules = useLoad(() => loadRules(accountId, livemode), [accountId, livemode]);
   const recipients = useLoad(() => loadRecipients(accountId, livemode), [accountId, livemode]);
   const account = useLoad(() => call(client.GET('/admin/accounts/{id}', { params: { path: { id: accountId } } })), [accountId]);
-  const [dialog, setDialog] = useState<{ kind: 'activate' | 'deactivate'; rule: SplitRule; position: number } | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const [dialog, setDialog] = useState<Dialog | null>(null);
+  // After a reorder, the moved rule's same button gets the focus back once the new order is
+  // drawn: the dialog gives it back to that button first, but where the browser has no
+  // Element.moveBefore (Firefox, Safari) Preact moves the row with insertBefore, which drops the
+  // focus. `stale` is the list the new order replaces.
+  const [refocus, setRefocus] = useState<{ ruleId: string; button: 'up' | 'down'; stale: SplitRule[] | undefined } | null>(null);
+  useEffect(() => {
+    if (!refocus || rules.loading || rules.data === refocus.stale) return;
+    document.querySelector<HTMLElement>(`tr[data-rule-id="${refocus.ruleId}"] [data-move="${refocus.button}"]`)?.focus();
+    setRefocus(null);
+  }, [refocus, rules.data, rules.loading]);
 
-  // Called as `void move(...)` from the buttons: Preact drops a handler's promise; move shows its own failure.
-  const move = async (list: SplitRule[], index: number, by: -1 | 1) => {
+  // Moving asks for a reason first (a dialog): the order decides who gets paid.
+  const move = (list: SplitRule[], index: number, by: -1 | 1) => {
+    if (index + by < 0 || index + by >= list.length) return; // the button is aria-disabled here
     const order = list.map((r) => r.id);
     [order[index], order[index + by]] = [order[index + by], order[index]];
-    setBusy(true);
-    setError(null);
-    try {
-      await call(client.POST('/admin/split-rules/reorder', { params: { header: mutationHeaders() }, body: { accountId, livemode, ruleIds: order } }));
-      rules.reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    setDialog({ kind: 'move', rule: list[index], position: index + 1, by, order });
   };
 
   const names = new Map<string, string>((recipients.data ?? []).map((r) => [r.id, r.name]));
@@ -50,9 +55,12 @@ export function SplitRules({ accountId }: { accountId: string }) {
         ))}
       </fieldset>
       <p class="hint">{t('rules.help')}</p>
-      <ErrorMessage error={error} />
       <Loaded state={rules}>{(list) => list.length === 0 ? <p>{t('rules.empty')}</p> : (
+        // Scrolls sideways inside its box on a narrow window instead of running off the page;
+        // focusable, so the keyboard can scroll it too.
+        <div class="table-scroll" role="region" aria-labelledby="rules-caption" tabIndex={0}>
         <table class="rules">
+          <caption id="rules-caption" class="sr-only">{t('rules.title')}</caption>
           <thead><tr>
             <th scope="col">{t('rules.order')}</th><th scope="col">{t('rules.priority')}</th><th scope="col">{t('rules.shares')}</th>
             <th scope="col">{t('rules.conditions')}</th><th scope="col">{t('rules.description')}</th><th scope="col">{t('common.status')}</th>
@@ -71,21 +79,42 @@ export function SplitRules({ accountId }: { accountId: string }) {
                   <td><div class="row-actions">
                     {can('split_rules:update') ? (
                       <>
-                        <button type="button" class="secondary" disabled={busy || i === 0} aria-label={t('rules.moveUpLabel', { n: i + 1 })} onClick={() => void move(list, i, -1)}>{t('rules.moveUp')}</button>
-                        <button type="button" class="secondary" disabled={busy || i === list.length - 1} aria-label={t('rules.moveDownLabel', { n: i + 1 })} onClick={() => void move(list, i, 1)}>{t('rules.moveDown')}</button>
+                        {/* aria-disabled, not disabled, at the ends: a moved rule keeps the focus on
+                            its button even when the move takes it to the top or the bottom. */}
+                        <button type="button" class="secondary" data-move="up" aria-disabled={i === 0 ? 'true' : undefined} aria-label={t('rules.moveUpLabel', { n: i + 1 })} onClick={() => move(list, i, -1)}>{t('rules.moveUp')}</button>
+                        <button type="button" class="secondary" data-move="down" aria-disabled={i === list.length - 1 ? 'true' : undefined} aria-label={t('rules.moveDownLabel', { n: i + 1 })} onClick={() => move(list, i, 1)}>{t('rules.moveDown')}</button>
                         <Link class="button secondary" href={`/accounts/${accountId}/split-rules/${rule.id}/edit`}>{t('rules.edit')}</Link>
                       </>
                     ) : null}
-                    {!rule.active && can('split_rules:activate') ? <button type="button" onClick={() => setDialog({ kind: 'activate', rule, position: i + 1 })}>{t('rules.activate')}</button> : null}
-                    {rule.active && can('split_rules:deactivate') ? <button type="button" class="secondary" onClick={() => setDialog({ kind: 'deactivate', rule, position: i + 1 })}>{t('rules.deactivate')}</button> : null}
+                    {/* One button that turns from Activate into Deactivate (the same element), so
+                        the focus stays on it after the change. */}
+                    {(rule.active ? can('split_rules:deactivate') : can('split_rules:activate')) ? (
+                      <button type="button" class={rule.active ? 'secondary' : undefined} data-toggle-active onClick={() => setDialog({ kind: rule.active ? 'deactivate' : 'activate', rule, position: i + 1 })}>
+                        {rule.active ? t('rules.deactivate') : t('rules.activate')}
+                      </button>
+                    ) : null}
                   </div></td>
                 ) : null}
               </tr>
             ))}
           </tbody>
         </table>
+        </div>
       )}</Loaded>
-      {dialog ? (
+      {dialog?.kind === 'move' ? (
+        <ConfirmDialog
+          title={t('rules.moveTitle', { n: dialog.position, m: dialog.position + dialog.by })}
+          message={t('rules.moveConfirm')}
+          confirmLabel={t(dialog.by < 0 ? 'rules.moveUp' : 'rules.moveDown')}
+          reason="required"
+          onClose={() => setDialog(null)}
+          onConfirm={async (reason, key) => {
+            await call(client.POST('/admin/split-rules/reorder', { params: { header: mutationHeaders(key) }, body: { accountId, livemode, ruleIds: dialog.order, reason: reason ?? '' } }));
+            setRefocus({ ruleId: dialog.rule.id, button: dialog.by < 0 ? 'up' : 'down', stale: rules.data });
+            rules.reload();
+          }}
+        />
+      ) : dialog ? (
         <ConfirmDialog
           title={t(dialog.kind === 'activate' ? 'rules.activateTitle' : 'rules.deactivateTitle', { n: dialog.position })}
           message={t(dialog.kind === 'activate' ? 'rules.activateConfirm' : 'rules.deactivateConfirm')}
@@ -132,17 +161,22 @@ function Preview({ accountId, livemode, names, accountName, rules }: { accountId
   const { t, lang, money } = useApp();
   const [amount, setAmount] = useState('');
   const [method, setMethod] = useState<'pix' | 'credit_card'>('credit_card');
-  const [invalid, setInvalid] = useState(false);
+  const [invalid, setInvalid] = useState<MessageKey | null>(null);
   const [result, setResult] = useState<Schemas['SplitPreview'] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
-    const cents = parseMoney(lang, amount);
-    setInvalid(cents === null || cents <= 0);
-    if (cents === null || cents <= 0) return;
+    const parsed = parseMoney(lang, amount);
+    const problem = !parsed.ok ? MONEY_PROBLEM_MESSAGE[parsed.problem] : parsed.cents <= 0 ? 'money.positive' : null;
+    setInvalid(problem);
+    // A refused amount also clears the last answer: it was for another amount.
+    if (!parsed.ok || problem) {
+      setResult(null);
+      return;
+    }
     setError(null);
     try {
-      setResult(await call(client.POST('/admin/split-rules/preview', { params: { header: mutationHeaders() }, body: { accountId, livemode, amount: cents, method } })));
+      setResult(await call(client.POST('/admin/split-rules/preview', { params: { header: mutationHeaders() }, body: { accountId, livemode, amount: parsed.cents, method } })));
     } catch (err) {
       setResult(null);
       setError(err);
@@ -157,8 +191,8 @@ function Preview({ accountId, livemode, names, accountName, rules }: { accountId
       <form class="filters" onSubmit={(e) => void submit(e)} noValidate>
         <div class="field">
           <label for="preview-amount">{t('preview.amount')}</label>
-          <input id="preview-amount" inputMode="decimal" value={amount} aria-invalid={invalid} aria-describedby={invalid ? 'preview-amount-error' : undefined} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} />
-          {invalid ? <p id="preview-amount-error" class="field-error">{t('form.invalidMoney')}</p> : null}
+          <input id="preview-amount" inputMode="decimal" value={amount} aria-invalid={invalid !== null} aria-describedby={invalid ? 'preview-amount-error' : undefined} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} />
+          {invalid ? <p id="preview-amount-error" class="field-error">{t(invalid)}</p> : null}
         </div>
         <div class="field">
           <label for="preview-method">{t('common.method')}</label>
