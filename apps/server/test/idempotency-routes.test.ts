@@ -102,7 +102,7 @@ for (const engine of ENGINES) {
         return { url: '/admin/session', headers: adminHeaders(other), replay: { status: 401, code: 'AUTHENTICATION_REQUIRED', why: 'the session the request ended is gone, and with it the scope of its key' } };
       },
       'POST /admin/split-rules': async () => ({ url: '/admin/split-rules', headers: adminHeaders(), payload: { accountId: k.accountId, priority: 40, splits: [{ recipientId: (await recipient()).id, percentage: 5 }], reason: 'walking the routes' } }),
-      'PATCH /admin/split-rules/:id': async () => ({ url: `/admin/split-rules/${(await splitRule()).id}`, headers: adminHeaders(), payload: { priority: 7 } }),
+      'PATCH /admin/split-rules/:id': async () => ({ url: `/admin/split-rules/${(await splitRule()).id}`, headers: adminHeaders(), payload: { priority: 7, reason: 'walking the routes' } }),
       'POST /admin/split-rules/:id/deactivate': async () => ({ url: `/admin/split-rules/${(await splitRule()).id}/deactivate`, headers: adminHeaders() }),
       'POST /admin/split-rules/:id/activate': async () => {
         const rule = await splitRule();
@@ -117,7 +117,7 @@ for (const engine of ENGINES) {
           const r = await ok('POST', '/v1/recipients', { name: `Loja ${priority} Ltda`, document: '11222333000181', bankAccount: { bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' } }, auth(other.secretKey));
           ids.push((await ok('POST', '/admin/split-rules', { accountId: other.accountId, priority, splits: [{ recipientId: r.id, percentage: 10 }], active: false }, adminHeaders())).id);
         }
-        return { url: '/admin/split-rules/reorder', headers: adminHeaders(), payload: { accountId: other.accountId, ruleIds: ids.reverse() } };
+        return { url: '/admin/split-rules/reorder', headers: adminHeaders(), payload: { accountId: other.accountId, ruleIds: ids.reverse(), reason: 'walking the routes' } };
       },
       'POST /admin/accounts/:id/activate-live': async () => ({ url: `/admin/accounts/${(await signup(t, 'Going live')).accountId}/activate-live`, headers: adminHeaders(), payload: { reason: 'documents checked' } }),
       'PATCH /admin/accounts/:id/payout-bank-account': async () => ({ url: `/admin/accounts/${(await signup(t, 'Payout')).accountId}/payout-bank-account`, headers: adminHeaders(), payload: { bankAccount: { bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' }, reason: 'bank letter on file' } }),

@@ -203,6 +203,8 @@ describe('OpenAPI document', () => {
       if (entry.path.startsWith('/admin/')) assert.ok(names.every((n) => schemes[n]?.type === 'apiKey' && schemes[n]?.in === 'cookie'), `${label(entry)}: admin routes use the session cookie`);
       // The hosted checkout page's own calls take its session's client secret, and only that.
       else if (entry.path.endsWith('/client') || entry.path.includes('/client/')) assert.deepEqual(names, ['checkoutClientSecret'], `${label(entry)}: the checkout page API takes the client secret`);
+      // Card tokens: a key, or the hosted page's client secret while its session is open.
+      else if (entry.op.operationId === 'createCardToken') assert.deepEqual(names.sort(), ['checkoutClientSecret', 'publishableKey', 'secretKey'], `${label(entry)}: a key, or the hosted page's client secret`);
       else assert.ok(names.every((n) => n === 'secretKey' || n === 'publishableKey'), `${label(entry)}: API routes use keys`);
     }
     assert.deepEqual(doc.security, [{ secretKey: [] }], 'the secret key is the default');

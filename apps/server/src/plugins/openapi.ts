@@ -177,7 +177,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
         securitySchemes: {
           secretKey: { type: 'http', scheme: 'bearer', description: 'Secret key: `sk_test_...` (sandbox) or `sk_live_...`. Server side only.' },
           publishableKey: { type: 'http', scheme: 'bearer', description: 'Publishable key: `pk_test_...` or `pk_live_...`. Safe in the browser; only tokenizes cards.' },
-          checkoutClientSecret: { type: 'http', scheme: 'bearer', description: 'A checkout session\'s `clientSecret` (`cs_..._secret_...`): the hosted page\'s calls for that one session. API keys are refused there.' },
+          checkoutClientSecret: { type: 'http', scheme: 'bearer', description: 'A checkout session\'s `clientSecret` (`cs_..._secret_...`): the hosted page\'s calls for that one session (load, pay, and card tokens while it is open). API keys are refused on its `/client` routes.' },
           adminSession: {
             type: 'apiKey',
             in: 'cookie',

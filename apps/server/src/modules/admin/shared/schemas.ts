@@ -19,7 +19,8 @@ export const AdminMutationHeaders = Type.Object({
 });
 
 // Why an admin makes a change: kept in the audit log. Optional on most changes; required on
-// money-moving ones (a settlement run, a live activation, activating a split rule).
+// money-moving ones (a settlement run, a live activation, activating a split rule, changing an
+// active split rule, reordering rules, a payout bank account, embed origins).
 export const reasonText = (description: string) => Type.String({ minLength: 1, maxLength: MAX_REASON_LENGTH, description });
 export const optionalReason = Type.Optional(reasonText('Why, for the audit log (optional here).'));
 export const requiredReason = reasonText('Why, for the audit log. Required: this action moves money.');
