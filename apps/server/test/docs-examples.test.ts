@@ -143,6 +143,31 @@ describe('the guides\' examples, pasted', () => {
     assert.deepEqual(problems, []);
   });
 
+  test('the sizes the pages report are the ones the builds measured (to 0.1 KiB)', () => {
+    const measured = (file: string, pick: (j: Record<string, unknown>) => unknown): number => {
+      const path = join(REPO, file);
+      assert.ok(existsSync(path), `${file} is missing: build the workspaces first (npm install builds them)`);
+      return Number(pick(JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>)) / 1024;
+    };
+    const script = measured('packages/checkout/dist/size.json', (j) => (j.script as { gzipBytes: number }).gzipBytes);
+    const page = measured('apps/checkout-page/dist/size.json', (j) => j.jsCssGzipBytes);
+    const sdk = measured('packages/sdk/dist/size.json', (j) => j.gzippedBytes);
+    // Where each page states a figure, as the text right before it and its number of KiB.
+    const stated: Array<[string, RegExp, number]> = [
+      ['README.md', /`\/v1\/checkout\.js` \*\*([\d.]+) KiB\*\*/, script],
+      ['README.md', /page's JS \+ CSS \*\*([\d.]+) KiB\*\*/, page],
+      ['README.md', /bundle, minified, \*\*([\d.]+) KiB\*\*/, sdk],
+      ['docs/checkout.md', /script-tag build\) \| ([\d.]+) KiB/, script],
+      ['docs/checkout.md', /page's JS \+ CSS \| ([\d.]+) KiB/, page],
+      ['packages/checkout/README.md', /script-tag build is \*\*([\d.]+) KiB gzipped/, script],
+    ];
+    for (const [file, pattern, kib] of stated) {
+      const m = pattern.exec(readFileSync(join(REPO, file), 'utf8'));
+      assert.ok(m, `${file} states the size (${pattern})`);
+      assert.ok(Math.abs(Number(m[1]) - kib) <= 0.1, `${file} says ${m[1]} KiB, the build measured ${kib.toFixed(2)} KiB`);
+    }
+  });
+
   test('links between the pages lead somewhere: the file exists, and so does the heading', () => {
     const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
     const headings = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]));
