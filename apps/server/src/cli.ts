@@ -115,7 +115,7 @@ async function serve(config: Config, pluginFiles: string[]): Promise<void> {
     const keys = await localSandboxKeys(store, config);
     // One space after the colon: scripts read these lines (sdks/php's TestServer does).
     lines.push(`Sandbox secret key: ${keys.secretKey}   (your server: every /v1 call)`);
-    lines.push(`Sandbox publishable key: ${keys.publishableKey}   (the browser: card tokens and checkout)`);
+    lines.push(`Sandbox publishable key: ${keys.publishableKey}   (the browser: card tokens on your own pages)`);
     lines.push(`Try: curl -s ${base}/v1/payments -H "Authorization: Bearer ${keys.secretKey}" -H "Content-Type: application/json" -d '{"amount":1050,"currency":"BRL","method":"pix"}'`);
   }
   process.stdout.write(lines.join('\n') + '\n');

@@ -273,6 +273,8 @@ for (const engine of ENGINES) {
       assert.equal(blocked.json().error.code, 'RATE_LIMITED');
       const retryAfter = Number(blocked.headers['retry-after']);
       assert.ok(retryAfter > 0 && retryAfter <= 15 * 60, `Retry-After ${retryAfter}`);
+      // Like every 429: the RateLimit-* of the limit hit (5 failures per email per window).
+      assert.deepEqual([blocked.headers['ratelimit-limit'], blocked.headers['ratelimit-remaining'], blocked.headers['ratelimit-reset']], ['5', '0', String(retryAfter)]);
       assert.equal(blocked.headers['set-cookie'], undefined);
       // Other emails are not affected.
       assert.equal((await login(adminEmail, PASSWORD)).statusCode, 200);
@@ -294,6 +296,7 @@ for (const engine of ENGINES) {
       assert.equal(blocked.statusCode, 429);
       assert.equal(blocked.json().error.code, 'RATE_LIMITED');
       assert.ok(Number(blocked.headers['retry-after']) > 0);
+      assert.equal(blocked.headers['ratelimit-limit'], '20', 'the address limit is the one hit');
       // Another address still signs in.
       assert.equal((await login(adminEmail, PASSWORD, freshIp())).statusCode, 200);
     });

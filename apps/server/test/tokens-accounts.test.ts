@@ -140,6 +140,7 @@ for (const engine of ENGINES) {
       const stored = await t.store.db.selectFrom('api_keys').selectAll().where('account_id', '=', body.account.id).execute();
       assert.equal(stored.length, 2);
       assert.ok(!JSON.stringify(stored).includes(body.keys.secretKey.key), 'only hashes are stored');
+      assert.ok(!JSON.stringify(stored).includes(body.keys.publishableKey.key), 'publishable keys are stored hashed too');
       assert.equal((await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(body.keys.secretKey.key) })).statusCode, 200);
     });
 

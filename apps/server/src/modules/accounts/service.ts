@@ -65,7 +65,9 @@ export async function insertKey(tx: Tx, accountId: string, kind: KeyKind, livemo
     display,
     created_at: new Date().toISOString(),
     revoked_at: null,
-    publishable_key: kind === 'publishable' ? key : null,
+    // Every key is kept hashed only, publishable ones too (migration 0008 cleared the readable
+    // copies the hosted page once used; it tokenizes with its session's client secret now).
+    publishable_key: null,
   }).execute();
   return { id, key, kind, livemode, display };
 }
@@ -106,21 +108,6 @@ export async function revokeKey(store: Store, keyIdOrKey: string): Promise<{ id:
     if (!row.revoked_at) await tx.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', row.id).execute();
     return { id: row.id, display: row.display };
   });
-}
-
-// The account's publishable key for a mode, to hand to the hosted checkout page: the newest
-// active one kept readable, or a new one (keys made before they were kept readable are only
-// stored hashed).
-export async function publishableKeyFor(tx: Tx, accountId: string, livemode: boolean): Promise<string> {
-  return (await readablePublishableKey(tx, accountId, livemode)) ?? (await insertKey(tx, accountId, 'publishable', livemode)).key;
-}
-
-export async function readablePublishableKey(db: Store['db'] | Tx, accountId: string, livemode: boolean): Promise<string | null> {
-  const row = await db.selectFrom('api_keys').select('publishable_key')
-    .where('account_id', '=', accountId).where('livemode', '=', livemode ? 1 : 0).where('kind', '=', 'publishable')
-    .where('revoked_at', 'is', null).where('publishable_key', 'is not', null)
-    .orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row?.publishable_key ?? null;
 }
 
 // Live mode on, with no reason and no audit row: a shortcut for test fixtures only. An operator

@@ -15,7 +15,7 @@ export const AuditEntry = Type.Object(
     before: Snapshot,
     after: Snapshot,
     reason: Type.Union([Type.String(), Type.Null()], { description: 'Why, as the admin said it. Required on money-moving actions.' }),
-    ip: Type.String({ description: 'The client address of the request.' }),
+    ip: Type.String({ description: 'The client address of the request, or `command line` for a change made with `npm run cli` (its `userAgent` names the command and the system user).' }),
     userAgent: Type.Union([Type.String(), Type.Null()]),
     correlationId: Type.String({ description: 'The request\'s correlation id (also in the request log).' }),
     createdAt: Type.String({ format: 'date-time' }),

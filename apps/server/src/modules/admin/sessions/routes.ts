@@ -76,9 +76,11 @@ export function sessionRoutes(scopeInstance: FastifyInstance, options: SessionOp
   }, async (req, reply) => {
     const email = normalizeEmail(req.body.email);
     const ip = req.ip;
-    const wait = throttle.retryAfterSeconds(email, ip);
+    const { waitSeconds: wait, limit } = throttle.blocked(email, ip);
     if (wait > 0) {
-      throw new ApiError('RATE_LIMITED', `Too many failed sign-in attempts; retry after ${wait} s.`, { headers: { 'retry-after': String(wait) } });
+      // Like every 429: Retry-After and the RateLimit-* of the limit hit (failures per window).
+      const headers = { 'retry-after': String(wait), 'ratelimit-limit': String(limit), 'ratelimit-remaining': '0', 'ratelimit-reset': String(wait) };
+      throw new ApiError('RATE_LIMITED', `Too many failed sign-in attempts; retry after ${wait} s.`, { headers });
     }
     // Counted before the (slow) check, so parallel guesses cannot slip past the limit; taken
     // back if the sign-in succeeds.

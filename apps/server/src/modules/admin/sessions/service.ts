@@ -129,14 +129,18 @@ export class LoginThrottle {
     return kept;
   }
 
-  // Seconds until a new attempt is allowed, or 0 when it is allowed now.
-  retryAfterSeconds(email: string, ip: string, nowMs = Date.now()): number {
+  // Seconds until a new attempt is allowed (0: allowed now), and the limit (failures per window)
+  // that imposes the wait, for the 429's RateLimit-*.
+  blocked(email: string, ip: string, nowMs = Date.now()): { waitSeconds: number; limit: number } {
     let waitMs = 0;
+    let limit = this.maxFailuresPerEmail;
     for (const [key, max] of [[`e:${email}`, this.maxFailuresPerEmail], [`i:${ip}`, this.maxFailuresPerIp]] as const) {
       const list = this.recent(key, nowMs);
-      if (list.length >= max) waitMs = Math.max(waitMs, list[list.length - max] + this.windowMs - nowMs);
+      if (list.length < max) continue;
+      const ms = list[list.length - max] + this.windowMs - nowMs;
+      if (ms > waitMs) [waitMs, limit] = [ms, max];
     }
-    return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : 0;
+    return { waitSeconds: waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : 0, limit };
   }
 
   // Counts one failed attempt for the email and the address; returns its timestamp.
