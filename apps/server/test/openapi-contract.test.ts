@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
@@ -34,8 +37,14 @@ const resolve = (doc: Json, schema: Json): Json => {
 };
 
 // Names that are types of their own in the languages clients are generated for (TypeScript and
-// the browser, Java, C#, Python): a component named so shadows them in generated code.
+// the browser, Java, C#, Python): a component named so shadows them in generated code. Every
+// global TypeScript declares for the browser and the language (lib.dom, lib.es*), and by hand
+// the other languages' own.
+const tsLib = dirname(createRequire(import.meta.url).resolve('typescript/lib/lib.dom.d.ts'));
+const TS_GLOBALS = readdirSync(tsLib).filter((f) => /^lib\.(dom|es\d+|es\d+\.\w+|webworker)\.d\.ts$/.test(f))
+  .flatMap((f) => [...readFileSync(join(tsLib, f), 'utf8').matchAll(/^declare (?:var|function|class) (\w+)|^interface (\w+)/gm)].map((m) => m[1] ?? m[2]));
 const BUILT_INS = new Set([
+  ...TS_GLOBALS,
   'Error', 'Object', 'Array', 'String', 'Number', 'Boolean', 'Date', 'Map', 'Set', 'Promise', 'Symbol', 'Function', 'RegExp',
   'JSON', 'Math', 'Record', 'Partial', 'Response', 'Request', 'Headers', 'URL', 'Blob', 'File', 'FormData',
   'Integer', 'Long', 'Class', 'Exception', 'Void', 'List', 'Type', 'Task', 'Decimal', 'Dict', 'Tuple',

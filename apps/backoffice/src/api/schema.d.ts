@@ -574,7 +574,7 @@ export interface components {
             } | null;
             description: string | null;
             /** @description The events about this payment, its refunds and receivables, oldest first (within the event retention; at most 100). */
-            events: components["schemas"]["Event"][];
+            events: components["schemas"]["EventObject"][];
             failure: {
                 code: string;
                 message: string;
@@ -781,7 +781,7 @@ export interface components {
             createdAt: string;
             /** @description Prefix `aud_`. */
             id: string;
-            /** @description The client address of the request. */
+            /** @description The client address of the request, or `command line` for a change made with `npm run cli` (its `userAgent` names the command and the system user). */
             ip: string;
             /** @description The mode of the object changed (`false` for objects without a mode, such as accounts). */
             livemode: boolean;
@@ -904,7 +904,7 @@ export interface components {
             };
         };
         /** @description Something that happened: a state change of a payment, refund, recipient, receivable or settlement. */
-        Event: {
+        EventObject: {
             /** Format: date-time */
             createdAt: string;
             data: {

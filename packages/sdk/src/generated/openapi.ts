@@ -1274,7 +1274,7 @@ export interface components {
             hasMore: boolean;
         };
         /** @description Something that happened: a state change of a payment, refund, recipient, receivable or settlement. */
-        Event: {
+        EventObject: {
             /** @description Prefix `evt_`; also the `webhook-id` of its deliveries. */
             id: string;
             /** @constant */
@@ -1291,11 +1291,11 @@ export interface components {
                 };
             };
         };
-        /** @description A page of Event objects, newest first. */
+        /** @description A page of EventObject objects, newest first. */
         EventList: {
             /** @constant */
             object: "list";
-            data: components["schemas"]["Event"][];
+            data: components["schemas"]["EventObject"][];
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
         };
@@ -5234,7 +5234,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of Event objects, newest first. */
+            /** @description A page of EventObject objects, newest first. */
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
@@ -5333,7 +5333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["EventObject"];
                 };
             };
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */

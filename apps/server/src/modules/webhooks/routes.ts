@@ -85,7 +85,7 @@ export function webhookRoutes(appInstance: FastifyInstance, store: Store, policy
   }, (req) => listEvents(store, req.ctx, req.query));
 
   app.get('/v1/events/:id', {
-    schema: { operationId: 'getEvent', tags: ['Events'], summary: 'Fetch an event', params: IdParams, response: { 200: ref('Event') } },
+    schema: { operationId: 'getEvent', tags: ['Events'], summary: 'Fetch an event', params: IdParams, response: { 200: ref('EventObject') } },
   }, (req) => getEvent(store, req.ctx, req.params.id));
 
   app.post('/v1/events/:id/redeliver', {

@@ -91,9 +91,10 @@ export const Event = Type.Object(
       object: Type.Object({}, { additionalProperties: true, description: 'The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`).' }),
     }, { additionalProperties: false }),
   },
-  { $id: 'Event', additionalProperties: false, description: 'Something that happened: a state change of a payment, refund, recipient, receivable or settlement.' },
+  // Not `Event`: generated TypeScript would shadow the DOM's global Event with it.
+  { $id: 'EventObject', additionalProperties: false, description: 'Something that happened: a state change of a payment, refund, recipient, receivable or settlement.' },
 );
-export const EventList = listOf('Event', 'EventList');
+export const EventList = listOf('EventObject', 'EventList');
 
 export const ListEventsQuery = Type.Object(
   { ...ListQueryBase, type: Type.Optional(stringEnum([...EVENT_TYPES, TEST_EVENT_TYPE], { description: 'Exact event type.' })) },

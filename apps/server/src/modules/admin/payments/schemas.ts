@@ -29,7 +29,7 @@ export const AdminPaymentDetail = Type.Object(
     accountId: Type.String({ description: 'The merchant account (`acct_`).' }),
     receivables: Type.Array(ref('Receivable'), { description: 'What each payee is owed from the sale, and the refund adjustments.' }),
     refunds: Type.Array(ref('Refund')),
-    events: Type.Array(ref('Event'), { description: `The events about this payment, its refunds and receivables, oldest first (within the event retention; at most ${MAX_DETAIL_ITEMS}).` }),
+    events: Type.Array(ref('EventObject'), { description: `The events about this payment, its refunds and receivables, oldest first (within the event retention; at most ${MAX_DETAIL_ITEMS}).` }),
   },
   { $id: 'AdminPaymentDetail', additionalProperties: false, description: 'A payment with its receivables, refunds and events.' },
 );
