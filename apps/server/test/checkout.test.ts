@@ -1,14 +1,12 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { sql } from 'kysely';
-import { ENGINES, startApp, signup, auth, eventually, adminSession, testDatabase, TEST_CONFIG, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, signup, auth, eventually, adminSession, testDatabase, webhookReceiver, TEST_CONFIG, type TestApp, type Keys } from './helpers.js';
 import { loadConfig } from '../src/config.js';
 import { Store } from '../src/store/index.js';
 import { buildApp, createLogger } from '../src/app.js';
@@ -295,19 +293,10 @@ for (const engine of ENGINES) {
     });
 
     test('checkout_session.completed is delivered as a signed webhook', async () => {
-      const hits: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
-      const server = http.createServer((req, res) => {
-        let body = '';
-        req.on('data', (c) => (body += c));
-        req.on('end', () => {
-          hits.push({ headers: req.headers, body });
-          res.end('ok');
-        });
-      });
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const { url, hits, close } = await webhookReceiver();
       try {
         const keys = await signup(t, 'Webhook checkout');
-        const endpoint = await ok('POST', '/v1/webhook-endpoints', sk(keys), { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ['checkout_session.completed'] });
+        const endpoint = await ok('POST', '/v1/webhook-endpoints', sk(keys), { url, events: ['checkout_session.completed'] });
         const s = await create({ amount: 4200 }, keys);
         await pay(s, { method: 'credit_card', cardToken: 'tok_visa' });
         const hit = await eventually(async () => hits[0], 'the webhook');
@@ -319,24 +308,15 @@ for (const engine of ENGINES) {
         assert.equal(event.data.object.clientSecret, null);
         assert.doesNotMatch(hit.body, /_secret_/);
       } finally {
-        server.close();
+        close();
       }
     });
 
     test('checkout_session.expired is delivered as a signed webhook', async () => {
-      const hits: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
-      const server = http.createServer((req, res) => {
-        let body = '';
-        req.on('data', (c) => (body += c));
-        req.on('end', () => {
-          hits.push({ headers: req.headers, body });
-          res.end('ok');
-        });
-      });
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const { url, hits, close } = await webhookReceiver();
       try {
         const keys = await signup(t, 'Webhook expiry');
-        const endpoint = await ok('POST', '/v1/webhook-endpoints', sk(keys), { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ['checkout_session.expired'] });
+        const endpoint = await ok('POST', '/v1/webhook-endpoints', sk(keys), { url, events: ['checkout_session.expired'] });
         const s = await create({ amount: 4300 }, keys);
         const pix = (await pay(s, { method: 'pix' })).json().payment;
         await ok('POST', `/v1/checkout/sessions/${s.id}/expire`, sk(keys));
@@ -351,7 +331,7 @@ for (const engine of ENGINES) {
         assert.doesNotMatch(hit.body, /_secret_/);
         assert.throws(() => new Webhook(endpoint.secret).verify(hit.body.replace('"expired"', '"complete"'), hit.headers as Record<string, string>), 'a changed body does not verify');
       } finally {
-        server.close();
+        close();
       }
     });
 

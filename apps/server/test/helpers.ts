@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { ServerOptions } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerOptions } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { loadConfig, type Config } from '../src/config.js';
 import { Store } from '../src/store/index.js';
@@ -134,4 +135,19 @@ export async function adminSession(t: TestApp): Promise<{ cookie: string; csrf: 
   const res = await t.app.inject({ method: 'POST', url: '/admin/session', payload: { email, password: 'a long enough passphrase' }, remoteAddress: `10.99.${Math.floor(adminSeq / 250)}.${(adminSeq % 250) + 1}` });
   if (res.statusCode !== 200) throw new Error(`admin sign-in failed: ${res.statusCode} ${res.body}`);
   return { cookie: (res.headers['set-cookie'] as string).split(';')[0], csrf: res.json().csrfToken };
+}
+
+// A webhook endpoint on loopback that answers 200 to everything and keeps what it got.
+export async function webhookReceiver(): Promise<{ url: string; hits: Array<{ headers: IncomingHttpHeaders; body: string }>; close: () => void }> {
+  const hits: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      hits.push({ headers: req.headers, body });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, hits, close: () => void server.close() };
 }
