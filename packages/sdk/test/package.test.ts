@@ -174,6 +174,10 @@ describe('the built package', () => {
     const stated = /full bundle is \*\*([\d.]+) KB\*\* minified and gzipped/.exec(readme);
     assert.ok(stated, 'the README states the bundle size');
     assert.ok(Math.abs(Number(stated[1]) * 1024 - gzippedBytes) <= 0.3 * 1024, `README says ${stated[1]} KB, the build measured ${(gzippedBytes / 1024).toFixed(1)} KB: update the README`);
+    // The project's README states it too (in KiB, to 0.1).
+    const root = /bundle, minified, \*\*([\d.]+) KiB\*\*/.exec(readFileSync(join(pkgDir, '..', '..', 'README.md'), 'utf8'));
+    assert.ok(root, 'the project README states the bundle size');
+    assert.ok(Math.abs(Number(root[1]) * 1024 - gzippedBytes) <= 0.1 * 1024, `the project README says ${root[1]} KiB, the build measured ${(gzippedBytes / 1024).toFixed(2)} KiB`);
   });
 
   test("the README's webhook handlers are the tested examples, verbatim", () => {
