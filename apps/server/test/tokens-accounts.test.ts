@@ -183,12 +183,15 @@ for (const engine of ENGINES) {
       const admin = `cli-${engine}-${process.pid}@example.com`;
       await cli('admin:create', '--email', admin, '--password', 'a long enough passphrase');
       await cli('admin:create', '--email', `viewer-${admin}`, '--password', 'a long enough passphrase', '--role', 'viewer');
-      await assert.rejects(cli('accounts:activate-live', created.account.id), /usage: accounts:activate-live <acct_id> --reason R --admin E/);
-      await assert.rejects(cli('accounts:activate-live', created.account.id, '--admin', admin), /usage/);
-      await assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', 'KYC ok'), /usage/);
-      await assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', '  ', '--admin', admin), /reason is required: live mode lets the account take real money\./);
-      await assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', 'KYC ok', '--admin', 'nobody@example.com'), /admin must be the email of an existing admin user/);
-      await assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', 'KYC ok', '--admin', `viewer-${admin}`), /does not allow this: it needs the accounts:activate_live permission/);
+      // Each refused alike and changing nothing, so they run side by side (each a process).
+      await Promise.all([
+        assert.rejects(cli('accounts:activate-live', created.account.id), /usage: accounts:activate-live <acct_id> --reason R --admin E/),
+        assert.rejects(cli('accounts:activate-live', created.account.id, '--admin', admin), /usage/),
+        assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', 'KYC ok'), /usage/),
+        assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', '  ', '--admin', admin), /reason is required: live mode lets the account take real money\./),
+        assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', 'KYC ok', '--admin', 'nobody@example.com'), /admin must be the email of an existing admin user/),
+        assert.rejects(cli('accounts:activate-live', created.account.id, '--reason', 'KYC ok', '--admin', `viewer-${admin}`), /does not allow this: it needs the accounts:activate_live permission/),
+      ]);
       assert.equal((await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(live.key) })).statusCode, 403);
       const session = await adminSession(t);
       const auditOf = async (objectId: string) => (await t.app.inject({ method: 'GET', url: `/admin/audit-log?objectId=${objectId}`, headers: { cookie: session.cookie } })).json().data;
@@ -215,9 +218,11 @@ for (const engine of ENGINES) {
       assert.match(livePk.key, /^pk_live_/);
       assert.match((await cli('keys:revoke', live.id)).stdout, /revoked/);
       assert.equal((await t.app.inject({ method: 'GET', url: '/v1/payments', headers: auth(live.key) })).statusCode, 401);
-      await assert.rejects(cli('accounts:activate-live', 'acct_nope', '--reason', 'KYC ok', '--admin', admin), /No such account/);
-      assert.match((await cli('help')).stdout, /accounts:activate-live <acct_id> --reason R --admin E/);
-      await assert.rejects(cli('nonsense'), /unknown command/);
+      await Promise.all([
+        assert.rejects(cli('accounts:activate-live', 'acct_nope', '--reason', 'KYC ok', '--admin', admin), /No such account/),
+        cli('help').then((help) => assert.match(help.stdout, /accounts:activate-live <acct_id> --reason R --admin E/)),
+        assert.rejects(cli('nonsense'), /unknown command/),
+      ]);
     });
   });
 }

@@ -162,9 +162,22 @@ async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment
   };
 }
 
+// A session and its payment change together (an approval completes the session in its own
+// transaction, an expiry expires the pending Pix with the session), but they are two reads here,
+// and a commit can fall between them: the page would see an approved payment on an open session
+// (seen on PostgreSQL). So the session is read again after its payment, and the pair is read
+// again if the session moved in between; a session moves a handful of times in its life.
+const MAX_VIEW_READS = 3;
 export async function getClientView(deps: PaymentDeps, owner: Owner, id: string): Promise<CheckoutSessionClientView> {
-  const row = await expireIfDue(deps.store, await loadCheckoutSession(deps.store.db, owner, id));
-  return clientView(deps.store.db, row, await latestPayment(deps.store.db, row));
+  const { db } = deps.store;
+  let row = await expireIfDue(deps.store, await loadCheckoutSession(db, owner, id));
+  for (let reads = 1; ; reads++) {
+    const payment = await latestPayment(db, row);
+    const again = await loadCheckoutSession(db, owner, id);
+    const moved = again.status !== row.status || again.payment_id !== row.payment_id || again.updated_at !== row.updated_at;
+    if (!moved || reads === MAX_VIEW_READS) return clientView(db, row, payment);
+    row = again;
+  }
 }
 
 const inFlight = () => invalidState('A payment of this checkout session is already being processed; wait for its result.');
