@@ -331,7 +331,7 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
     [JOB_CHECKOUT_EXPIRE]: (job, workerId) => expireCheckoutSessionJob(deps, job, workerId),
   };
   const batchHandlers = { [JOB_CONFIRM]: (jobs: JobRow[], workerId: string) => confirmCardJobs(deps, jobs, workerId) };
-  const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency, yieldTo: load, busyRoundMs: config.workerBusyRoundMs }, log, batchHandlers);
+  const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency, yieldTo: load, busyRoundMs: config.workerBusyRoundMs, concurrencyWithRequests: config.workerConcurrencyWithRequests }, log, batchHandlers);
   if (config.settlementScheduleEnabled) worker.every(JOB_DAILY_RUN, 3_600_000, () => dailyRunJob(deps));
   worker.every('maintenance.purge', 3_600_000, async () => {
     const nowMs = Date.now();

@@ -16,6 +16,7 @@ export interface Config {
   workerInProcess: boolean;
   workerPollMs: number;
   workerConcurrency: number;
+  workerConcurrencyWithRequests: number;
   workerBusyRoundMs: number;
   jobLeaseMs: number;
   providerRetryBaseMs: number;
@@ -115,6 +116,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     // Jobs run at once per process. Modest by default: background work shares the writer (and,
     // in process, the event loop) with the API, and requests come first.
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 32),
+    // The in-process worker while the API has requests in flight: at most this many jobs at once
+    // (jobs/worker.ts says why; measured in docs/performance.md).
+    workerConcurrencyWithRequests: int(env, 'WORKER_CONCURRENCY_WITH_REQUESTS', 8),
     // The in-process worker, while requests saturate the event loop: one round of jobs per this
     // many ms (jobs/load.ts). 32 jobs per 100 ms keeps confirmations moving at a few % of the loop.
     workerBusyRoundMs: int(env, 'WORKER_BUSY_ROUND_MS', 100),

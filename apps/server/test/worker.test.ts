@@ -26,7 +26,7 @@ for (const engine of ENGINES) {
           ran.push(job.id);
           await t.store.write((tx) => complete(tx, job, workerId));
         },
-      }, { pollMs: 20, leaseMs: 30_000, concurrency: 4, batchSize: 4, yieldTo: { busy: () => busy }, busyRoundMs: 60_000, payloads: { 'test.count': Type.Object({ i: Type.Integer() }) } }, t.app.log);
+      }, { pollMs: 20, leaseMs: 30_000, concurrency: 4, batchSize: 4, yieldTo: { busy: () => busy, requestsInFlight: 1 }, busyRoundMs: 60_000, payloads: { 'test.count': Type.Object({ i: Type.Integer() }) } }, t.app.log);
       await t.store.write(async (tx) => {
         for (let i = 0; i < 20; i++) await enqueue(tx, 'test.count', { i }, Date.now() - 1000);
       });
@@ -46,6 +46,50 @@ for (const engine of ENGINES) {
         await eventually(async () => ran.length === 20, 'the backlog to drain', 10_000);
         assert.equal(new Set(ran).size, 20);
       } finally {
+        await worker.stop();
+      }
+    });
+
+    // Below saturation too, requests come first: while any is in flight, smaller rounds, so a
+    // batch of confirmations never holds the event loop for long; with none, full rounds again.
+    test('while requests are in flight at most concurrencyWithRequests jobs run at once; with none, concurrency', async () => {
+      let running = 0;
+      let most = 0;
+      const gates: Array<() => void> = [];
+      const gauge = { busy: () => false, requestsInFlight: 3 };
+      const worker = new Worker(t.store, {
+        'test.hold': async (job, workerId) => {
+          running++;
+          most = Math.max(most, running);
+          await new Promise<void>((open) => gates.push(open));
+          running--;
+          await t.store.write((tx) => complete(tx, job, workerId));
+        },
+      }, { pollMs: 20, leaseMs: 30_000, concurrency: 6, batchSize: 6, yieldTo: gauge, concurrencyWithRequests: 2, payloads: { 'test.hold': Type.Object({ i: Type.Integer() }) } }, t.app.log);
+      await t.store.write(async (tx) => {
+        for (let i = 0; i < 12; i++) await enqueue(tx, 'test.hold', { i }, Date.now() - 1000);
+      });
+      await worker.start();
+      try {
+        await eventually(async () => running === 2, 'two jobs running');
+        for (let i = 0; i < 5; i++) {
+          worker.kick();
+          await sleep(20);
+        }
+        assert.equal(most, 2, 'requests in flight: two at once');
+        for (const open of gates.splice(0)) open();
+        await eventually(async () => running === 2 && gates.length === 2, 'the next two');
+        assert.equal(most, 2);
+        gauge.requestsInFlight = 0;
+        for (const open of gates.splice(0)) open();
+        await eventually(async () => running === 6, 'six at once without requests');
+        assert.equal(most, 6);
+        while (running > 0 || gates.length > 0) {
+          for (const open of gates.splice(0)) open();
+          await sleep(10);
+        }
+      } finally {
+        for (const open of gates.splice(0)) open();
         await worker.stop();
       }
     });
