@@ -55,15 +55,21 @@ for (const engine of ENGINES) {
     test('while requests are in flight at most concurrencyWithRequests jobs run at once; with none, concurrency', async () => {
       let running = 0;
       let most = 0;
+      let done = 0;
+      // Jobs wait at a gate until the test opens it; once `released`, they no longer wait (so
+      // nothing the worker claims late can keep stop() waiting).
+      let released = false;
       const gates: Array<() => void> = [];
+      const openAll = () => { for (const open of gates.splice(0)) open(); };
       const gauge = { busy: () => false, requestsInFlight: 3 };
       const worker = new Worker(t.store, {
         'test.hold': async (job, workerId) => {
           running++;
           most = Math.max(most, running);
-          await new Promise<void>((open) => gates.push(open));
+          if (!released) await new Promise<void>((open) => gates.push(open));
           running--;
           await t.store.write((tx) => complete(tx, job, workerId));
+          done++;
         },
       }, { pollMs: 20, leaseMs: 30_000, concurrency: 6, batchSize: 6, yieldTo: gauge, concurrencyWithRequests: 2, payloads: { 'test.hold': Type.Object({ i: Type.Integer() }) } }, t.app.log);
       await t.store.write(async (tx) => {
@@ -71,25 +77,25 @@ for (const engine of ENGINES) {
       });
       await worker.start();
       try {
-        await eventually(async () => running === 2, 'two jobs running');
+        await eventually(async () => gates.length === 2, 'two jobs running');
         for (let i = 0; i < 5; i++) {
           worker.kick();
           await sleep(20);
         }
         assert.equal(most, 2, 'requests in flight: two at once');
-        for (const open of gates.splice(0)) open();
-        await eventually(async () => running === 2 && gates.length === 2, 'the next two');
+        openAll();
+        await eventually(async () => gates.length === 2 && done === 2, 'the next two');
         assert.equal(most, 2);
         gauge.requestsInFlight = 0;
-        for (const open of gates.splice(0)) open();
-        await eventually(async () => running === 6, 'six at once without requests');
+        openAll();
+        await eventually(async () => gates.length === 6, 'six at once without requests');
         assert.equal(most, 6);
-        while (running > 0 || gates.length > 0) {
-          for (const open of gates.splice(0)) open();
-          await sleep(10);
-        }
+        released = true;
+        openAll();
+        await eventually(async () => done === 12, 'every job done');
       } finally {
-        for (const open of gates.splice(0)) open();
+        released = true;
+        openAll();
         await worker.stop();
       }
     });
