@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
 import { WriteBatcher } from './batcher.js';
@@ -10,6 +10,7 @@ import { cachedStatements, lendStatements } from './raw.js';
 import { batchOf } from './batch.js';
 import type { DeferredWork, Engine, StoreOptions, Tx, WriteOp, WriteStats } from './types.js';
 import { openSqlite, sqliteDriverName, type SqliteDriverName } from './sqlite.js';
+import { OwnSchemaPostgresDialect } from './pg-introspector.js';
 
 // The write path, behind this one module: Store.write (the group commit, store/batcher.ts and
 // store/batch.ts), what a write defers (defer, deferWork), the compiled-once statements
@@ -50,7 +51,7 @@ export class Store {
       // bigint (int8) columns hold centavos and milliseconds: both far below 2^53.
       pg.types.setTypeParser(20, (v) => Number(v));
       const pool = new pg.Pool({ connectionString: url, max: options.pgPoolSize ?? 20 });
-      const dialect = new PostgresDialect({ pool });
+      const dialect = new OwnSchemaPostgresDialect({ pool });
       const db = new Kysely<Database>({ dialect });
       const batcher = new WriteBatcher(db, dialect, 'postgres', batchMax, maxPending, options.pgWriters ?? 4);
       return new Store('postgres', db, db, batcher);
