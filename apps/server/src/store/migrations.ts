@@ -385,6 +385,56 @@ const migrations: Record<string, Migration> = {
       await db.updateTable('api_keys').set({ publishable_key: null }).where('publishable_key', 'is not', null).execute();
     },
   },
+  // Refunds prorate cumulatively on each payee's share of the sale (issue 23, domain/refund.ts),
+  // and refunds reduce a pending sale receivable's amount in place: the share is kept apart.
+  // - original_amount: what each receivable was when made. Sale rows of never-refunded sales,
+  //   and refund adjustments, are as they were made; a refunded sale's rows take the amount of
+  //   their receivable.created event (left null where events were purged: refunds of that sale
+  //   then prorate the net part on what each payee still holds, as before).
+  // - Sales broken by the old per-refund rule: a partial refund could record more net than the
+  //   payees still held (its reductions were capped, its row was not), so the sale's receivables
+  //   summed to less than its net value minus its refunds' nets and every later refund failed.
+  //   What the payees really gave up is what their receivables lost; the difference was fee the
+  //   platform gave back. The latest refunds' rows move that difference from net_amount to
+  //   fee_refunded, so they say what happened and the sale can be refunded to the end.
+  '0009_refund_original_amounts_sign_in_failures': {
+    async up(db: Kysely<any>) {
+      // Failed admin sign-ins, counted in the store so every API process shares the lock.
+      await db.schema.createTable('admin_sign_in_failures')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('failures', 'text', (c) => c.notNull())
+        .addColumn('updated_at_ms', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('admin_sign_in_failures_updated').on('admin_sign_in_failures').columns(['updated_at_ms']).execute();
+      await db.schema.alterTable('receivables').addColumn('original_amount', 'bigint').execute();
+      await sql`update receivables set original_amount = amount where source_id <> payment_id
+        or payment_id in (select id from payments where amount_refunded = 0)`.execute(db);
+      const refunded = await db.selectFrom('payments').select(['id', 'net_amount']).where('amount_refunded', '>', 0).execute();
+      const objectField = (field: string) => (isSqlite(db) ? sql`json_extract(data, ${'$.object.' + field})` : sql`(data::json -> 'object' ->> ${field})`);
+      for (let i = 0; i < refunded.length; i += 500) {
+        const ids = refunded.slice(i, i + 500).map((p) => p.id as string);
+        const created = await db.selectFrom('events')
+          .select([objectField('id').as('rid'), objectField('amount').as('amount')])
+          .where('type', '=', 'receivable.created').where(objectField('paymentId'), 'in', ids).execute();
+        for (const e of created) {
+          await db.updateTable('receivables').set({ original_amount: Number(e.amount) })
+            .where('id', '=', String(e.rid)).whereRef('source_id', '=', 'payment_id').where('original_amount', 'is', null).execute();
+        }
+        for (const p of refunded.slice(i, i + 500)) {
+          const held = await db.selectFrom('receivables').select((eb) => eb.fn.sum('amount').as('total')).where('payment_id', '=', p.id).executeTakeFirstOrThrow();
+          const refunds = await db.selectFrom('refunds').select(['id', 'fee_refunded', 'net_amount']).where('payment_id', '=', p.id).orderBy('id', 'desc').execute();
+          const recordedNet = refunds.reduce((sum, r) => sum + Number(r.net_amount), 0);
+          let over = Number(held.total ?? 0) - (Number(p.net_amount ?? 0) - recordedNet);
+          for (const r of refunds) {
+            if (over <= 0) break;
+            const move = Math.min(over, Number(r.net_amount));
+            await db.updateTable('refunds').set({ fee_refunded: Number(r.fee_refunded) + move, net_amount: Number(r.net_amount) - move }).where('id', '=', r.id).execute();
+            over -= move;
+          }
+        }
+      }
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

@@ -184,6 +184,11 @@ export interface ReceivablesTable {
   payee_id: string;
   split_rule_id: string | null;
   amount: number;
+  // The amount as the row was made: a sale's share of its net value (refunds reduce `amount` in
+  // place, never this), or a refund adjustment's own amount. Refunds prorate on it
+  // (domain/refund.ts). Null only on sale rows from before migration 0009 whose original could
+  // not be recovered.
+  original_amount: number | null;
   status: 'pending' | 'settled' | 'canceled';
   available_on: string; // YYYY-MM-DD
   settlement_id: string | null;
@@ -255,6 +260,14 @@ export interface AdminSessionsTable {
   created_at: string;
 }
 
+// Failed admin sign-ins of the last window, per email (`e:<email>`) or client address
+// (`i:<ip>`): shared by every API process (modules/admin/sessions/service.ts).
+export interface AdminSignInFailuresTable {
+  key: string;
+  failures: string; // JSON number[]: the failures' times (ms), oldest first, at most the limit
+  updated_at_ms: number;
+}
+
 // One row per admin mutation, written in the mutation's own transaction (modules/admin/audit.ts).
 // Rows are never updated or deleted. `before`/`after` are JSON snapshots of the object.
 export interface AdminAuditLogTable {
@@ -320,6 +333,7 @@ export interface Database {
   refunds: RefundsTable;
   admin_users: AdminUsersTable;
   admin_sessions: AdminSessionsTable;
+  admin_sign_in_failures: AdminSignInFailuresTable;
   admin_audit_log: AdminAuditLogTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;

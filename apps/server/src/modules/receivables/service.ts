@@ -99,6 +99,7 @@ export async function createSaleReceivables(
     payee_id: line.payee.id,
     split_rule_id: rule?.id ?? null,
     amount: line.amountCents,
+    original_amount: line.amountCents,
     status: 'pending',
     available_on: availableOn,
     settlement_id: null,

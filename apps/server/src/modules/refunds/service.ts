@@ -6,6 +6,7 @@ import type { RequestContext } from '../../plugins/idempotency.js';
 import { ApiError, notFound } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { prorateReduction } from '../../domain/split.js';
+import { prorateRefund } from '../../domain/refund.js';
 import { aPayment, refundMove, type PaymentStatus } from '../../domain/states.js';
 import { paginate } from '../../http/pagination.js';
 import { localDate } from '../accounts/settings.js';
@@ -60,28 +61,46 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
     if (amountCents > refundableCents) {
       throw new ApiError('UNPROCESSABLE', `The refund exceeds what can still be refunded (${refundableCents} centavos).`, { param: 'amount' });
     }
-    const previous = await tx.selectFrom('refunds').select([(eb) => eb.fn.sum<number>('fee_refunded').as('fee'), (eb) => eb.fn.sum<number>('net_amount').as('net')])
+    const previous = await tx.selectFrom('refunds').select([(eb) => eb.fn.sum<number>('amount').as('amount'), (eb) => eb.fn.sum<number>('fee_refunded').as('fee'), (eb) => eb.fn.sum<number>('net_amount').as('net')])
       .where('payment_id', '=', payment.id).executeTakeFirstOrThrow();
     const feeCents = payment.fee_amount ?? 0;
     const netCents = payment.net_amount ?? 0;
+    const refundedBeforeCents = Number(previous.amount ?? 0);
+    const feeReturnedBeforeCents = Number(previous.fee ?? 0);
+    assert(refundedBeforeCents === payment.amount_refunded, "a payment's refunded amount is the sum of its refunds");
     const completes = amountCents === refundableCents;
-    // The fee comes back in proportion; the refund that completes the payment takes exactly
-    // what is left, so a fully refunded sale nets to zero for everyone.
-    const feeRefundedCents = completes ? feeCents - Number(previous.fee ?? 0) : Number((BigInt(feeCents) * BigInt(amountCents)) / BigInt(payment.amount));
-    const netReductionCents = amountCents - feeRefundedCents;
-    assert(feeRefundedCents >= 0 && netReductionCents >= 0, 'refund split into fee and net is non-negative');
 
     const nowMs = Date.now();
     const nowIso = new Date(nowMs).toISOString();
     const id = newId('refund', nowMs);
     const owner: Owner = { accountId: payment.account_id, livemode: payment.livemode === 1 };
 
-    const receivables = await tx.selectFrom('receivables').selectAll().where('payment_id', '=', payment.id).orderBy('line').orderBy('id').execute();
-    const held = holdings(receivables);
+    // Read under lock, in id order (PostgreSQL): a settlement run taking these receivables at
+    // this moment either finished (we read them settled) or waits for us (it takes them reduced).
+    // Every writer locks receivables in id order, so the two never wait on each other in a cycle.
+    const receivables = await saleReceivablesForUpdate(tx, payment.id, deps.engine);
+    const held = holdings(receivables, payment.account_id);
     const heldTotal = held.reduce((s, h) => s + h.amount, 0);
     assert(heldTotal === netCents - Number(previous.net ?? 0), "a sale's receivables sum to its net value minus refunds");
-    const reductions = heldTotal === 0 ? held.map(() => 0) : prorateReduction(held.map((h) => h.amount), heldTotal, Math.min(netReductionCents, heldTotal));
-    assert(reductions.reduce((s, r) => s + r, 0) === Math.min(netReductionCents, heldTotal), 'reductions sum to the net refund');
+    // The fee and net parts, and each payee's part, prorated cumulatively (domain/refund.ts).
+    const sale = { saleAmountCents: payment.amount, saleFeeCents: feeCents, refundedBeforeCents, feeReturnedBeforeCents, refundCents: amountCents };
+    let feeRefundedCents: number;
+    let netReductionCents: number;
+    let reductions: number[];
+    if (held.every((h) => h.shareCents !== null)) {
+      const split = prorateRefund({ ...sale, payees: held.map((h) => ({ shareCents: h.shareCents as number, takenBeforeCents: (h.shareCents as number) - h.amount })) });
+      ({ feeCents: feeRefundedCents, netCents: netReductionCents, payeeCents: reductions } = split);
+    } else {
+      // A sale approved before 0009 whose receivables' original amounts could not be recovered
+      // (their events were purged): the fee and net parts by the same cumulative rule, the net
+      // part over what each payee still holds.
+      const split = prorateRefund({ ...sale, payees: [{ shareCents: netCents, takenBeforeCents: netCents - heldTotal }] });
+      ({ feeCents: feeRefundedCents, netCents: netReductionCents } = split);
+      reductions = heldTotal === 0 ? held.map(() => 0) : prorateReduction(held.map((h) => h.amount), heldTotal, netReductionCents);
+    }
+    assert(feeRefundedCents >= 0 && netReductionCents >= 0 && feeRefundedCents + netReductionCents === amountCents, 'refund split into fee and net is non-negative and adds up');
+    assert(reductions.reduce((s, r) => s + r, 0) === netReductionCents, 'reductions sum to the net refund');
+    if (completes) assert(feeReturnedBeforeCents + feeRefundedCents === feeCents && netReductionCents === heldTotal, 'the refund that completes a sale returns exactly what is left of its fee and net');
 
     const updatedEvents: ReceivableRow[] = [];
     const adjustments: ReceivableRow[] = [];
@@ -95,7 +114,7 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
         adjustments.push({
           id: newId('receivable', nowMs), account_id: payment.account_id, livemode: payment.livemode, payment_id: payment.id,
           source_id: id, line: i, payee_type: h.payeeType, payee_id: h.payeeId, split_rule_id: h.splitRuleId,
-          amount: -cut, status: 'pending', available_on: localDate(nowMs), settlement_id: null, refund_id: id,
+          amount: -cut, original_amount: -cut, status: 'pending', available_on: localDate(nowMs), settlement_id: null, refund_id: id,
           created_at: nowIso, updated_at: nowIso,
         });
       }
@@ -133,25 +152,43 @@ interface Holding {
   payeeId: string;
   splitRuleId: string | null;
   amount: number; // what this payee still holds from the sale
+  // Its share of the sale's net value, as the sale made its receivables; null for a sale
+  // approved before migration 0009 whose original amounts could not be recovered.
+  shareCents: number | null;
   pending: ReceivableRow | null; // its sale receivable, while not settled
 }
 
-// What each payee still holds from a sale, merchant first (it takes the rounding remainder).
-function holdings(rows: ReceivableRow[]): Holding[] {
+// What each payee holds from a sale and what the sale gave it, merchant first (it takes the
+// rounding remainder; present even when its share was 0 and the sale made it no receivable).
+function holdings(rows: ReceivableRow[], merchantId: string): Holding[] {
   const byPayee = new Map<string, Holding>();
+  byPayee.set(`merchant:${merchantId}`, { payeeType: 'merchant', payeeId: merchantId, splitRuleId: null, amount: 0, shareCents: 0, pending: null });
   for (const r of rows) {
     const k = `${r.payee_type}:${r.payee_id}`;
     let h = byPayee.get(k);
     if (!h) {
-      h = { payeeType: r.payee_type, payeeId: r.payee_id, splitRuleId: r.split_rule_id, amount: 0, pending: null };
+      h = { payeeType: r.payee_type, payeeId: r.payee_id, splitRuleId: r.split_rule_id, amount: 0, shareCents: 0, pending: null };
       byPayee.set(k, h);
     }
     h.amount += r.amount;
-    if (r.source_id === r.payment_id && r.status === 'pending') h.pending = r;
+    if (r.source_id === r.payment_id) {
+      h.splitRuleId = r.split_rule_id;
+      h.shareCents = h.shareCents === null || r.original_amount === null ? null : h.shareCents + r.original_amount;
+      if (r.status === 'pending') h.pending = r;
+    }
   }
   const list = [...byPayee.values()];
   list.sort((a, b) => (a.payeeType === 'merchant' ? -1 : b.payeeType === 'merchant' ? 1 : 0));
+  assert(list[0].payeeType === 'merchant' && list.filter((h) => h.payeeType === 'merchant').length === 1, "a sale's receivables are the merchant's and its recipients'");
   return list;
+}
+
+// A sale's receivables, locked on PostgreSQL in id order, the order in which a settlement run
+// locks a payee's receivables too (modules/settlements/service.ts). SQLite's write transaction
+// is the whole database's: nothing moves under it.
+async function saleReceivablesForUpdate(tx: Tx, paymentId: string, engine: Engine): Promise<ReceivableRow[]> {
+  const q = tx.selectFrom('receivables').selectAll().where('payment_id', '=', paymentId).orderBy('id');
+  return engine === 'postgres' ? q.forUpdate().execute() : q.execute();
 }
 
 export async function getRefund(store: Store, owner: Owner, id: string): Promise<Refund> {
