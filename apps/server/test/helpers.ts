@@ -151,3 +151,24 @@ export async function webhookReceiver(): Promise<{ url: string; hits: Array<{ he
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, hits, close: () => void server.close() };
 }
+
+// PostgreSQL: how many backends wait, directly or through another waiter, on the locks `holder`
+// (a connection of the test's own) holds. Tests make an interleaving with it instead of hoping
+// for one: lock a row, send the requests, wait until they queue behind it, let go.
+export async function waitersOn(holder: pg.Client): Promise<number> {
+  const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+  const { rows } = await holder.query<{ pid: number; blockers: number[] }>(
+    "select pid, pg_blocking_pids(pid) as blockers from pg_stat_activity where wait_event_type = 'Lock'",
+  );
+  const blocked = new Set<number>([holderPid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const r of rows) {
+      if (!blocked.has(r.pid) && r.blockers.some((b) => blocked.has(b))) {
+        blocked.add(r.pid);
+        grew = true;
+      }
+    }
+  }
+  return blocked.size - 1;
+}

@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, signup, auth, eventually, waitersOn, type TestApp, type Keys } from './helpers.js';
 import { audit } from '../src/modules/audit.js';
 
 // Two refunds of one payment committed by two write batches at the same time (PostgreSQL runs
@@ -38,24 +38,7 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
       await t.teardown();
     });
 
-    // Backends waiting, directly or through another waiter, on the holder's lock.
-    const waitersOnHolder = async (): Promise<number> => {
-      const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
-      const { rows } = await holder.query<{ pid: number; blockers: number[] }>(
-        "select pid, pg_blocking_pids(pid) as blockers from pg_stat_activity where wait_event_type = 'Lock'",
-      );
-      const blocked = new Set<number>([holderPid]);
-      for (let grew = true; grew;) {
-        grew = false;
-        for (const r of rows) {
-          if (!blocked.has(r.pid) && r.blockers.some((b) => blocked.has(b))) {
-            blocked.add(r.pid);
-            grew = true;
-          }
-        }
-      }
-      return blocked.size - 1;
-    };
+    const waitersOnHolder = () => waitersOn(holder);
 
     test('the second refund reads what the first wrote: amounts add up, nothing over-refunded', async () => {
       const created = await api('POST', '/v1/payments', { amount: 10_000, method: 'pix' });

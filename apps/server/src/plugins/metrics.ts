@@ -90,6 +90,8 @@ export function registerMetrics(app: FastifyInstance, store: Store, metrics: Met
       '# TYPE store_writes_refused_queue_full_total counter', `store_writes_refused_queue_full_total ${s.refusedQueueFull}`,
       '# HELP store_batch_replays_total Optimistic write batches rolled back and run again the plain way (store/batch.ts).',
       '# TYPE store_batch_replays_total counter', `store_batch_replays_total ${s.replays}`,
+      '# HELP store_write_conflict_retries_total Writes run again in a new transaction after a PostgreSQL serialization failure or deadlock.',
+      '# TYPE store_write_conflict_retries_total counter', `store_write_conflict_retries_total ${s.conflictRetries}`,
       '# HELP store_commit_ms_total Milliseconds spent committing (fsync on SQLite).',
       '# TYPE store_commit_ms_total counter', `store_commit_ms_total ${s.commitMs.toFixed(1)}`,
       '# HELP store_transaction_ms_total Milliseconds from BEGIN to the end of COMMIT.',

@@ -40,7 +40,7 @@ const NO_DRIVER: Driver = {
 export class WriteBatcher {
   private readonly batches: MicroBatch<WriteOp<unknown>, unknown>;
   readonly commitListeners: Array<() => void> = [];
-  readonly stats: WriteStats = { commits: 0, writes: 0, failedCommits: 0, refusedQueueFull: 0, replays: 0, commitMs: 0, batchMs: 0 };
+  readonly stats: WriteStats = { commits: 0, writes: 0, failedCommits: 0, refusedQueueFull: 0, replays: 0, conflictRetries: 0, commitMs: 0, batchMs: 0 };
 
   constructor(
     private readonly db: Kysely<Database>,

@@ -98,7 +98,22 @@ export class Store {
         return Promise.reject(error);
       }
     }
-    return this.batcher.enqueue(op);
+    return this.enqueueRetrying(op);
+  }
+
+  // PostgreSQL may end a transaction with a serialization failure or a deadlock (another
+  // transaction took the same rows in the other order). Nothing of the write was kept (its
+  // savepoint or its batch rolled back), and a write is a function of its transaction: it runs
+  // again, in a new transaction, a bounded number of times before the error is answered.
+  private async enqueueRetrying<T>(op: WriteOp<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.batcher.enqueue(op);
+      } catch (error) {
+        if (!isTransientConflict(error) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
+        this.batcher.stats.conflictRetries++;
+      }
+    }
   }
 
   // A check every write() runs first, synchronously, in its caller's context: the idempotency
@@ -148,6 +163,16 @@ export async function deferWork<T>(tx: Tx, work: DeferredWork<T>, items: T[]): P
     return;
   }
   await work.run(tx, items, tx);
+}
+
+// How many times a write meets a serialization failure or a deadlock before its error is
+// answered (each time in a new transaction; the other transaction has moved on meanwhile).
+export const MAX_WRITE_ATTEMPTS = 5;
+
+// PostgreSQL's serialization_failure (40001) and deadlock_detected (40P01).
+export function isTransientConflict(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return false;
+  return error.code === '40001' || error.code === '40P01';
 }
 
 // PostgreSQL's unique_violation, or SQLite's primary key or unique constraint (store/sqlite.ts

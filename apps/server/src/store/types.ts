@@ -30,6 +30,7 @@ export interface WriteStats {
   failedCommits: number;
   refusedQueueFull: number; // writes refused because writeQueueMaxPending were pending
   replays: number; // optimistic batches run again the plain way (store/batch.ts)
+  conflictRetries: number; // writes run again after a serialization failure or deadlock (Store.write)
   commitMs: number; // time spent in COMMIT (the fsync on SQLite)
   batchMs: number; // time from BEGIN to the end of COMMIT
 }

@@ -170,6 +170,17 @@ async function settlePayee(
       amount: 0, receivable_count: 0, status, bank_account: bankAccount, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
       failure_reason: null, created_at: nowIso, updated_at: nowIso,
     }).execute();
+    // PostgreSQL: the payee's due receivables are locked in id order before the UPDATE takes
+    // them, the order a refund locks a sale's receivables in (modules/refunds/service.ts), so a
+    // refund and a run, or two runs, wait on each other at most one way round, never in a cycle.
+    // A receivable another transaction moved meanwhile no longer matches and is left out.
+    if (store.engine === 'postgres') {
+      await tx.selectFrom('receivables').select('id')
+        .where('status', '=', sql.lit('pending')).where('available_on', '<=', runDate)
+        .where('account_id', '=', g.account_id).where('livemode', '=', g.livemode)
+        .where('payee_type', '=', g.payee_type).where('payee_id', '=', g.payee_id)
+        .orderBy('id').forUpdate().execute();
+    }
     // Summed from what this UPDATE actually took (RETURNING), not from the earlier read: a
     // concurrent run may have taken some of them first.
     const taken = await tx.updateTable('receivables').set({ status: 'settled', settlement_id: id, updated_at: nowIso })
@@ -247,6 +258,8 @@ export async function payoutJob(deps: SettlementDeps & { retryBaseMs: number }, 
       const r = await tx.updateTable('settlements').set({ status: move.to, failure_reason: error.message, updated_at: nowIso })
         .where('id', '=', s.id).where('status', '=', move.from).executeTakeFirst();
       if (Number(r.numUpdatedRows) === 1) {
+        // In id order first, as every writer of receivables locks them (see settlePayee).
+        if (store.engine === 'postgres') await tx.selectFrom('receivables').select('id').where('settlement_id', '=', s.id).orderBy('id').forUpdate().execute();
         await tx.updateTable('receivables').set({ status: 'pending', settlement_id: null, updated_at: nowIso }).where('settlement_id', '=', s.id).execute();
         await recordEvent(tx, owner, 'settlement.failed', toSettlement({ ...s, status: 'failed', failure_reason: error.message, updated_at: nowIso }));
       }
