@@ -174,7 +174,9 @@ export function toApiError(err: unknown): ApiError {
 }
 
 // Hook the idempotency plugin provides so a refused operation answers the same on replay.
-export type StoreErrorHook = (statusCode: number, body: string) => Promise<void>;
+// Stores a refusal as its Idempotency-Key's answer; answers null, or what the request must
+// answer instead when another request with the key committed first.
+export type StoreErrorHook = (statusCode: number, body: string) => Promise<StoredResponse | ApiError | null>;
 
 export async function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown): Promise<FastifyReply> {
   if (err instanceof StoredResponse) {
@@ -188,10 +190,18 @@ export async function sendError(req: FastifyRequest, reply: FastifyReply, err: u
   }
   const body = errorBody(apiError, req.id);
   if (apiError.storable && req.storeIdempotentError) {
+    let instead: StoredResponse | ApiError | null = null;
     try {
-      await req.storeIdempotentError(apiError.statusCode, body);
+      instead = await req.storeIdempotentError(apiError.statusCode, body);
     } catch (storeErr) {
       req.log.warn({ err: storeErr }, 'could not store idempotent error response');
+    }
+    if (instead instanceof StoredResponse) {
+      return reply.code(instead.statusCode).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(instead.body);
+    }
+    if (instead) {
+      if (instead.headers) reply.headers(instead.headers);
+      return reply.code(instead.statusCode).type('application/json; charset=utf-8').send(errorBody(instead, req.id));
     }
   }
   if (apiError.headers) reply.headers(apiError.headers);

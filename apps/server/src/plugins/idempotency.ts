@@ -8,6 +8,7 @@ import { isUniqueViolation, type Store, type Tx, type WriteOp } from '../store/i
 import { MicroBatch, defer, selectWhere } from '../store/index.js';
 import type { StoreErrorHook } from './errors.js';
 import { MUTATING_METHODS } from './route-rules.js';
+import { countRawHeader } from '../http/headers.js';
 
 // What a service needs from the request: whose data, which mode, and the one way to write.
 export interface RequestContext {
@@ -103,6 +104,15 @@ export function insertKey(tx: Tx, auth: { accountId: string; livemode: boolean }
     created_at: new Date(nowMs).toISOString(),
     created_at_ms: nowMs,
   }]);
+}
+
+// What a request answers when another request with its key committed first: that request's
+// stored answer (replayed), a 422 when the two requests differ, or, should the winner's row not
+// be readable yet, 409 IN_USE so the client retries.
+function winnerAnswer(winner: StoredKey | undefined, fp: string): StoredResponse | ApiError {
+  if (!winner) return new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry in a moment.', { headers: { 'retry-after': '1' } });
+  if (winner.fingerprint !== fp) return new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
+  return new StoredResponse(winner.status_code, winner.body);
 }
 
 export function fingerprint(method: string, url: string, body: unknown): string {
@@ -243,25 +253,22 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
       } catch (error) {
         if (!(error instanceof KeyConflict)) throw error;
         // Another process committed this key while we ran; our effects were rolled back.
-        const winner = await lookup(keyScope.accountId, keyScope.livemode, key);
-        if (!winner) throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry in a moment.', { headers: { 'retry-after': '1' } });
-        if (winner.fingerprint !== fp) throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
-        throw new StoredResponse(winner.status_code, winner.body);
+        throw winnerAnswer(await lookup(keyScope.accountId, keyScope.livemode, key), fp);
       }
     };
 
+    // A refusal is this key's answer only if no other request with the key got there first. In
+    // another process, one with the same key may have committed while this one ran, and this
+    // refusal may be only what its effects left (a refund refused because the other refunded
+    // the payment): the key's answer is then the other's, replayed, never this one's own.
     req.storeIdempotentError = async (statusCode, body) => {
       try {
         await unguarded(() => store.write((tx) => insertKey(tx, keyScope, key, fp, statusCode, body)));
+        return null;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
       }
+      return winnerAnswer(await lookup(keyScope.accountId, keyScope.livemode, key), fp);
     };
   });
-}
-
-function countRawHeader(rawHeaders: string[], name: string): number {
-  let n = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) n++;
-  return n;
 }
