@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from './config.js';
+import { checkServeConfig, loadConfig, type Config } from './config.js';
 import { Store } from './store/index.js';
 import { buildApp, createDispatcher, createLogger, createWorker, type ServerPlugin } from './app.js';
 import { pathToFileURL } from 'node:url';
@@ -98,6 +98,7 @@ async function loadPlugins(files: string[]): Promise<ServerPlugin[]> {
 }
 
 async function serve(config: Config, pluginFiles: string[]): Promise<void> {
+  checkServeConfig(config);
   const plugins = await loadPlugins(pluginFiles);
   const store = openStore(config);
   await store.migrate();

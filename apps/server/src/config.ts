@@ -180,5 +180,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new Error('WEBHOOK_SCHEDULE_MS must be 1-20 comma-separated non-negative integers (ms)');
   }
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) throw new Error('WEBHOOK_LEASE_MS must exceed WEBHOOK_TIMEOUT_MS');
+  if (config.publicUrl !== null && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/i.test(config.publicUrl)) {
+    throw new Error(`PUBLIC_URL must be the absolute http(s) URL clients reach this instance at, such as https://pay.example.com`);
+  }
   return config;
+}
+
+// What `serve` needs on top of loadConfig. In production the instance's public URL is set, not
+// guessed: without it, the request's Host header would pick the checkout session's `url` (which
+// carries its client secret) and the OpenAPI document's `servers`, so anyone who can reach the
+// server with a forged Host could hand a buyer a link to their own site.
+export function checkServeConfig(config: Config): void {
+  if (config.production && config.publicUrl === null) {
+    throw new Error('PUBLIC_URL is required in production (NODE_ENV=production): set it to the URL clients reach this instance at, such as PUBLIC_URL=https://pay.example.com. Checkout links and the OpenAPI servers are built on it.');
+  }
 }

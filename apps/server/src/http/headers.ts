@@ -19,3 +19,11 @@ export function responseHeaders(url: string, correlationId: string): Record<stri
   }
   return headers;
 }
+
+// How many times a request carries a header, from its raw headers: Node keeps only the first
+// Authorization and joins repeated Idempotency-Keys with ", ", so neither tells.
+export function countRawHeader(rawHeaders: string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) n++;
+  return n;
+}

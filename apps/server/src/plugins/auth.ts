@@ -1,3 +1,4 @@
+import { countRawHeader } from '../http/headers.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { sameSecret } from '../domain/secrets.js';
@@ -61,6 +62,11 @@ export function bearerToken(header: string): string | null {
 
 export async function authenticate(req: FastifyRequest, mode: AuthMode, cache: KeyCache): Promise<AuthRecord | null> {
   if (mode === 'none') return null;
+  // Node keeps the first of several Authorization headers and drops the rest: which credential
+  // a request meant would be a guess (a proxy's and the client's, say). Refused instead.
+  if (countRawHeader(req.raw.rawHeaders, 'authorization') > 1) {
+    throw new ApiError('VALIDATION_ERROR', 'Send one Authorization header, not several.', { param: 'Authorization' });
+  }
   const header = req.headers.authorization;
   if (!header) throw new ApiError('AUTHENTICATION_REQUIRED', 'Send your API key as "Authorization: Bearer sk_test_...".');
   const token = bearerToken(header);

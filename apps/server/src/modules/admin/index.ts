@@ -82,7 +82,7 @@ function adminError(err: unknown): unknown {
 export async function registerAdmin(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   const { store, config } = deps;
   const ttlMs = deps.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
-  const throttle = deps.loginLimiter ?? new LoginThrottle();
+  const throttle = deps.loginLimiter ?? new LoginThrottle(deps.store);
   const secureCookie = (config.publicUrl ?? '').toLowerCase().startsWith('https:');
 
   await app.register(async (scope) => {

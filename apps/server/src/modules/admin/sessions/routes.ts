@@ -76,15 +76,14 @@ export function sessionRoutes(scopeInstance: FastifyInstance, options: SessionOp
   }, async (req, reply) => {
     const email = normalizeEmail(req.body.email);
     const ip = req.ip;
-    const { waitSeconds: wait, limit } = throttle.blocked(email, ip);
+    // Counted before the (slow) check, so parallel guesses cannot slip past the limit; taken
+    // back if the sign-in succeeds. In the store: every API process counts the same attempts.
+    const { waitSeconds: wait, limit, attemptMs } = await throttle.attempt(email, ip);
     if (wait > 0) {
       // Like every 429: Retry-After and the RateLimit-* of the limit hit (failures per window).
       const headers = { 'retry-after': String(wait), 'ratelimit-limit': String(limit), 'ratelimit-remaining': '0', 'ratelimit-reset': String(wait) };
       throw new ApiError('RATE_LIMITED', `Too many failed sign-in attempts; retry after ${wait} s.`, { headers });
     }
-    // Counted before the (slow) check, so parallel guesses cannot slip past the limit; taken
-    // back if the sign-in succeeds.
-    const attemptMs = throttle.recordFailure(email, ip);
     const user = await store.db.selectFrom('admin_users').select(['id', 'email', 'password_hash', 'role']).where('email', '=', email).executeTakeFirst();
     // An unknown email still costs one scrypt, so timing does not tell it from a wrong password.
     const ok = await verifyPassword(req.body.password, user?.password_hash ?? (await dummyPasswordHash()));
@@ -92,7 +91,7 @@ export function sessionRoutes(scopeInstance: FastifyInstance, options: SessionOp
       req.log.info({ adminLogin: 'failed' }, 'admin sign-in failed');
       throw new ApiError('AUTHENTICATION_REQUIRED', LOGIN_FAILED_MESSAGE);
     }
-    throttle.recordSuccess(email, ip, attemptMs);
+    await throttle.recordSuccess(email, ip, attemptMs);
     const created = await store.write((tx) => insertSession(tx, user.id, ttlMs));
     req.log.info({ adminId: user.id }, 'admin signed in');
     reply.header('set-cookie', sessionCookie(created.sessionId, maxAgeSeconds, { secure: secureCookie }));

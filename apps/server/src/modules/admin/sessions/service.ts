@@ -94,78 +94,93 @@ export function csrfMatches(sent: string | string[] | undefined, expected: strin
   return sameSecret(sent, expected);
 }
 
-// Failed sign-ins, counted per email and per client address over a sliding window, in this
-// process's memory. Defaults: 5 failures per email or 20 per address in 15 minutes lock that
-// email / address out until the oldest failure leaves the window. While locked out, even the
-// right password is refused (otherwise the lock would still be a password oracle). A successful
-// sign-in clears its email's count (not its address's).
+// Failed sign-ins, counted per email and per client address over a sliding window, in the store
+// (admin_sign_in_failures), so every API process sharing it counts the same attempts: with the
+// count in each process's memory, three processes evaluated 15 wrong passwords for one email
+// where 5 are promised, and one accepted the right password while another had it locked.
+// Defaults: 5 failures per email or 20 per address in 15 minutes lock that email / address out
+// until the oldest failure leaves the window. While locked out, even the right password is
+// refused (otherwise the lock would still be a password oracle). A successful sign-in clears its
+// email's count (not its address's).
 export interface LoginThrottleOptions {
   maxFailuresPerEmail?: number;
   maxFailuresPerIp?: number;
   windowMs?: number;
-  maxKeys?: number;
+}
+
+// Rows whose last failure left the window are swept, this many per attempt (the table holds one
+// row per email or address that failed recently: bounded by the window, not by history).
+const SWEEP_ROWS_PER_ATTEMPT = 100;
+
+export interface SignInAttempt {
+  // Seconds until a new attempt is allowed; 0: this attempt is counted and may go on.
+  waitSeconds: number;
+  // The limit (failures per window) that imposes the wait, for the 429's RateLimit-*.
+  limit: number;
+  // When the counted attempt was recorded (recordSuccess takes it back).
+  attemptMs: number;
 }
 
 export class LoginThrottle {
   readonly maxFailuresPerEmail: number;
   readonly maxFailuresPerIp: number;
   readonly windowMs: number;
-  private readonly maxKeys: number;
-  private failures = new Map<string, number[]>();
 
-  constructor(options: LoginThrottleOptions = {}) {
+  constructor(private readonly store: Store, options: LoginThrottleOptions = {}) {
     this.maxFailuresPerEmail = options.maxFailuresPerEmail ?? 5;
     this.maxFailuresPerIp = options.maxFailuresPerIp ?? 20;
     this.windowMs = options.windowMs ?? 15 * 60_000;
-    this.maxKeys = options.maxKeys ?? 100_000;
   }
 
-  private recent(key: string, nowMs: number): number[] {
-    const list = this.failures.get(key);
-    if (!list) return [];
-    const kept = list.filter((t) => t > nowMs - this.windowMs);
-    if (kept.length === 0) this.failures.delete(key);
-    else if (kept.length !== list.length) this.failures.set(key, kept);
-    return kept;
-  }
-
-  // Seconds until a new attempt is allowed (0: allowed now), and the limit (failures per window)
-  // that imposes the wait, for the 429's RateLimit-*.
-  blocked(email: string, ip: string, nowMs = Date.now()): { waitSeconds: number; limit: number } {
-    let waitMs = 0;
-    let limit = this.maxFailuresPerEmail;
-    for (const [key, max] of [[`e:${email}`, this.maxFailuresPerEmail], [`i:${ip}`, this.maxFailuresPerIp]] as const) {
-      const list = this.recent(key, nowMs);
-      if (list.length < max) continue;
-      const ms = list[list.length - max] + this.windowMs - nowMs;
-      if (ms > waitMs) [waitMs, limit] = [ms, max];
+  // The keys' rows, created if missing and locked on PostgreSQL in key order (one order for every
+  // process: two attempts never wait on each other in a cycle). SQLite's write is exclusive.
+  private async lockRows(tx: Tx, keys: string[], nowMs: number): Promise<Map<string, number[]>> {
+    for (const key of keys) {
+      await tx.insertInto('admin_sign_in_failures').values({ key, failures: '[]', updated_at_ms: nowMs }).onConflict((oc) => oc.column('key').doNothing()).execute();
     }
-    return { waitSeconds: waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : 0, limit };
+    const q = tx.selectFrom('admin_sign_in_failures').select(['key', 'failures']).where('key', 'in', keys).orderBy('key');
+    const rows = await (this.store.engine === 'postgres' ? q.forUpdate() : q).execute();
+    return new Map(rows.map((r) => [r.key, (JSON.parse(r.failures) as number[]).filter((t) => t > nowMs - this.windowMs)]));
   }
 
-  // Counts one failed attempt for the email and the address; returns its timestamp.
-  recordFailure(email: string, ip: string, nowMs = Date.now()): number {
-    for (const [key, max] of [[`e:${email}`, this.maxFailuresPerEmail], [`i:${ip}`, this.maxFailuresPerIp]] as const) {
-      const list = this.recent(key, nowMs);
-      list.push(nowMs);
-      if (list.length > max) list.splice(0, list.length - max);
-      if (!this.failures.has(key) && this.failures.size >= this.maxKeys) {
-        this.failures.delete(this.failures.keys().next().value as string);
+  // Refused while the email or the address is locked out; otherwise counted as a failure before
+  // the (slow) password check, so parallel guesses cannot slip past the limit, and taken back by
+  // recordSuccess. One transaction: the count and the check are one step for every process.
+  async attempt(email: string, ip: string, nowMs = Date.now()): Promise<SignInAttempt> {
+    const limits: Array<[string, number]> = [[`e:${email}`, this.maxFailuresPerEmail], [`i:${ip}`, this.maxFailuresPerIp]];
+    limits.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    return this.store.write(async (tx) => {
+      const stale = tx.selectFrom('admin_sign_in_failures').select('key').where('updated_at_ms', '<=', nowMs - this.windowMs).limit(SWEEP_ROWS_PER_ATTEMPT);
+      await tx.deleteFrom('admin_sign_in_failures').where('key', 'in', stale).execute();
+      const recent = await this.lockRows(tx, limits.map(([k]) => k), nowMs);
+      let waitMs = 0;
+      let limit = this.maxFailuresPerEmail;
+      for (const [key, max] of limits) {
+        const list = recent.get(key) ?? [];
+        if (list.length < max) continue;
+        const ms = list[list.length - max] + this.windowMs - nowMs;
+        if (ms > waitMs) [waitMs, limit] = [ms, max];
       }
-      this.failures.set(key, list);
-    }
-    return nowMs;
+      if (waitMs > 0) return { waitSeconds: Math.max(1, Math.ceil(waitMs / 1000)), limit, attemptMs: nowMs };
+      for (const [key, max] of limits) {
+        const list = [...(recent.get(key) ?? []), nowMs].slice(-max);
+        await tx.updateTable('admin_sign_in_failures').set({ failures: JSON.stringify(list), updated_at_ms: nowMs }).where('key', '=', key).execute();
+      }
+      return { waitSeconds: 0, limit, attemptMs: nowMs };
+    });
   }
 
   // A sign-in succeeded: the email's failures are forgotten, and the attempt counted for the
   // address (at `attemptMs`) is taken back.
-  recordSuccess(email: string, ip: string, attemptMs: number): void {
-    this.failures.delete(`e:${email}`);
-    const list = this.failures.get(`i:${ip}`);
-    const at = list ? list.lastIndexOf(attemptMs) : -1;
-    if (list && at >= 0) {
-      list.splice(at, 1);
-      if (list.length === 0) this.failures.delete(`i:${ip}`);
-    }
+  async recordSuccess(email: string, ip: string, attemptMs: number): Promise<void> {
+    await this.store.write(async (tx) => {
+      await tx.deleteFrom('admin_sign_in_failures').where('key', '=', `e:${email}`).execute();
+      const recent = await this.lockRows(tx, [`i:${ip}`], attemptMs);
+      const list = recent.get(`i:${ip}`) ?? [];
+      const at = list.lastIndexOf(attemptMs);
+      if (at >= 0) list.splice(at, 1);
+      if (list.length === 0) await tx.deleteFrom('admin_sign_in_failures').where('key', '=', `i:${ip}`).execute();
+      else await tx.updateTable('admin_sign_in_failures').set({ failures: JSON.stringify(list) }).where('key', '=', `i:${ip}`).execute();
+    });
   }
 }

@@ -1,7 +1,8 @@
 import type { Store, Tx } from '../../../store/index.js';
 import type { RequestContext } from '../../../plugins/idempotency.js';
 import { enqueue } from '../../../jobs/queue.js';
-import { notFound } from '../../../errors.js';
+import { ApiError, notFound } from '../../../errors.js';
+import { localDate } from '../../accounts/settings.js';
 import { paginate, type Page } from '../../../http/pagination.js';
 import { createRun, JOB_RUN, toRun, toSettlement, type SettlementRow } from '../../settlements/service.js';
 import type { AuditSpec } from '../shared/audit.js';
@@ -36,6 +37,13 @@ export async function listRunSettlements(store: Store, runId: string, query: Lis
 // with the Idempotency-Key (the run itself can take minutes and many transactions: it is
 // background work, as a row).
 export async function startRun(ctx: RequestContext, body: SettlementRunRequest, kickWorker: () => void): Promise<SettlementRun> {
+  // A run settles what is available on or before its date: a date after today would pay out
+  // receivables before their money is available (a card sale's D+30). Refused outright; there
+  // is no early payout (docs/split-and-settlement.md).
+  const today = localDate();
+  if (body.date !== undefined && body.date > today) {
+    throw new ApiError('VALIDATION_ERROR', `date must be today (${today} in São Paulo) or earlier: a run settles only receivables already available, and nothing is paid early.`, { param: 'date' });
+  }
   const run = await ctx.write(async (tx) => {
     const created = await createRun(tx, { date: body.date, trigger: 'admin' });
     await enqueue(tx, JOB_RUN, { runId: created.id });
