@@ -1069,7 +1069,7 @@ export interface components {
         SettlementRunRequest: {
             /**
              * Format: date
-             * @description Settle what is available on or before this date (default: today in São Paulo).
+             * @description Settle what is available on or before this date: today in São Paulo (the default) or earlier. A later date is refused (VALIDATION_ERROR): nothing is paid before it is available.
              */
             date?: string;
             /** @description Why, for the audit log. Required: this action moves money. */

@@ -6,7 +6,7 @@ import { requiredReason } from '../shared/schemas.js';
 
 export const SettlementRunRequest = Type.Object(
   {
-    date: Type.Optional(Type.String({ format: 'date', description: 'Settle what is available on or before this date (default: today in São Paulo).' })),
+    date: Type.Optional(Type.String({ format: 'date', description: 'Settle what is available on or before this date: today in São Paulo (the default) or earlier. A later date is refused (VALIDATION_ERROR): nothing is paid before it is available.' })),
     reason: requiredReason,
   },
   { $id: 'SettlementRunRequest', additionalProperties: false, examples: [{ reason: 'Daily run missed after the outage of 2026-11-20' }] },
