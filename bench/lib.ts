@@ -147,6 +147,8 @@ export async function startCli(command: 'serve' | 'worker', { env = {}, logFile,
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: String(port || 0),
+    // Production mode refuses to serve without the address clients reach it at.
+    PUBLIC_URL: `http://127.0.0.1:${port || 80}`,
     LOG_FILE: logFile,
     LOG_LEVEL: 'info',
     RATE_LIMIT_PER_MINUTE: '100000000',
