@@ -43,6 +43,34 @@ for (const engine of ENGINES) {
       assert.deepEqual(fetched.json(), p);
     });
 
+    test('reads that share a query (PostgreSQL: one per turn of the event loop): each caller gets its own payment; another account\'s and made-up ids are 404 in the same turn', async () => {
+      const other = await signup(t, 'Other merchant');
+      const mine = await Promise.all(Array.from({ length: 12 }, (_, i) => create({ amount: 1000 + i, currency: 'BRL', method: 'pix' })));
+      const theirs = await Promise.all(Array.from({ length: 4 }, (_, i) => create({ amount: 2000 + i, currency: 'BRL', method: 'pix' }, {}, other.secretKey)));
+      const mineIds = mine.map((r) => r.json().id as string);
+      const theirIds = theirs.map((r) => r.json().id as string);
+      const made = 'pay_' + '0'.repeat(26);
+      // All sent at once, so on PostgreSQL they land in the same turn and share queries.
+      const reads = await Promise.all([
+        ...mineIds.map((id) => get(id)),
+        ...theirIds.map((id) => get(id)), // mine key, their payments
+        ...theirIds.map((id) => get(id, other.secretKey)),
+        get(made),
+        get(mineIds[0]), // the same id twice in one turn
+      ]);
+      mineIds.forEach((id, i) => { assert.equal(reads[i].statusCode, 200); assert.equal(reads[i].json().id, id); assert.equal(reads[i].json().amount, 1000 + i); });
+      for (let i = 0; i < theirIds.length; i++) {
+        const cross = reads[mineIds.length + i];
+        assert.equal(cross.statusCode, 404);
+        assert.equal(cross.json().error.code, 'NOT_FOUND');
+        const own = reads[mineIds.length + theirIds.length + i];
+        assert.equal(own.statusCode, 200);
+        assert.equal(own.json().amount, 2000 + i);
+      }
+      assert.equal(reads.at(-2)!.statusCode, 404);
+      assert.equal(reads.at(-1)!.json().id, mineIds[0]);
+    });
+
     test('shape B card payment becomes approved a moment later, with fee and net', async () => {
       const res = await create({ amountInCents: 10000, method: 'credit_card', cardToken: 'tok_visa' });
       assert.equal(res.statusCode, 200);
