@@ -14,6 +14,7 @@ import { CircuitBreaker } from './providers/breaker.js';
 import { cardOutcome } from './modules/payments/service.js';
 import { createAdminUser } from './modules/admin/index.js';
 import { audit, formatAudit } from './modules/audit.js';
+import { systemClock } from './clock.js';
 
 const USAGE = `Usage: npm run cli -- <command>
 
@@ -44,7 +45,7 @@ function whoRuns(): string {
 }
 
 function openStore(config: Config): Store {
-  return Store.open({ url: config.databaseUrl, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending, pgWriters: config.pgWriters, pgPoolSize: config.pgWriters + 16 });
+  return Store.open({ url: config.databaseUrl, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending, pgWriters: config.pgWriters, pgPoolSize: config.pgWriters + 16, clock: systemClock });
 }
 
 function describeDb(url: string): string {
@@ -102,7 +103,7 @@ async function serve(config: Config, pluginFiles: string[]): Promise<void> {
   const plugins = await loadPlugins(pluginFiles);
   const store = openStore(config);
   await store.migrate();
-  const built = await buildApp({ config, store, plugins });
+  const built = await buildApp({ config, store, plugins, clock: systemClock });
   if (pluginFiles.length) built.app.log.info({ plugins: pluginFiles }, 'serving with extra routes from --plugin');
   const address = await built.app.listen({ port: config.port, host: config.host });
   await built.startWorker();
@@ -140,7 +141,7 @@ async function worker(config: Config): Promise<void> {
   await store.migrate();
   const log = createLogger(config);
   const provider = new SandboxProvider(store, (token) => cardOutcome(store, token));
-  const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs);
+  const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs, store.clock);
   const w = createWorker(store, config, { store, config, provider, kickWorker: () => {}, breaker }, log);
   await w.start();
   const dispatcher = createDispatcher(store, config, log);

@@ -187,7 +187,7 @@ export function checkTransition(row: PaymentRow, to: PaymentStatus): void {
   }
 }
 
-export async function transition(tx: Tx, row: PaymentRow, to: PaymentStatus, changes: Partial<PaymentRow> = {}, nowIso = new Date().toISOString()): Promise<PaymentRow> {
+export async function transition(tx: Tx, row: PaymentRow, to: PaymentStatus, changes: Partial<PaymentRow>, nowIso: string): Promise<PaymentRow> {
   checkTransition(row, to);
   const updated = await updateWhere(tx, 'payments', { ...changes, status: to, updated_at: nowIso }, { id: row.id, status: row.status });
   if (updated !== 1) throw invalidState(`The payment changed while this request ran; fetch it and try again.`);
