@@ -287,7 +287,7 @@ for (const engine of ENGINES) {
       // No body at all too: told the same as `{}`, not that the body must be an object. Whoever
       // finds the reason missing (the schema, or the audit hook for a blank one), the same words.
       const missing = 'reason is required: a settlement run pays money out.';
-      for (const [body, message] of [[{}, missing], [{ reason: '' }, 'reason must not be empty.'], [{ reason: '   ' }, missing], [{ date: localDate() }, missing], [undefined, missing]] as const) {
+      for (const [body, message] of [[{}, missing], [{ reason: '' }, 'reason must not be empty.'], [{ reason: '   ' }, missing], [{ date: localDate(Date.now()) }, missing], [undefined, missing]] as const) {
         const res = await call('POST', '/admin/settlement-runs', body);
         assert.equal(res.status, 400, JSON.stringify(body));
         assert.deepEqual(res.body.error, { ...res.body.error, code: 'VALIDATION_ERROR', param: 'reason', message }, JSON.stringify(body));

@@ -473,14 +473,14 @@ for (const engine of ENGINES) {
     await store.migrate('0007_payments_pending');
     const { hashKey } = await import('../src/modules/accounts/service.js');
     const { newId } = await import('../src/domain/ids.js');
-    const id = newId('account');
+    const id = newId('account', Date.now());
     const now = new Date().toISOString();
     const sk = `sk_test_${'a'.repeat(32)}`;
     const pk = `pk_test_${'b'.repeat(32)}`;
     await store.write(async (tx) => {
       await tx.insertInto('accounts').values({ id, name: 'Antiga', email: null, live_enabled: 0, settings: '{}', created_at: now }).execute();
-      await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'secret', key_hash: hashKey(sk), display: 'sk_test_…aaaa', created_at: now, revoked_at: null, publishable_key: null }).execute();
-      await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'publishable', key_hash: hashKey(pk), display: 'pk_test_…bbbb', created_at: now, revoked_at: null, publishable_key: pk }).execute();
+      await tx.insertInto('api_keys').values({ id: newId('apiKey', Date.now()), account_id: id, livemode: 0, kind: 'secret', key_hash: hashKey(sk), display: 'sk_test_…aaaa', created_at: now, revoked_at: null, publishable_key: null }).execute();
+      await tx.insertInto('api_keys').values({ id: newId('apiKey', Date.now()), account_id: id, livemode: 0, kind: 'publishable', key_hash: hashKey(pk), display: 'pk_test_…bbbb', created_at: now, revoked_at: null, publishable_key: pk }).execute();
     });
     assert.deepEqual(await store.migrate('0008_publishable_keys_hashed_only'), ['0008_publishable_keys_hashed_only']);
     const stored = await store.db.selectFrom('api_keys').selectAll().where('account_id', '=', id).execute();

@@ -28,7 +28,7 @@ for (const engine of ENGINES) {
     };
     // Split rules are admin-only; the admin API has its own suite, so here the rule is a row.
     const rule = async (priority: number, splits: unknown[], conditions?: unknown, accountId = k.accountId) => {
-      const id = newId('splitRule');
+      const id = newId('splitRule', Date.now());
       const now = new Date().toISOString();
       await t.store.write((tx) => tx.insertInto('split_rules').values({
         id, account_id: accountId, livemode: 0, priority, conditions: conditions ? JSON.stringify(conditions) : null,
@@ -75,7 +75,7 @@ for (const engine of ENGINES) {
       for (const r of rcv) {
         assert.equal(r.splitRuleId, ruleId);
         assert.equal(r.status, 'pending');
-        assert.equal(r.availableOn, localDate()); // Pix D+0
+        assert.equal(r.availableOn, localDate(Date.now())); // Pix D+0
       }
       await t.store.write((tx) => tx.updateTable('split_rules').set({ active: 0 }).where('id', '=', ruleId).execute());
     });
@@ -87,7 +87,7 @@ for (const engine of ENGINES) {
       assert.equal(rcv.length, 1);
       assert.deepEqual(rcv[0].payee, { type: 'merchant', id: k.accountId });
       assert.equal(rcv[0].amount, 9562);
-      assert.equal(rcv[0].availableOn, addDays(localDate(), 30));
+      assert.equal(rcv[0].availableOn, addDays(localDate(Date.now()), 30));
       assert.equal(rcv[0].splitRuleId, null);
     });
 
@@ -115,8 +115,8 @@ for (const engine of ENGINES) {
       assert.ok(merchantOnly.length > 0 && merchantOnly.every((r: { payee: { type: string } }) => r.payee.type === 'merchant'));
       const sellerOnly = (await api('GET', `/v1/receivables?recipientId=${seller}&limit=100`)).body.data;
       assert.ok(sellerOnly.every((r: { payee: { id: string } }) => r.payee.id === seller));
-      const future = (await api('GET', `/v1/receivables?availableOnGte=${addDays(localDate(), 1)}&limit=100`)).body.data;
-      assert.ok(future.every((r: { availableOn: string }) => r.availableOn > localDate()));
+      const future = (await api('GET', `/v1/receivables?availableOnGte=${addDays(localDate(Date.now()), 1)}&limit=100`)).body.data;
+      assert.ok(future.every((r: { availableOn: string }) => r.availableOn > localDate(Date.now())));
     });
 
     test('refund before settlement reduces pending receivables in proportion; full refund cancels them', async () => {
@@ -170,7 +170,7 @@ for (const engine of ENGINES) {
       const ruleId = await rule(3, [{ recipientId: seller, percentage: 40 }]);
       await paidPix(5000);
       await paidPix(7000);
-      const due = (await api('GET', '/v1/receivables?status=pending&limit=100')).body.data.filter((r: { availableOn: string }) => r.availableOn <= localDate());
+      const due = (await api('GET', '/v1/receivables?status=pending&limit=100')).body.data.filter((r: { availableOn: string }) => r.availableOn <= localDate(Date.now()));
       const dueTotal = due.reduce((s: number, r: { amount: number }) => s + r.amount, 0);
       const provider = new SandboxProvider(t.store, async () => 'approve');
       const [a, b] = await Promise.all([
@@ -193,7 +193,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(sellerSettlement.bankAccount, bank());
       await eventually(async () => (await api('GET', `/v1/settlements/${sellerSettlement.id}`)).body.status === 'paid', 'payout');
       const notYet = (await api('GET', '/v1/receivables?status=pending&limit=100')).body.data;
-      assert.ok(notYet.every((r: { availableOn: string }) => r.availableOn > localDate()), 'only future receivables stay pending');
+      assert.ok(notYet.every((r: { availableOn: string }) => r.availableOn > localDate(Date.now())), 'only future receivables stay pending');
       await t.store.write((tx) => tx.updateTable('split_rules').set({ active: 0 }).where('id', '=', ruleId).execute());
       await auditOk();
     });
@@ -209,7 +209,7 @@ for (const engine of ENGINES) {
       const negatives = rows.filter((x) => x.amount < 0);
       assert.equal(negatives.length, 2);
       assert.equal(negatives.reduce((s, x) => s + x.amount, 0), -9901);
-      assert.ok(negatives.every((x) => x.status === 'pending' && x.availableOn === localDate()));
+      assert.ok(negatives.every((x) => x.status === 'pending' && x.availableOn === localDate(Date.now())));
       const balanceBefore = (await api('GET', '/v1/balance')).body;
       const courierBalance = balanceBefore.recipients.find((x: { recipientId: string }) => x.recipientId === courier);
       assert.ok(courierBalance.available < 0, 'the courier owes the refund back');
@@ -260,7 +260,7 @@ for (const engine of ENGINES) {
       assert.equal(withKey.json().error.code, 'PERMISSION_DENIED');
       const noSession = await t.app.inject({ method: 'GET', url: '/admin/settlement-runs' });
       assert.equal(noSession.statusCode, 401);
-      const started = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { date: localDate(), reason: 'test run' } });
+      const started = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { date: localDate(Date.now()), reason: 'test run' } });
       assert.equal(started.statusCode, 200, started.body);
       assert.equal(started.json().object, 'settlement_run');
       assert.equal(started.json().trigger, 'admin');

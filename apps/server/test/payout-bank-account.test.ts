@@ -30,7 +30,7 @@ for (const engine of ENGINES) {
     };
     // A run is carried out by the worker: waited for until completed.
     const run = async () => {
-      const res = await api('POST', '/admin/settlement-runs', { date: localDate(), reason: 'Test run' }, admin);
+      const res = await api('POST', '/admin/settlement-runs', { date: localDate(Date.now()), reason: 'Test run' }, admin);
       assert.equal(res.status, 200, res.raw);
       return eventually(async () => {
         const r = await api('GET', `/admin/settlement-runs/${res.body.id}`, undefined, admin);
@@ -176,11 +176,11 @@ for (const engine of ENGINES) {
     try {
       await store.migrate('0004_backoffice');
       const now = new Date().toISOString();
-      const accountId = newId('account');
+      const accountId = newId('account', Date.now());
       await store.write(async (tx) => {
         await tx.insertInto('accounts').values({ id: accountId, name: 'Old', email: null, live_enabled: 0, settings: '{}', created_at: now }).execute();
         await tx.insertInto('settlements').values({
-          id: newId('settlement'), account_id: accountId, livemode: 0, run_id: 'str_old', payee_type: 'merchant', payee_id: accountId, amount: 100, receivable_count: 1,
+          id: newId('settlement', Date.now()), account_id: accountId, livemode: 0, run_id: 'str_old', payee_type: 'merchant', payee_id: accountId, amount: 100, receivable_count: 1,
           status: 'paid', bank_account: null, settlement_date: '2026-01-01', paid_at: now, failure_reason: null, created_at: now, updated_at: now,
         } as never).execute();
       });

@@ -38,7 +38,7 @@ for (const engine of ENGINES) {
       // Three payees per sale, so a refund locks several receivables and each run several payees.
       const now = new Date().toISOString();
       await t.store.write((tx) => tx.insertInto('split_rules').values({
-        id: newId('splitRule'), account_id: k.accountId, livemode: 0, priority: 1, conditions: null, active: 1, description: null, created_at: now, updated_at: now,
+        id: newId('splitRule', Date.now()), account_id: k.accountId, livemode: 0, priority: 1, conditions: null, active: 1, description: null, created_at: now, updated_at: now,
         splits: JSON.stringify([{ recipientId: recipients[0], percentage: 30 }, { recipientId: recipients[1], amount: 150 }]),
       }).execute());
     });

@@ -28,7 +28,7 @@ for (const engine of ENGINES) {
         },
       }, { pollMs: 20, leaseMs: 30_000, concurrency: 4, batchSize: 4, yieldTo: { busy: () => busy, requestsInFlight: 1 }, busyRoundMs: 60_000, payloads: { 'test.count': Type.Object({ i: Type.Integer() }) } }, t.app.log);
       await t.store.write(async (tx) => {
-        for (let i = 0; i < 20; i++) await enqueue(tx, 'test.count', { i }, Date.now() - 1000);
+        for (let i = 0; i < 20; i++) await enqueue(tx, Date.now(), 'test.count', { i }, Date.now() - 1000);
       });
       await worker.start();
       try {
@@ -73,7 +73,7 @@ for (const engine of ENGINES) {
         },
       }, { pollMs: 20, leaseMs: 30_000, concurrency: 6, batchSize: 6, yieldTo: gauge, concurrencyWithRequests: 2, payloads: { 'test.hold': Type.Object({ i: Type.Integer() }) } }, t.app.log);
       await t.store.write(async (tx) => {
-        for (let i = 0; i < 12; i++) await enqueue(tx, 'test.hold', { i }, Date.now() - 1000);
+        for (let i = 0; i < 12; i++) await enqueue(tx, Date.now(), 'test.hold', { i }, Date.now() - 1000);
       });
       await worker.start();
       try {
