@@ -60,8 +60,7 @@ export class Store {
       const batcher = new WriteBatcher(db, dialect, 'postgres', batchMax, maxPending, options.pgWriters ?? 4);
       const store = new Store('postgres', db, db, batcher);
       store.clock = options.clock ?? systemClock;
-      store.clock = options.clock ?? systemClock;
-    return store;
+      return store;
     }
     if (!url.startsWith('sqlite:')) throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:..."`);
     const file = url.slice('sqlite:'.length);
@@ -83,6 +82,7 @@ export class Store {
     lendStatements(reader, readerStatements);
     const store = new Store('sqlite', reader, writer, new WriteBatcher(writer, writerDialect, 'sqlite', batchMax, maxPending, 1, writerStatements));
     store.sqliteDriver = driver;
+    store.clock = options.clock ?? systemClock;
     return store;
   }
 
