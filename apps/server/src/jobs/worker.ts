@@ -157,7 +157,7 @@ export class Worker {
         continue;
       }
       if (free > 0) {
-        this.lastRoundMs = performance.now();
+        this.lastRoundMs = this.clock.nowMs();
         try {
           jobs = await claim(this.store, this.id, Math.min(batchSize, free), this.options.leaseMs);
         } catch (error) {
@@ -193,7 +193,7 @@ export class Worker {
   private yieldMs(): number {
     const busy = this.options.yieldTo;
     if (!busy) return 0;
-    const waitMs = this.lastRoundMs + (this.options.busyRoundMs ?? 100) - performance.now();
+    const waitMs = this.lastRoundMs + (this.options.busyRoundMs ?? 100) - this.clock.nowMs();
     return waitMs > 0 && busy.busy() ? waitMs : 0;
   }
 
