@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { sql } from 'kysely';
-import { ENGINES, startApp, signup, auth, eventually, adminSession, testDatabase, webhookReceiver, TEST_CONFIG, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, startManualApp, signup, auth, eventually, adminSession, testDatabase, webhookReceiver, TEST_CONFIG, type TestApp, type Keys } from './helpers.js';
 import { loadConfig } from '../src/config.js';
 import { Store } from '../src/store/index.js';
 import { buildApp, createLogger } from '../src/app.js';
@@ -267,20 +267,26 @@ for (const engine of ENGINES) {
     });
 
     test('expiry: the job expires a session on time, with its pending Pix', async () => {
-      const s = await create();
-      const pix = (await pay(s, { method: 'pix' })).json().payment;
-      // Its time comes (moved, not waited for): the session's expiry and its job.
-      const past = Date.now() - 1000;
-      await t.store.write(async (tx) => {
-        await tx.updateTable('checkout_sessions').set({ expires_at_ms: past, expires_at: new Date(past).toISOString() }).where('id', '=', s.id).execute();
-        await tx.updateTable('jobs').set({ run_at_ms: past }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute();
-      });
-      t.worker.kick();
-      // Listed (a list never expires anything itself): the job did it.
-      await eventually(async () => (await ok('GET', '/v1/checkout/sessions?status=expired&limit=100', sk())).data.some((x: Json) => x.id === s.id), 'the expiry job');
-      assert.equal((await ok('GET', `/v1/payments/${pix.id}`, sk())).status, 'expired');
-      const job = await t.store.db.selectFrom('jobs').select('id').where('payload', 'like', `%${s.id}%`).where('type', '=', 'checkout_session.expire').executeTakeFirst();
-      assert.equal(job, undefined);
+      // On a ManualClock: its time comes by moving the clock, not by editing its rows.
+      const m = await startManualApp(engine);
+      try {
+        const mk = await signup(m);
+        const req = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
+          m.app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
+        const s = (await req('POST', '/v1/checkout/sessions', auth(mk.secretKey), { amount: 1050, expiresInSeconds: 300 })).json();
+        const pix = (await req('POST', `/v1/checkout/sessions/${s.id}/client/pay`, page(s.clientSecret, randomUUID()), { method: 'pix' })).json().payment;
+        const listed = async () => (await req('GET', '/v1/checkout/sessions?status=expired&limit=100', auth(mk.secretKey))).json().data.some((x: Json) => x.id === s.id);
+        await m.advance(300_000 - 1);
+        assert.equal(await listed(), false, 'open until its last millisecond');
+        await m.advance(1);
+        // Listed (a list never expires anything itself): the job did it.
+        assert.equal(await listed(), true, 'the expiry job ran on time');
+        assert.equal((await req('GET', `/v1/payments/${pix.id}`, auth(mk.secretKey))).json().status, 'expired');
+        const job = await m.store.db.selectFrom('jobs').select('id').where('payload', 'like', `%${s.id}%`).where('type', '=', 'checkout_session.expire').executeTakeFirst();
+        assert.equal(job, undefined);
+      } finally {
+        await m.teardown();
+      }
     });
 
     test('expiry: a session past its time reads expired before its job has run', async () => {

@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePixBrCode } from '../src/domain/pix.js';
-import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, startManualApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
 import { SandboxProvider } from '../src/providers/sandbox.js';
 import { cardOutcome } from '../src/modules/payments/service.js';
 import type { PaymentProvider } from '../src/providers/port.js';
@@ -130,14 +130,22 @@ for (const engine of ENGINES) {
     });
 
     test('pix expires after its expiry and can then not be paid', async () => {
-      const p = (await create({ amount: 300, method: 'pix', pixExpiresInSeconds: 60 })).json();
-      // Make the expiry due now instead of waiting a minute: the job row is the schedule.
-      await t.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: Date.now() }).where('payload', 'like', `%${p.id}%`).execute());
-      t.worker.kick();
-      await eventually(async () => (await statusOf(p.id)) === 'expired', 'expiry');
-      const pay = await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${p.id}/pay`, headers: auth(k.secretKey) });
-      assert.equal(pay.statusCode, 409);
-      assert.equal(pay.json().error.code, 'INVALID_STATE');
+      // On a ManualClock: the minute passes by moving the clock, not by editing the job's row.
+      const m = await startManualApp(engine);
+      try {
+        const mk = await signup(m);
+        const p = (await m.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(mk.secretKey), payload: { amount: 300, method: 'pix', pixExpiresInSeconds: 60 } })).json();
+        const status = async () => (await m.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(mk.secretKey) })).json().status as string;
+        await m.advance(59_999);
+        assert.equal(await status(), 'pending');
+        await m.advance(1);
+        assert.equal(await status(), 'expired');
+        const pay = await m.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${p.id}/pay`, headers: auth(mk.secretKey) });
+        assert.equal(pay.statusCode, 409);
+        assert.equal(pay.json().error.code, 'INVALID_STATE');
+      } finally {
+        await m.teardown();
+      }
     });
 
     test('cancel a pending payment; cancel again is INVALID_STATE', async () => {
