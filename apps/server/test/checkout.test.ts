@@ -41,6 +41,7 @@ for (const engine of ENGINES) {
     const pay = (s: Json, body: object) => call('POST', `/v1/checkout/sessions/${s.id}/client/pay`, page(s.clientSecret, randomUUID()), body);
     // As the hosted page does: with the session's client secret.
     const cardToken = async (secret: string, number: string) => (await ok('POST', '/v1/tokens', auth(secret), { card: { number, expMonth: 12, expYear: 2099, cvc: '123' } })).id as string;
+    // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
     const settled = (s: Json) => eventually(async () => {
       const v = await view(s);
       return v.payment && v.payment.status !== 'pending' ? v : null;
@@ -305,6 +306,7 @@ for (const engine of ENGINES) {
         const endpoint = await ok('POST', '/v1/webhook-endpoints', sk(keys), { url, events: ['checkout_session.completed'] });
         const s = await create({ amount: 4200 }, keys);
         await pay(s, { method: 'credit_card', cardToken: 'tok_visa' });
+        // Waits for I/O: the delivery crossing a loopback socket to the receiver.
         const hit = await eventually(async () => hits[0], 'the webhook');
         const event = new Webhook(endpoint.secret).verify(hit.body, hit.headers as Record<string, string>) as Json;
         assert.equal(event.type, 'checkout_session.completed');
@@ -326,6 +328,7 @@ for (const engine of ENGINES) {
         const s = await create({ amount: 4300 }, keys);
         const pix = (await pay(s, { method: 'pix' })).json().payment;
         await ok('POST', `/v1/checkout/sessions/${s.id}/expire`, sk(keys));
+        // Waits for I/O: the delivery crossing a loopback socket to the receiver.
         const hit = await eventually(async () => hits[0], 'the webhook');
         const event = new Webhook(endpoint.secret).verify(hit.body, hit.headers as Record<string, string>) as Json;
         assert.equal(event.type, 'checkout_session.expired');
@@ -424,6 +427,7 @@ for (const engine of ENGINES) {
         const confirmJob = () => slow.store.db.selectFrom('jobs').selectAll().where('type', '=', 'payment.confirm').where('payload', 'like', `%${paymentId}%`).executeTakeFirst();
         const expiryJob = () => slow.store.db.selectFrom('jobs').selectAll().where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).executeTakeFirst();
         // The first call has been made and its retry put off: the payment is being confirmed.
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await confirmJob())?.last_error, 'the first provider call');
         assert.equal((await read(`/v1/payments/${paymentId}`)).status, 'pending');
 
@@ -441,6 +445,7 @@ for (const engine of ENGINES) {
           await tx.updateTable('jobs').set({ run_at_ms: past }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute();
         });
         slow.worker.kick();
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         const waiting = await eventually(async () => {
           const job = await expiryJob();
           return job?.last_error ? job : undefined;
@@ -455,10 +460,12 @@ for (const engine of ENGINES) {
         // The card's answer comes: approved, and the session complete, not expired.
         await slow.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: Date.now() }).where('type', '=', 'payment.confirm').where('payload', 'like', `%${paymentId}%`).execute());
         slow.worker.kick();
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await read(`/v1/payments/${paymentId}`)).status === 'approved', 'the card\'s approval');
         // The expiry job's next look finds it complete and is done.
         await slow.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: Date.now() }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute());
         slow.worker.kick();
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await expiryJob()) === undefined, 'the expiry job to finish');
         const session = await read(`/v1/checkout/sessions/${s.id}`);
         assert.deepEqual([session.status, session.paymentId, session.expiredAt], ['complete', paymentId, null]);
@@ -637,6 +644,7 @@ describe('checkout: no client secret and no card number in the logs', () => {
       // Pasted where it does not belong: a path.
       await built.app.inject({ method: 'GET', url: `/v1/nowhere/${secret}` });
       await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${secret}/client`, headers: { authorization: `Bearer ${secret}` } });
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}`, headers: auth(keys.secretKey.key) })).json().status === 'complete', 'completion');
       // Closed: every request's line has been written.
       await built.close();

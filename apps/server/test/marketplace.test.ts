@@ -82,6 +82,7 @@ for (const engine of ENGINES) {
 
     test('no rule: one receivable for the merchant; card is available D+30', async () => {
       const p = await api('POST', '/v1/payments', { amountInCents: 10000, method: 'credit_card', cardToken: 'tok_visa' });
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await api('GET', `/v1/payments/${p.body.id}`)).body.status === 'approved', 'approval');
       const rcv = await receivablesOf(p.body.id);
       assert.equal(rcv.length, 1);
@@ -148,6 +149,7 @@ for (const engine of ENGINES) {
       const again = await api('POST', '/v1/refunds', { paymentId: p.id, amount: 1 });
       assert.equal(again.status, 409);
       assert.equal(again.body.error.code, 'INVALID_STATE');
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await api('GET', `/v1/refunds/${rest.body.id}`)).body.status === 'succeeded', 'refund succeeded');
       const list = (await api('GET', `/v1/refunds?paymentId=${p.id}`)).body.data;
       assert.equal(list.length, 2);
@@ -191,6 +193,7 @@ for (const engine of ENGINES) {
       }
       const sellerSettlement = settlements.find((s: { payee: { id: string } }) => s.payee.id === seller);
       assert.deepEqual(sellerSettlement.bankAccount, bank());
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await api('GET', `/v1/settlements/${sellerSettlement.id}`)).body.status === 'paid', 'payout');
       const notYet = (await api('GET', '/v1/receivables?status=pending&limit=100')).body.data;
       assert.ok(notYet.every((r: { availableOn: string }) => r.availableOn > localDate(Date.now())), 'only future receivables stay pending');
@@ -228,6 +231,7 @@ for (const engine of ENGINES) {
       const provider = new SandboxProvider(t.store, async () => 'approve');
       const p = await paidPix(4000);
       await runSettlement({ store: t.store, provider }, { trigger: 'admin' });
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const failed = await eventually(async () => {
         const list = (await api('GET', `/v1/settlements?recipientId=${closed}`)).body.data;
         return list[0]?.status === 'failed' && list[0];
@@ -241,6 +245,7 @@ for (const engine of ENGINES) {
       await runSettlement({ store: t.store, provider }, { trigger: 'admin' });
       const retried = (await api('GET', `/v1/settlements?recipientId=${closed}`)).body.data;
       assert.equal(retried.length, 2);
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await api('GET', `/v1/settlements/${retried[0].id}`)).body.status === 'paid', 'payout');
       await t.store.write((tx) => tx.updateTable('split_rules').set({ active: 0 }).where('id', '=', ruleId).execute());
     });
@@ -265,6 +270,7 @@ for (const engine of ENGINES) {
       assert.equal(started.json().object, 'settlement_run');
       assert.equal(started.json().trigger, 'admin');
       assert.equal(started.json().status, 'pending', 'the worker carries the run out');
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const finished = (id: string) => eventually(async () => {
         const r = (await t.app.inject({ method: 'GET', url: `/admin/settlement-runs/${id}`, headers: { cookie } })).json();
         return r.status === 'completed' && r;

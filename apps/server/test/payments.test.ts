@@ -77,6 +77,7 @@ for (const engine of ENGINES) {
       const p = res.json();
       assert.equal(p.status, 'pending');
       assert.deepEqual(p.card, { brand: 'visa', last4: '4242' });
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const approved = await eventually(async () => {
         const body = (await get(p.id)).json();
         return body.status === 'approved' && body;
@@ -90,9 +91,12 @@ for (const engine of ENGINES) {
       const mc = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_mastercard' })).json();
       const declined = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_declined' })).json();
       const poor = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_insufficient_funds' })).json();
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await statusOf(mc.id)) === 'approved', 'mastercard approval');
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const d = await eventually(async () => { const b = (await get(declined.id)).json(); return b.status === 'declined' && b; }, 'decline');
       assert.deepEqual(d.failure, { code: 'card_declined', message: 'The card was declined.' });
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const i = await eventually(async () => { const b = (await get(poor.id)).json(); return b.status === 'declined' && b; }, 'decline');
       assert.equal(i.failure.code, 'insufficient_funds');
       assert.equal(i.feeAmount, null);
@@ -100,6 +104,7 @@ for (const engine of ENGINES) {
 
     test('provider errors are retried with backoff, then the payment fails without any charge', async () => {
       const p = (await create({ amountInCents: 700, method: 'credit_card', cardToken: 'tok_provider_error' })).json();
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const failed = await eventually(async () => { const b = (await get(p.id)).json(); return b.status === 'failed' && b; }, 'failure');
       assert.equal(failed.failure.code, 'provider_unavailable');
       const row = await t.store.db.selectFrom('payments').select('provider_attempts').where('id', '=', p.id).executeTakeFirstOrThrow();
@@ -110,6 +115,7 @@ for (const engine of ENGINES) {
 
     test('a provider answer lost on the way back is retried with the same key: one charge, approved', async () => {
       const p = (await create({ amountInCents: 777, method: 'credit_card', cardToken: 'tok_provider_timeout' })).json();
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const approved = await eventually(async () => { const b = (await get(p.id)).json(); return b.status === 'approved' && b; }, 'approval');
       const charges = await t.store.db.selectFrom('sandbox_provider_charges').selectAll().where('amount', '=', 777).execute();
       assert.equal(charges.length, 1, 'exactly one charge at the provider');
@@ -227,6 +233,7 @@ for (const engine of ENGINES) {
       assert.equal(back.hasMore, true);
       const pix = (await list('?method=pix')).json();
       assert.deepEqual(pix.data.map((p: { id: string }) => p.id), [ids[6], ids[4], ids[2], ids[0]]);
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await list('?status=declined')).json().data.length === 3, 'declines');
       const future = (await list(`?createdGte=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).json();
       assert.deepEqual(future.data, []);
@@ -313,7 +320,9 @@ for (const engine of ENGINES) {
         // All three jobs are due: the worker claims them in one round and confirms them together.
         await t.startWorker();
         const get = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await get(ids[0])).status === 'approved' && (await get(ids[2])).status === 'approved', 'approvals');
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => voided.length === 1, 'the void');
         assert.equal(racing.canceled, 1);
         const raced = await get(ids[1]);
@@ -332,6 +341,7 @@ for (const engine of ENGINES) {
         // The void comes before its job's completion (a failed void leaves the job to try again),
         // so the job may still be there for a moment after the void is seen.
         const confirmJobs = async () => Number((await t.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').executeTakeFirstOrThrow()).n);
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await confirmJobs()) === 0, 'every confirmation job is done');
       } finally {
         await t.teardown();
@@ -389,6 +399,7 @@ for (const engine of ENGINES) {
           await create(timedOutAmount);
           state.paymentId = ids[0];
           await t.startWorker();
+          // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
           await eventually(async () => state.canceled === 1 && (await t.store.db.selectFrom('jobs').select('locked_by').where('type', '=', 'payment.confirm').executeTakeFirst())?.locked_by === null, 'the first attempt, rescheduled');
           await t.worker.stop();
           for (const a of amounts) if (a !== timedOutAmount) await create(a);
@@ -400,8 +411,10 @@ for (const engine of ENGINES) {
           await t.startWorker();
         }
         const get = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => voided.length === 1, 'the void');
         const jobsLeft = async () => Number((await t.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').execute())[0].n);
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await jobsLeft()) === 0, 'every confirmation job done');
         const charges = await t.store.db.selectFrom('sandbox_provider_charges').selectAll().where('amount', '=', timedOutAmount).execute();
         assert.equal(charges.length, 1, 'one charge at the provider, made by the call whose answer was lost');
