@@ -57,7 +57,7 @@ import { mkdtempSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { api, BENCH_DIR, BenchFailure, createBenchSchema, envInt, errorText, live, logReport, makeLog, metricsText, onSignal, removeTempDir, round, runLoadScript, sleep, startCli, stopCli, type LogInfo, type Proc, type Stopped, type SuiteOutcome } from './lib.ts';
+import { api, BenchFailure, CEILING_PLUGIN, createBenchSchema, envInt, errorText, live, logReport, makeLog, metricsText, onSignal, removeTempDir, round, runLoadScript, sleep, startCli, stopCli, type LogInfo, type Proc, type Stopped, type SuiteOutcome } from './lib.ts';
 import type { Summary } from './load.ts';
 import type { OpenLoopResult, OpenLoopSpec } from './open-loop.ts';
 import { findSustainedRate, type SearchResult, type StepOutcome } from './sustained.ts';
@@ -84,7 +84,6 @@ const PG_URL = process.env.BENCH_DATABASE_URL || '';
 // A folder for the API process's CPU profile (node --cpu-prof), one per engine.
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolvePath(process.env.BENCH_CPU_PROF) : '';
 const BODY = JSON.stringify({ amountInCents: 2500, method: 'credit_card', cardToken: 'tok_visa' });
-const CEILING_PLUGIN = join(BENCH_DIR, 'ceiling-plugin.ts');
 
 // Same-run ratios (issue 30): SQLite POST >= 0.6 (median of three runs, docs/performance.md),
 // PostgreSQL GET >= 0.5; everything else where it was. Latency on both engines: at 50 % of the

@@ -4,16 +4,34 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { rmSync, statSync, existsSync, createReadStream, writeFileSync, readFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
+import { basename, join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 
-export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+// The bench runs compiled (`npm run bench`: bench/dist/*.js, built by scripts/build.mjs) or from
+// its TypeScript under tsx (its own tests); either way it starts the compiled server, as
+// production runs it (`npm run build`; scripts/ensure-built.mjs builds both when stale).
+const HERE = dirname(fileURLToPath(import.meta.url));
+const COMPILED = basename(HERE) === 'dist';
+export const BENCH_DIR = COMPILED ? dirname(HERE) : HERE;
 export const SERVER_DIR = join(BENCH_DIR, '..', 'apps', 'server');
-export const CLI = join(SERVER_DIR, 'src', 'cli.ts');
+export const CLI = join(SERVER_DIR, 'dist', 'cli.js');
+// Node's flags for the server: stack traces name the TypeScript source lines.
+const SERVER_NODE_ARGS = ['--enable-source-maps'];
+
+// A bench script that runs in a process of its own (a load generator, the webhook receivers, the
+// ceiling plugin the server loads), by its source name: its compiled file when the bench runs
+// compiled, else the source, with the Node flags that run it.
+export function benchScript(name: string): { file: string; execArgv: string[] } {
+  if (COMPILED) return { file: join(HERE, name.replace(/\.ts$/, '.js')), execArgv: [] };
+  return { file: join(BENCH_DIR, name), execArgv: ['--import', 'tsx'] };
+}
+// The ceiling plugin as the compiled server loads it: always JavaScript (bench/dist, built by
+// scripts/ensure-built.mjs), since the server runs without a TypeScript loader.
+export const CEILING_PLUGIN = join(BENCH_DIR, 'dist', 'ceiling-plugin.js');
 
 export class BenchFailure extends Error {}
 
@@ -161,8 +179,8 @@ export async function startCli(command: 'serve' | 'worker', { env = {}, logFile,
     ...env,
   };
   for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
-  // cwd = the server workspace, as `npm start` runs it (so tsx picks its tsconfig).
-  const child = track(spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, CLI, command, ...args], { cwd: SERVER_DIR, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
+  // cwd = the server workspace, as `npm start` runs it.
+  const child = track(spawn(process.execPath, [...SERVER_NODE_ARGS, ...nodeArgs, CLI, command, ...args], { cwd: SERVER_DIR, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
   const stdout = tail(child.stdout);
   const stderr = tail(child.stderr);
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => { proc.exit = { code, signal }; resolve(proc.exit); }));
@@ -264,7 +282,8 @@ export async function logReport(file: string): Promise<LogInfo> {
 export async function runLoadScript<R = Json>(procs: Proc | Proc[], tmp: string, script: string, name: string, spec: unknown, onLine?: (line: string) => void): Promise<R> {
   const specFile = join(tmp, `${script.replace(/\.ts$/, '')}-${name.replace(/\W+/g, '_')}.json`);
   writeFileSync(specFile, JSON.stringify(spec));
-  const child = track(spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, script), specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const { file, execArgv } = benchScript(script);
+  const child = track(spawn(process.execPath, [...execArgv, file, specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
   if (onLine) {
     let partial = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -326,7 +345,7 @@ export const errorText = (error: unknown): string => (error instanceof BenchFail
 
 // A one-shot `cli.ts` command (migrate, admin:create, ...) against `databaseUrl`: its stdout.
 export async function runCliOnce(args: string[], env: Record<string, string>): Promise<string> {
-  const child = track(spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: SERVER_DIR, env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(spawn(process.execPath, [...SERVER_NODE_ARGS, CLI, ...args], { cwd: SERVER_DIR, env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
   const out = tail(child.stdout);
   const err = tail(child.stderr);
   const done = await new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

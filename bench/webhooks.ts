@@ -74,7 +74,7 @@ import { tmpdir, loadavg, cpus } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { api, BENCH_DIR, BenchFailure, cpuMs, createBenchSchema, during, envInt, errorText, live, logReport, makeLog, removeTempDir, runLoadScript, sleep, startCli as startCliBase, stopCli, tail, track, type Exit, type LogInfo, type Proc, type Stopped, type SuiteOutcome, type Tail } from './lib.ts';
+import { api, BENCH_DIR, benchScript, BenchFailure, cpuMs, createBenchSchema, during, envInt, errorText, live, logReport, makeLog, removeTempDir, runLoadScript, sleep, startCli as startCliBase, stopCli, tail, track, type Exit, type LogInfo, type Proc, type Stopped, type SuiteOutcome, type Tail } from './lib.ts';
 import type { ReceiverMessage, ReceiverReply, ReceiverReport } from './webhooks-receivers.ts';
 
 
@@ -120,7 +120,7 @@ function startCli(command: 'serve' | 'worker', { env, logFile, label }: { env: R
   const nodeArgs: string[] = [];
   if (CPU_PROF) {
     mkdirSync(CPU_PROF, { recursive: true });
-    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`); // one CPU.<date>.<pid>.<thread>.cpuprofile per thread (tsx's loader is one)
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`); // one CPU.<date>.<pid>.<thread>.cpuprofile per thread
   }
   return startCliBase(command, {
     env: { SETTLEMENT_SCHEDULE: 'false', WEBHOOK_PER_ENDPOINT_MAX_IN_FLIGHT: String(PER_ENDPOINT), WEBHOOK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT), ...env },
@@ -138,7 +138,8 @@ interface Receivers {
   stop(): Promise<void>;
 }
 async function startReceivers(): Promise<Receivers> {
-  const child = track(fork(join(BENCH_DIR, 'webhooks-receivers.ts'), [], { cwd: BENCH_DIR, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'pipe', 'ipc'] }));
+  const receivers = benchScript('webhooks-receivers.ts');
+  const child = track(fork(receivers.file, [], { cwd: BENCH_DIR, execArgv: receivers.execArgv, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] }));
   const stderr = tail(child.stderr!);
   const waiting = new Map<string, (reply: ReceiverReply) => void>();
   let seq = 0;
@@ -285,7 +286,7 @@ async function benchEngine(engine: string): Promise<WebhookRun> {
     if (MODE === 'worker') {
       log(`${engine}: starting the worker (cli.ts worker): the dispatcher in its own process`);
       worker = await startCli('worker', { env: { DATABASE_URL: databaseUrl }, logFile: workerLogFile, label: 'worker' });
-      await during(procs(), sleep(3000)); // its boot (tsx, migrations) is not delivery time
+      await during(procs(), sleep(3000)); // its boot (migrations) is not delivery time
     }
 
     // -- produce --------------------------------------------------------------------------------

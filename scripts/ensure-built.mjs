@@ -17,8 +17,8 @@ function newest(path) {
 // root: the workspace folder; built: the file whose age stands for the build; sources: paths
 // relative to root; tool: the package whose absence means "no dev dependencies, skip" (not
 // fatal: the instance then answers 503 and says how to build); steps: [script, ...args] run
-// with node in root, in order.
-export function ensureBuilt({ name, root, built, sources, tool, steps, unbuilt }) {
+// with node in root, in order; quiet: say "building" on stderr, not stdout (a CLI's output).
+export function ensureBuilt({ name, root, built, sources, tool, steps, unbuilt, quiet = false }) {
   const builtFile = join(root, built);
   const builtAt = existsSync(builtFile) ? statSync(builtFile).mtimeMs : -1;
   if (builtAt >= Math.max(...sources.map((p) => newest(join(root, p))))) return 0;
@@ -29,9 +29,9 @@ export function ensureBuilt({ name, root, built, sources, tool, steps, unbuilt }
     process.stderr.write(`${name}: ${tool} is not installed (run \`npm install\` at the repository root), so ${unbuilt} cannot be built.\n`);
     return 0;
   }
-  process.stdout.write(`${name}: building ${built.split('/')[0]}/ …\n`);
+  (quiet ? process.stderr : process.stdout).write(`${name}: building ${built.split('/')[0]}/ …\n`);
   for (const [script, ...args] of steps) {
-    const result = spawnSync(process.execPath, [script.replace('<tool>', toolDir), ...args], { cwd: root, stdio: 'inherit' });
+    const result = spawnSync(process.execPath, [script.replace('<tool>', toolDir), ...args], { cwd: root, stdio: quiet ? ['inherit', 2, 'inherit'] : 'inherit' });
     if (result.status !== 0) {
       // A failed step (e.g. the size budget) may leave a fresh `built` behind: date it back so
       // the next run builds again instead of taking the failed build as current.

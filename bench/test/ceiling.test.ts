@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { api, BENCH_DIR, createBenchSchema, live, removeTempDir, startCli, stopCli, type Proc } from '../lib.ts';
+import { api, CEILING_PLUGIN, createBenchSchema, live, removeTempDir, startCli, stopCli, type Proc } from '../lib.ts';
 
 // SQLite always; PostgreSQL too when TEST_DATABASE_URL is set; TEST_ENGINES narrows the run to
 // the engines it names (CI's PostgreSQL pass), as the server's suites read them. The bench keeps
@@ -26,7 +26,7 @@ async function start(engine: string, withPlugin: boolean): Promise<{ server: Pro
     databaseUrl = schema.databaseUrl;
     drop = schema.drop;
   }
-  const server = await startCli('serve', { env: { DATABASE_URL: databaseUrl, SETTLEMENT_SCHEDULE: 'false' }, logFile: join(tmp, 'server.log'), args: withPlugin ? ['--plugin', join(BENCH_DIR, 'ceiling-plugin.ts')] : [] });
+  const server = await startCli('serve', { env: { DATABASE_URL: databaseUrl, SETTLEMENT_SCHEDULE: 'false' }, logFile: join(tmp, 'server.log'), args: withPlugin ? ['--plugin', CEILING_PLUGIN] : [] });
   const signup = await api(server, 'POST', '/v1/sandbox/accounts', { body: { name: 'bench test' } });
   assert.equal(signup.status, 200, signup.text);
   return {

@@ -13,6 +13,7 @@ import { registerAdmin } from '../src/modules/admin/index.js';
 import { registerErrorHandling } from '../src/plugins/errors.js';
 import { registerIdempotency } from '../src/plugins/idempotency.js';
 import { backofficeRoutes } from '../src/modules/backoffice.js';
+import { CLI } from './cli.js';
 
 // The back office's server side: roles and permissions, the audit log written with every admin
 // change (checked by walking every mutating admin route), required reasons, the split preview
@@ -124,11 +125,11 @@ for (const engine of ENGINES) {
       const { execFile } = await import('node:child_process');
       const { promisify } = await import('node:util');
       const email = fresh('cli-viewer');
-      const out = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'admin:create', '--email', email, '--password', PASSWORD, '--role', 'viewer'], { env: { ...process.env, DATABASE_URL: t.db.url }, cwd: new URL('..', import.meta.url).pathname });
+      const out = await promisify(execFile)(process.execPath, [...CLI, 'admin:create', '--email', email, '--password', PASSWORD, '--role', 'viewer'], { env: { ...process.env, DATABASE_URL: t.db.url }, cwd: new URL('..', import.meta.url).pathname });
       assert.match(out.stdout, /^viewer .* created/);
       const row = await t.store.db.selectFrom('admin_users').select('role').where('email', '=', email).executeTakeFirstOrThrow();
       assert.equal(row.role, 'viewer');
-      await assert.rejects(promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'admin:create', '--email', fresh('cli-owner'), '--password', PASSWORD, '--role', 'owner'], { env: { ...process.env, DATABASE_URL: t.db.url }, cwd: new URL('..', import.meta.url).pathname }), /role must be one of admin, viewer/);
+      await assert.rejects(promisify(execFile)(process.execPath, [...CLI, 'admin:create', '--email', fresh('cli-owner'), '--password', PASSWORD, '--role', 'owner'], { env: { ...process.env, DATABASE_URL: t.db.url }, cwd: new URL('..', import.meta.url).pathname }), /role must be one of admin, viewer/);
     });
 
     test('an admin route that does not say its permission, or what it changes, cannot be registered', async () => {

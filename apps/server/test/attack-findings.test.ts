@@ -14,6 +14,7 @@ import { ENGINES, startApp, signup, auth, adminSession, type TestApp, type Keys 
 import { createAdminUser } from '../src/modules/admin/index.js';
 import { addDays, localDate } from '../src/modules/accounts/settings.js';
 import { rawRequest } from './raw-http.js';
+import { CLI } from './cli.js';
 
 const SERVER_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -104,7 +105,7 @@ for (const engine of ENGINES) {
 describe('production needs PUBLIC_URL', () => {
   test('`serve` with NODE_ENV=production and no PUBLIC_URL refuses to start, saying what to set', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'payments-public-url-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    const child = spawn(process.execPath, [...CLI, 'serve'], {
       cwd: SERVER_DIR,
       env: { ...process.env, NODE_ENV: 'production', PUBLIC_URL: '', DATABASE_URL: `sqlite:${join(dir, 'x.db')}`, PORT: '0', LOG_LEVEL: 'warn', LOG_FILE: '' },
       stdio: ['ignore', 'pipe', 'pipe'],

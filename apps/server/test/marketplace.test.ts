@@ -6,6 +6,7 @@ import { audit } from '../src/modules/audit.js';
 import { addDays, localDate } from '../src/modules/accounts/settings.js';
 import { newId } from '../src/domain/ids.js';
 import { SANDBOX_FAILING_ACCOUNT, SandboxProvider } from '../src/providers/sandbox.js';
+import { CLI } from './cli.js';
 
 const bank = (account = '12345-6') => ({ bankCode: '341', agency: '1234', account, accountType: 'checking' });
 
@@ -289,7 +290,7 @@ for (const engine of ENGINES) {
     test('cli audit passes on this store, and fails with a report when an invariant breaks', async () => {
       const { execFile } = await import('node:child_process');
       const { promisify } = await import('node:util');
-      const cli = () => promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'audit'], { env: { ...process.env, DATABASE_URL: t.db.url }, cwd: new URL('..', import.meta.url).pathname });
+      const cli = () => promisify(execFile)(process.execPath, [...CLI, 'audit'], { env: { ...process.env, DATABASE_URL: t.db.url }, cwd: new URL('..', import.meta.url).pathname });
       const ok = await cli();
       assert.match(ok.stdout, /audit passed/);
       // Break one: a centavo appears out of nowhere on a pending receivable.

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sqliteDriverName } from '../src/store/sqlite.js';
+import { CLI, CLI_SHELL } from './cli.js';
 
 // What a newcomer does first, as the README says it: `npm start` (the CLI's serve, on the
 // embedded store) prints the URL and a pair of sandbox keys that work; the README's admin quick
@@ -24,7 +25,7 @@ interface Started {
 }
 
 function serve(env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI, 'serve'], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolvePromise, reject) => {
     let out = '';
     let err = '';
@@ -102,7 +103,7 @@ describe('npm start and the README quick start', () => {
     const s = await serve(env);
     try {
       const script = block
-        .replaceAll('npm run cli --', `${JSON.stringify(process.execPath)} --import tsx src/cli.ts`)
+        .replaceAll('npm run cli --', CLI_SHELL)
         .replaceAll('http://localhost:3000', s.base)
         .replaceAll('admin-cookies.txt', join(dir, 'admin-cookies.txt'));
       const { stdout } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: SERVER_DIR, env });

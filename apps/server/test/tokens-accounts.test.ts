@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ENGINES, startApp, signup, auth, eventually, adminSession, type TestApp, type Keys } from './helpers.js';
+import { CLI } from './cli.js';
 
 const run = promisify(execFile);
 
@@ -171,7 +172,7 @@ for (const engine of ENGINES) {
 
     test('CLI: accounts:create, keys:create, accounts:activate-live, keys:revoke, migrate', async () => {
       const env = { ...process.env, DATABASE_URL: t.db.url };
-      const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, cwd: new URL('..', import.meta.url).pathname });
+      const cli = (...args: string[]) => run(process.execPath, [...CLI, ...args], { env, cwd: new URL('..', import.meta.url).pathname });
       assert.match((await cli('migrate')).stdout, /migrations up to date/);
       const created = JSON.parse((await cli('accounts:create', '--name', 'CLI merchant')).stdout);
       assert.match(created.account.id, /^acct_/);

@@ -10,6 +10,7 @@ import { verify } from '../src/domain/webhook-signature.js';
 import { activateLive, createKey } from '../src/modules/accounts/service.js';
 import { newDeliveryRow } from '../src/modules/events/service.js';
 import { ENGINES, startApp, signup, auth, eventually, type TestApp } from './helpers.js';
+import { CLI } from './cli.js';
 
 // Webhooks end to end: the API writes events and deliveries, the dispatcher sends them to REAL
 // local HTTP receivers, and the receivers check what arrived (signatures with our verifier and
@@ -807,7 +808,7 @@ for (const engine of ENGINES) {
     const LEASE_MS = 3000;
 
     const spawnWorker = (): ChildProcess => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'worker'], {
+      const child = spawn(process.execPath, [...CLI, 'worker'], {
         cwd: SERVER_DIR,
         env: {
           ...process.env,

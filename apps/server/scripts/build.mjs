@@ -1,0 +1,90 @@
+// Compiles the server and its CLI to JavaScript: dist/cli.js, one esbuild bundle of src/ (with
+// dist/cli.js.map), which production, `npm start` and the bench run with plain `node`
+// (no TypeScript loader: docs/performance.md has the cold start and memory, before and after).
+//
+//   node scripts/build.mjs            dist/cli.js
+//   node scripts/build.mjs --tests    also dist-test/*.test.js: each test file bundled with the
+//                                     src/ it imports, so `node --test` runs the suite without
+//                                     tsx (see scripts/test.mjs); never committed (.gitignore)
+//
+// The npm packages stay external (imported from node_modules as they are): native and optional
+// ones (better-sqlite3, pg's pg-native) must, and the others (Fastify, pino, Scalar) read their
+// own files at run time. Only our TypeScript is compiled.
+//
+// `import.meta.url` keeps meaning "this source file": src/ finds the back office's and the
+// hosted page's dist/ relative to its own file (modules/backoffice.ts, modules/checkout/pages.ts)
+// and sqlite.ts resolves better-sqlite3 from it. In the bundle, each module's import.meta.url is
+// rewritten to its source file's URL, computed from the bundle's own location at run time, so the
+// same relative paths work from dist/ (and from a copy of the repository elsewhere, as long as
+// dist/ stays next to src/).
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const withTests = process.argv.includes('--tests');
+
+// Node 20 is the oldest Node this project runs on (package.json "engines").
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  // Kept: errors print class names (ApiError, BenchFailure) and tests match on them.
+  keepNames: true,
+};
+
+// Each module's `import.meta.url` as the URL of its source file, relative to the output file.
+function sourceUrlPlugin(outdir) {
+  return {
+    name: 'source-import-meta-url',
+    setup(build) {
+      build.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
+        if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
+        const source = readFileSync(args.path, 'utf8');
+        if (!source.includes('import.meta.url')) return { contents: source, loader: 'ts' };
+        const rel = relative(outdir, args.path).split(sep).join('/');
+        const expr = `new URL(${JSON.stringify(rel)}, import.meta.url).href`;
+        return { contents: source.replaceAll('import.meta.url', `(${expr})`), loader: 'ts' };
+      });
+    },
+  };
+}
+
+// Writes to a temp folder and renames into place, so that a process starting (or a test
+// spawning dist/cli.js) while another builds never reads half a file.
+async function buildInto(finalDir, options) {
+  const tmp = `${finalDir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  await esbuild.build({ ...common, ...options, outdir: tmp, plugins: [sourceUrlPlugin(finalDir)] });
+  mkdirSync(finalDir, { recursive: true });
+  for (const name of readdirSync(tmp)) renameSync(join(tmp, name), join(finalDir, name));
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+const started = performance.now();
+await buildInto(join(root, 'dist'), { entryPoints: [join(root, 'src', 'cli.ts')] });
+let built = 'dist/cli.js';
+if (withTests) {
+  const testDir = join(root, 'test');
+  const entryPoints = readdirSync(testDir).filter((n) => n.endsWith('.test.ts')).map((n) => join(testDir, n));
+  // One bundle per test file (each runs in its own process, as `node --test` does); shared code
+  // is not split into chunks, so a file's bundle is all it loads of ours.
+  await buildInto(join(root, 'dist-test'), { entryPoints });
+  // Bundles of test files deleted since the last build would still run: remove them.
+  const wanted = new Set(entryPoints.map((p) => p.split(sep).pop().replace(/\.ts$/, '.js')));
+  for (const name of readdirSync(join(root, 'dist-test'))) {
+    const base = name.replace(/\.map$/, '');
+    if (!wanted.has(base)) rmSync(join(root, 'dist-test', name), { force: true });
+  }
+  built += ` and dist-test/ (${entryPoints.length} test files)`;
+  // What scripts/ensure-built.mjs --tests dates the test build by.
+  writeFileSync(join(root, 'dist-test', '.built'), new Date().toISOString() + '\n');
+}
+const size = statSync(join(root, 'dist', 'cli.js')).size;
+process.stdout.write(`server: built ${built} in ${Math.round(performance.now() - started)} ms (cli.js ${(size / 1024).toFixed(0)} KiB)\n`);
