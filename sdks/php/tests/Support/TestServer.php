@@ -7,7 +7,8 @@ namespace Pagamentos\Tests\Support;
 use Pagamentos\Client;
 
 /**
- * The repository's API server, really running: `cli.ts serve` on a free port (PORT=0) with a
+ * The repository's API server, really running: the compiled CLI's `serve`, as `npm start` runs it
+ * (apps/server/dist/cli.js: the package's test script builds it when stale), on a free port (PORT=0) with a
  * temporary SQLite database, started once per test run (and a second one, differently
  * configured, for the tests that need it).
  */
@@ -44,7 +45,7 @@ final class TestServer
             'WEBHOOK_ALLOW_PRIVATE_URLS' => 'true',
         ], $settings);
         $root = dirname(__DIR__, 4);
-        $process = new Process(['node', '--import', 'tsx', 'apps/server/src/cli.ts', 'serve'], $dir, $root, $env);
+        $process = new Process(['node', '--enable-source-maps', 'apps/server/dist/cli.js', 'serve'], $dir, $root, $env);
         [$port, $key] = $process->waitFor(static function () use ($dir): ?array {
             $out = (string) @file_get_contents($dir . '/stdout');
             if (

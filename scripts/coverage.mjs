@@ -1,0 +1,108 @@
+// `npm run coverage`: line and branch coverage of each workspace's own code, by its tests.
+//
+//   node scripts/coverage.mjs [--no-run] [--check]
+//     (no flag)  runs the suites of the workspaces below (scripts/test-all.mjs) with
+//                NODE_V8_COVERAGE set, so every Node process they start writes V8's coverage,
+//                then reports
+//     --no-run   reports from coverage/v8 of an earlier run
+//     --check    also compares the line coverage of each file changed since main with the
+//                committed scripts/coverage-baseline.json, and fails when one lost more than
+//                1 point (CI runs this)
+//     --write-baseline   writes scripts/coverage-baseline.json from this run
+//
+// Coverage is V8's, mapped back to the TypeScript through tsx's source maps, read by c8. The
+// server's suite runs from source under tsx here (TEST_FROM_SOURCE=1), not bundled as in
+// `npm test`: c8 maps an esbuild bundle's coverage to whole files (every line "covered", no
+// branches), so only code loaded from its own .ts file is counted (the compiled CLI that some
+// tests spawn is not). What runs in a browser (the back
+// office, the hosted checkout page, the checkout library) or in PHP is not seen by V8 in Node:
+// those rows say so. Writes coverage/summary.json and coverage/summary.md (the README's table).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const args = new Set(process.argv.slice(2));
+const v8Dir = join(root, 'coverage', 'v8');
+const BASELINE = join(root, 'scripts', 'coverage-baseline.json');
+// A file may lose this many points of line coverage before --check fails (runs differ a little:
+// timers, retries, which process wins a race).
+const TOLERANCE = 1;
+
+// Each workspace whose code Node runs: where its code is, relative to the repository.
+const WORKSPACES = [
+  { name: 'apps/server', include: ['apps/server/src/**/*.ts'] },
+  { name: 'packages/sdk', include: ['packages/sdk/src/**/*.ts'], exclude: ['packages/sdk/src/generated/**'] },
+  { name: 'bench', include: ['bench/*.ts'] },
+];
+const NOT_MEASURED = {
+  'apps/backoffice': 'runs in the browser (Chromium), not measured',
+  'apps/checkout-page': 'runs in the browser (Chromium), not measured',
+  'packages/checkout': 'runs in the browser (Chromium), not measured',
+  'sdks/php': 'PHP (no coverage driver, Xdebug or PCOV, installed), not measured',
+};
+
+let rc = 0;
+if (!args.has('--no-run')) {
+  rmSync(join(root, 'coverage'), { recursive: true, force: true });
+  mkdirSync(v8Dir, { recursive: true });
+  const started = Date.now();
+  const env = { ...process.env, NODE_V8_COVERAGE: v8Dir, TEST_FROM_SOURCE: '1', TEST_WORKSPACES: WORKSPACES.map((w) => w.name).join(',') };
+  const run = spawnSync(process.execPath, [join(root, 'scripts', 'test-all.mjs'), 'test'], { cwd: root, stdio: 'inherit', env });
+  rc = run.status ?? 1;
+  process.stdout.write(`coverage: the suites ran in ${Math.round((Date.now() - started) / 1000)} s (exit ${rc})\n`);
+}
+if (!existsSync(v8Dir)) throw new Error('no coverage/v8: run `npm run coverage` first');
+
+const c8 = join(root, 'node_modules', 'c8', 'bin', 'c8.js');
+const rows = [];
+const files = {};
+for (const ws of WORKSPACES) {
+  const out = join(root, 'coverage', ws.name.replace('/', '-'));
+  const r = spawnSync(process.execPath, [
+    c8, 'report', '--temp-directory', v8Dir, '--report-dir', out, '--reporter', 'json-summary',
+    '--all', '--src', root, '--exclude-node-modules',
+    ...ws.include.flatMap((p) => ['--include', p]), ...(ws.exclude ?? []).flatMap((p) => ['--exclude', p]),
+  ], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error(`c8 report for ${ws.name} failed`);
+  const summary = JSON.parse(readFileSync(join(out, 'coverage-summary.json'), 'utf8'));
+  rows.push({ name: ws.name, lines: summary.total.lines.pct, branches: summary.total.branches.pct, files: Object.keys(summary).length - 1 });
+  for (const [file, s] of Object.entries(summary)) if (file !== 'total') files[relative(root, file)] = { lines: s.lines.pct, branches: s.branches.pct };
+}
+
+const table = ['| Workspace | Lines | Branches | Files |', '|---|---|---|---|'];
+for (const r of rows) table.push(`| ${r.name} | ${r.lines.toFixed(1)} % | ${r.branches.toFixed(1)} % | ${r.files} |`);
+for (const [name, why] of Object.entries(NOT_MEASURED)) table.push(`| ${name} | - | - | ${why} |`);
+writeFileSync(join(root, 'coverage', 'summary.json'), JSON.stringify({ workspaces: rows, files }, null, 1) + '\n');
+writeFileSync(join(root, 'coverage', 'summary.md'), table.join('\n') + '\n');
+process.stdout.write(`\n${table.join('\n')}\n`);
+
+if (args.has('--write-baseline')) {
+  writeFileSync(BASELINE, JSON.stringify(Object.fromEntries(Object.entries(files).sort().map(([f, s]) => [f, s.lines])), null, 1) + '\n');
+  process.stdout.write(`coverage: wrote ${relative(root, BASELINE)} (${Object.keys(files).length} files)\n`);
+}
+
+if (args.has('--check')) {
+  const baseline = existsSync(BASELINE) ? JSON.parse(readFileSync(BASELINE, 'utf8')) : {};
+  // Files changed since main (or, on main itself, since the previous commit): the ones a drop
+  // is flagged for.
+  const base = spawnSync('git', ['merge-base', 'HEAD', 'main'], { cwd: root, encoding: 'utf8' }).stdout.trim();
+  const range = base && base !== spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim() ? base : 'HEAD~1';
+  const changed = spawnSync('git', ['diff', '--name-only', range], { cwd: root, encoding: 'utf8' }).stdout.split('\n').filter((f) => f in files);
+  const drops = [];
+  for (const file of changed) {
+    const before = baseline[file];
+    const now = files[file].lines;
+    if (before === undefined) process.stdout.write(`coverage: ${file}: ${now.toFixed(1)} % of lines (new file, no baseline)\n`);
+    else if (now < before - TOLERANCE) drops.push(`${file}: ${before.toFixed(1)} % -> ${now.toFixed(1)} % of lines`);
+    else process.stdout.write(`coverage: ${file}: ${now.toFixed(1)} % of lines (baseline ${before.toFixed(1)} %)\n`);
+  }
+  if (drops.length) {
+    process.stdout.write(`\nCOVERAGE DROPPED in ${drops.length} changed file(s) (against ${relative(root, BASELINE)}; more than ${TOLERANCE} point):\n${drops.map((d) => `  ${d}`).join('\n')}\n`);
+    rc ||= 1;
+  } else {
+    process.stdout.write(`coverage: no changed file lost more than ${TOLERANCE} point of line coverage (${changed.length} changed files checked)\n`);
+  }
+}
+process.exit(rc);
