@@ -25,7 +25,7 @@ chmod 700 "$secrets"
 # certificate authorities npm trusts here (a proxy's own CA, when there is one).
 {
   echo "registry=$(npm config get registry)"
-  [ -f "$HOME/.npmrc" ] && grep -v -E '^\s*(registry|cafile|ca)\s*=' "$HOME/.npmrc" || true
+  [ -f "$HOME/.npmrc" ] && grep -v -E '^\s*(registry|cafile|ca|nodedir)\s*=' "$HOME/.npmrc" || true
 } >"$secrets/npmrc"
 ca="${NODE_EXTRA_CA_CERTS:-}"
 [ -n "$ca" ] && [ -f "$ca" ] || ca=$(npm config get cafile 2>/dev/null || true)

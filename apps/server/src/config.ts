@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 
 // Configuration from the environment, read once. Every limit has a unit in its name.
@@ -97,7 +98,35 @@ function resolveDatabaseUrl(env: NodeJS.ProcessEnv): string {
   return 'sqlite:' + (isAbsolute(file) || !file ? file : resolve(env.INIT_CWD || process.cwd(), file));
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+// Settings that are secrets: each may instead be read from the file named by NAME_FILE (a
+// container's secret, e.g. /run/secrets/database_url), so the value never sits in an environment
+// that `podman inspect`, /proc/<pid>/environ or a crash report shows. A new secret setting (a
+// provider's credentials, the key that encrypts secrets at rest) joins this list.
+export const SECRET_SETTINGS = ['DATABASE_URL', 'METRICS_TOKEN'] as const;
+
+// The environment with every NAME_FILE of SECRET_SETTINGS read into NAME. The file's content is
+// the value, without its trailing newline (`echo x > file` writes one). Errors name the setting
+// and the file, never the content.
+export function readSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  let out = env;
+  for (const name of SECRET_SETTINGS) {
+    const file = env[`${name}_FILE`];
+    if (file === undefined || file === '') continue;
+    if (env[name] !== undefined && env[name] !== '') throw new Error(`${name} and ${name}_FILE are both set: set one`);
+    let value: string;
+    try {
+      value = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (error) {
+      throw new Error(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
+    }
+    if (value === '') throw new Error(`${name}_FILE: ${file} is empty`);
+    out = { ...out, [name]: value, [`${name}_FILE`]: undefined };
+  }
+  return out;
+}
+
+export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const env = readSecretFiles(rawEnv);
   const production = env.NODE_ENV === 'production';
   const config: Config = {
     port: int(env, 'PORT', 3000),
