@@ -155,7 +155,11 @@ wait "$curl_pid" || true
 code=$(podman inspect "$NAME" --format '{{.State.ExitCode}}')
 [ "$code" = 0 ] || fail "exit code $code after SIGTERM"
 [ "$stop_ms" -lt 30000 ] || fail "SIGTERM took $stop_ms ms"
-podman logs "$NAME" 2>&1 | grep -q 'shutting down' || fail "no drain logged"
+# (Captured first: `grep -q` closing the pipe early would fail `podman logs` under pipefail.)
+logs=$(podman logs "$NAME" 2>&1)
+[ "$(grep -c 'shutting down: finishing in-flight' <<<"$logs")" -ge 2 ] || fail "no drain logged (restart and stop)"
+code=$(cat "$WORK/inflight.code")
+case "$code" in 200|000) ;; *) fail "a request in flight at SIGTERM got HTTP $code" ;; esac
 figure "SIGTERM to exit 0: $stop_ms ms"
 podman rm -f "$NAME" >/dev/null
 
