@@ -36,11 +36,13 @@ cleanup() {
     echo "-- logs of $NAME:" >&2; podman logs --tail 40 "$NAME" >&2 2>&1
     [ -f "$WORK/stack/compose.yaml" ] && (cd "$WORK/stack" && $COMPOSE -p "$RUN_ID" logs --tail 40 >&2 2>&1)
   fi
-  podman rm -f -t 0 "$NAME" >/dev/null 2>&1
+  [ -n "${ticker_pid:-}" ] && kill "$ticker_pid" 2>/dev/null
+  podman rm -f -v -t 0 "$NAME" >/dev/null 2>&1
   podman volume rm -f "$VOLUME" >/dev/null 2>&1
   if [ -f "$WORK/stack/compose.yaml" ]; then
     (cd "$WORK/stack" && $COMPOSE -p "$RUN_ID" down -v >/dev/null 2>&1)
     podman volume rm -f "${RUN_ID}_pgdata" >/dev/null 2>&1
+    podman network rm "${RUN_ID}_default" >/dev/null 2>&1
   fi
   rm -rf "$WORK"
   echo
@@ -161,7 +163,7 @@ logs=$(podman logs "$NAME" 2>&1)
 code=$(cat "$WORK/inflight.code")
 case "$code" in 200|000) ;; *) fail "a request in flight at SIGTERM got HTTP $code" ;; esac
 figure "SIGTERM to exit 0: $stop_ms ms"
-podman rm -f "$NAME" >/dev/null
+podman rm -f -v "$NAME" >/dev/null
 
 step "compose ($COMPOSE) on PostgreSQL: migrate, API, worker"
 mkdir -p "$WORK/stack/scripts/container"
@@ -172,6 +174,15 @@ API_PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",(
 sed -e "s|^API_PORT=.*|API_PORT=$API_PORT|" -e "s|^PUBLIC_URL=.*|PUBLIC_URL=http://localhost:$API_PORT|" \
   -e "s|^IMAGE=.*|IMAGE=$IMAGE|" .env.example >"$WORK/stack/.env"
 cd "$WORK/stack"
+# podman runs health checks from systemd timers; where there is no systemd (this CI machine),
+# nothing runs them, a container stays "starting", and docker-compose waits forever on
+# `condition: service_healthy`. Run them here every 2 s, as the timers would.
+if ! [ -d /run/systemd/system ]; then
+  ( while sleep 2; do
+      for id in $(podman ps -q --filter "label=com.docker.compose.project=$RUN_ID"); do podman healthcheck run "$id" >/dev/null 2>&1; done
+    done ) &
+  ticker_pid=$!
+fi
 t=$(now_ms)
 $COMPOSE -p "$RUN_ID" up -d >"$WORK/compose-up.log" 2>&1 || { cat "$WORK/compose-up.log"; fail "$COMPOSE up"; }
 CBASE="http://127.0.0.1:$API_PORT"
