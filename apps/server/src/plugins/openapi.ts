@@ -87,10 +87,10 @@ const CODE_MEANING: Record<ErrorCode, string> = {
 // Response headers, declared once and referenced by every response that carries them.
 const HEADERS: Record<ResponseHeader, { description: string; schema: Record<string, unknown> }> = {
   'X-Correlation-Id': { description: 'Identifies this request in our logs and in the error envelope (`correlationId`); quote it to support. Sent on every response; a valid `X-Correlation-Id` you send is kept.', schema: { type: 'string', examples: ['req_01jc6v8x2a9m3yq0d7b4e5f6g8'] } },
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
-  'RateLimit-Limit': { description: 'Requests allowed per window: per API key; per client address for sandbox sign-up, and for requests without a valid key or admin session (on their 429).', schema: { type: 'integer' } },
-  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
-  'RateLimit-Reset': { description: 'Seconds until the window is full again.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', format: 'int64', minimum: 1 } },
+  'RateLimit-Limit': { description: 'Requests allowed per window: per API key; per client address for sandbox sign-up, and for requests without a valid key or admin session (on their 429).', schema: { type: 'integer', format: 'int64', minimum: 0 } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', format: 'int64', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the window is full again.', schema: { type: 'integer', format: 'int64', minimum: 0 } },
   'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key (nothing was done again).', schema: { type: 'string', const: 'true' } },
   'Set-Cookie': { description: `The admin session cookie \`${SESSION_COOKIE}\` (HttpOnly, SameSite=Strict, Path=/admin; Secure over HTTPS), set at sign-in and cleared at sign-out.`, schema: { type: 'string' } },
 };

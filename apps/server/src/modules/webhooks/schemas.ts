@@ -1,12 +1,19 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, stringEnum, constant, patterned } from '../../http/common.js';
+import { ListQueryBase, listOf, stringEnum, constant, patterned, always, enumVarnames, freeForm, int32, int64, refTo } from '../../http/common.js';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE } from '../events/types.js';
 import { WEBHOOK_DELIVERY_STATUSES } from '../../domain/states.js';
 
 const webhookUrl = (description: string) => patterned('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', 'must be an absolute http(s) URL', { minLength: 1, maxLength: 2048, description });
 
 // Only types the service emits (an endpoint subscribed to `payment.aproved` would wait forever).
-const EventTypes = Type.Array(stringEnum([...SUBSCRIBABLE_EVENT_TYPES]), {
+// A named enum whose values all make identifiers in generated code (`x-enum-varnames`): `*`
+// alone made an empty Java enum constant (issue 28); it is `ALL`.
+export const WebhookEventType = stringEnum([...SUBSCRIBABLE_EVENT_TYPES], {
+  $id: 'WebhookEventType',
+  description: 'An event type an endpoint can subscribe to, or `*` for all of them.',
+  'x-enum-varnames': enumVarnames(SUBSCRIBABLE_EVENT_TYPES, { '*': 'ALL' }),
+});
+const EventTypes = Type.Array(refTo(WebhookEventType), {
   minItems: 1, maxItems: 100, description: 'Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all.',
 });
 
@@ -50,7 +57,7 @@ export const WebhookEndpoint = Type.Object(
 export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
 
 export const DeletedWebhookEndpoint = Type.Object(
-  { id: Type.String(), object: constant('webhook_endpoint'), deleted: constant(true), livemode: Type.Boolean() },
+  { id: Type.String(), object: constant('webhook_endpoint'), deleted: always(true), livemode: Type.Boolean() },
   { $id: 'DeletedWebhookEndpoint', additionalProperties: false, description: 'The endpoint was deleted.' },
 );
 export const WebhookEndpointList = listOf('WebhookEndpoint', 'WebhookEndpointList');
@@ -62,8 +69,8 @@ export const WebhookDelivery = Type.Object(
     endpointId: Type.String(),
     eventId: Type.String(),
     status: stringEnum(WEBHOOK_DELIVERY_STATUSES),
-    attempts: Type.Integer(),
-    lastResponseCode: Type.Union([Type.Integer(), Type.Null()]),
+    attempts: int64(),
+    lastResponseCode: Type.Union([int32({ minimum: 100, maximum: 599 }), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
     lastAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -80,6 +87,11 @@ export const ListDeliveriesQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const EventData = Type.Object(
+  { object: freeForm('The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`).') },
+  { $id: 'EventData', additionalProperties: false, description: 'What the event is about.' },
+);
+
 export const Event = Type.Object(
   {
     id: Type.String({ description: 'Prefix `evt_`; also the `webhook-id` of its deliveries.' }),
@@ -87,9 +99,7 @@ export const Event = Type.Object(
     type: Type.String({ examples: ['payment.approved'] }),
     createdAt: Type.String({ format: 'date-time' }),
     livemode: Type.Boolean(),
-    data: Type.Object({
-      object: Type.Object({}, { additionalProperties: true, description: 'The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`).' }),
-    }, { additionalProperties: false }),
+    data: refTo(EventData),
   },
   // Not `Event`: generated TypeScript would shadow the DOM's global Event with it.
   { $id: 'EventObject', additionalProperties: false, description: 'Something that happened: a state change of a payment, refund, recipient, receivable or settlement.' },
@@ -97,7 +107,7 @@ export const Event = Type.Object(
 export const EventList = listOf('EventObject', 'EventList');
 
 export const ListEventsQuery = Type.Object(
-  { ...ListQueryBase, type: Type.Optional(stringEnum([...EVENT_TYPES, TEST_EVENT_TYPE], { description: 'Exact event type.' })) },
+  { ...ListQueryBase, type: Type.Optional(stringEnum([...EVENT_TYPES, TEST_EVENT_TYPE], { description: 'Exact event type.', 'x-enum-varnames': enumVarnames([...EVENT_TYPES, TEST_EVENT_TYPE]) })) },
   { additionalProperties: false },
 );
 
@@ -106,4 +116,4 @@ export const RedeliverBody = Type.Object(
   { $id: 'RedeliverRequest', additionalProperties: false },
 );
 
-export const webhookSchemas = [CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookEndpoint, DeletedWebhookEndpoint, WebhookEndpointList, WebhookDelivery, WebhookDeliveryList, Event, EventList, RedeliverBody];
+export const webhookSchemas = [WebhookEventType, CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookEndpoint, DeletedWebhookEndpoint, WebhookEndpointList, WebhookDelivery, WebhookDeliveryList, EventData, Event, EventList, RedeliverBody];
