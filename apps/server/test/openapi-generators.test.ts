@@ -12,7 +12,6 @@ import { startApp, signup, auth, ENGINES, type TestApp, type Keys } from './help
 // sample first (a check that cannot fail proves nothing). examples/other-languages generates,
 // compiles and runs the three clients against a running server (`npm run test:clients`).
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON tree
 type Json = Record<string, any>;
 const require = createRequire(import.meta.url);
 
@@ -122,7 +121,7 @@ export function enumsWithoutIdentifiers(doc: Json): string[] {
     if (!Array.isArray(s.enum) || !s.enum.every((v: unknown) => typeof v === 'string')) return false;
     const names = s['x-enum-varnames'];
     if (Array.isArray(names)) return !(names.length === s.enum.length && names.every((n: unknown) => typeof n === 'string' && isIdentifier(n)) && new Set(names).size === names.length);
-    return (s.enum as string[]).some((v) => !/[A-Za-z]/.test(v) || !isIdentifier(v.replace(/[^A-Za-z0-9_]+/g, '_').replace(/^(\d)/, '_$1')));
+    return s.enum.some((v) => !/[A-Za-z]/.test(v) || !isIdentifier(v.replace(/[^A-Za-z0-9_]+/g, '_').replace(/^(\d)/, '_$1')));
   }).map(({ at, s }) => `${at} (${JSON.stringify(s.enum)})`);
 }
 

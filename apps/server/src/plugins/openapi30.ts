@@ -19,7 +19,7 @@ const refType = (ref: string): string | undefined => {
   return typeof target?.type === 'string' ? target.type : target?.oneOf || target?.anyOf || target?.properties ? 'object' : undefined;
 };
 
-const isNullSchema = (s: unknown): boolean => !!s && typeof s === 'object' && (s as Json).type === 'null' && Object.keys(s as Json).length === 1;
+const isNullSchema = (s: unknown): boolean => !!s && typeof s === 'object' && (s as Json).type === 'null' && Object.keys(s).length === 1;
 
 function schema30(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(schema30);
@@ -45,10 +45,10 @@ function schema30(node: unknown): unknown {
 
 function schema30Keywords(s: Json): Json {
   const out: Json = {};
-  for (const [key, value] of Object.entries(s)) {
+  for (const [key, value] of Object.entries<unknown>(s)) {
     switch (key) {
       case 'const': out.enum = [value]; break;
-      case 'examples': if (Array.isArray(value) && value.length > 0) out.example = value[0]; break;
+      case 'examples': if (Array.isArray(value) && value.length > 0) out.example = (value as unknown[])[0]; break;
       case 'exclusiveMinimum': if (typeof value === 'number') { out.minimum = value; out.exclusiveMinimum = true; } else out[key] = value; break;
       case 'exclusiveMaximum': if (typeof value === 'number') { out.maximum = value; out.exclusiveMaximum = true; } else out[key] = value; break;
       case 'propertyNames': case '$schema': case '$id': break;
@@ -67,10 +67,10 @@ function walkSchemas(node: unknown, inSchema: boolean): unknown {
   if (Array.isArray(node)) return node.map((v) => walkSchemas(v, false));
   if (!node || typeof node !== 'object') return node;
   const out: Json = {};
-  for (const [key, value] of Object.entries(node as Json)) {
+  for (const [key, value] of Object.entries<unknown>(node as Json)) {
     if (key === 'schema') out[key] = walkSchemas(value, true);
     else if (key === 'schemas') out[key] = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, schema30(v)]));
-    else if (key === 'examples' && Array.isArray(value)) out.example = value[0];
+    else if (key === 'examples' && Array.isArray(value)) out.example = (value as unknown[])[0];
     else out[key] = walkSchemas(value, false);
   }
   return out;
