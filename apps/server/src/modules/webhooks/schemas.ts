@@ -6,14 +6,16 @@ import { WEBHOOK_DELIVERY_STATUSES } from '../../domain/states.js';
 const webhookUrl = (description: string) => patterned('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', 'must be an absolute http(s) URL', { minLength: 1, maxLength: 2048, description });
 
 // Only types the service emits (an endpoint subscribed to `payment.aproved` would wait forever).
-// A named enum whose values all make identifiers in generated code (`x-enum-varnames`): `*`
-// alone made an empty Java enum constant (issue 28); it is `ALL`.
-export const WebhookEventType = stringEnum([...SUBSCRIBABLE_EVENT_TYPES], {
-  $id: 'WebhookEventType',
-  description: 'An event type an endpoint can subscribe to, or `*` for all of them.',
-  'x-enum-varnames': enumVarnames(SUBSCRIBABLE_EVENT_TYPES, { '*': 'ALL' }),
-});
-const EventTypes = Type.Array(refTo(WebhookEventType), {
+// What an endpoint subscribes to: an event type the service sends, or `*` for all of them. A
+// string with a pattern, not an enum: `*` is no identifier, and a generator that reads no
+// `x-enum-varnames` (openapi-generator-plus) made an empty Java enum constant of it (issue 28).
+const escapeRegExp = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const WebhookEventFilter = Type.Unsafe<(typeof SUBSCRIBABLE_EVENT_TYPES)[number]>(patterned(
+  `^(?:${SUBSCRIBABLE_EVENT_TYPES.map(escapeRegExp).join('|')})$`,
+  `must be an event type the service sends (${EVENT_TYPES.join(', ')}), or "*" for all of them`,
+  { $id: 'WebhookEventFilter', description: `An event type the service sends, or \`*\` for all of them: ${SUBSCRIBABLE_EVENT_TYPES.map((v) => `\`${v}\``).join(', ')}.`, examples: ['payment.approved'] },
+));
+const EventTypes = Type.Array(refTo(WebhookEventFilter), {
   minItems: 1, maxItems: 100, description: 'Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all.',
 });
 
@@ -116,4 +118,4 @@ export const RedeliverBody = Type.Object(
   { $id: 'RedeliverRequest', additionalProperties: false },
 );
 
-export const webhookSchemas = [WebhookEventType, CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookEndpoint, DeletedWebhookEndpoint, WebhookEndpointList, WebhookDelivery, WebhookDeliveryList, EventData, Event, EventList, RedeliverBody];
+export const webhookSchemas = [WebhookEventFilter, CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookEndpoint, DeletedWebhookEndpoint, WebhookEndpointList, WebhookDelivery, WebhookDeliveryList, EventData, Event, EventList, RedeliverBody];
