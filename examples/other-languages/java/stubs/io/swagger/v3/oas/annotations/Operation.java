@@ -4,6 +4,7 @@ package io.swagger.v3.oas.annotations;
 @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.CLASS)
 public @interface Operation {
   String operationId() default "";
+  String[] tags() default {};
   String summary() default "";
   String description() default "";
   io.swagger.v3.oas.annotations.responses.ApiResponse[] responses() default {};
