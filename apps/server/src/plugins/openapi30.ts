@@ -7,7 +7,10 @@
 // - `const` is an `enum` of one; `examples` is `example` (the first);
 // - a numeric `exclusiveMinimum`/`exclusiveMaximum` is the bound with the boolean flag;
 // - `propertyNames` and `info.license.identifier` (3.1 only) are left out: the 3.1 document
-//   keeps them, and the server enforces them whatever a client was generated from.
+//   keeps them, and the server enforces them whatever a client was generated from;
+// - the discriminator property of a discriminated oneOf's branches is a plain string that says
+//   its value: OpenAPI Generator 5 flattens a oneOf into one class, and the last branch's enum
+//   of one refused the other branches' answers (`type` "percentage" is not one of ["amount"]).
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON tree
 type Json = Record<string, any>;
@@ -82,6 +85,17 @@ export function toOpenApi30(doc31: Json): Json {
   const license30 = license ? (({ identifier: _identifier, ...l }: Json) => l)(license as Json) : undefined;
   components = ((rest.components as Json | undefined)?.schemas ?? {}) as Json;
   const out = walkSchemas(rest, false) as Json;
+  const schemas30 = ((out.components as Json | undefined)?.schemas ?? {}) as Json;
+  for (const schema of Object.values<Json>(schemas30)) {
+    const discriminator = schema.discriminator as { propertyName: string; mapping?: Record<string, string> } | undefined;
+    if (!discriminator || !Array.isArray(schema.oneOf)) continue;
+    for (const [value, ref] of Object.entries(discriminator.mapping ?? {})) {
+      const branch = schemas30[ref.replace('#/components/schemas/', '')] as Json | undefined;
+      const property = branch?.properties?.[discriminator.propertyName] as Json | undefined;
+      if (!branch || !property) continue;
+      branch.properties[discriminator.propertyName] = { type: 'string', description: `Always \`${value}\` (the discriminator of this object's oneOf).`, example: value };
+    }
+  }
   return {
     openapi: '3.0.3',
     info: {
