@@ -358,7 +358,7 @@ for (const engine of ENGINES) {
       }
       assert.equal(await auditRows(), rows, 'nothing audited');
       const unchanged = (await call('GET', `/admin/split-rules/${rule.id}`)).body;
-      assert.deepEqual([unchanged.priority, unchanged.splits, unchanged.conditions, unchanged.description], [510, [{ recipientId: seller, percentage: 5 }], { minAmount: 1000 }, null]);
+      assert.deepEqual([unchanged.priority, unchanged.splits, unchanged.conditions, unchanged.description], [510, [{ type: 'percentage', recipientId: seller, percentage: 5 }], { minAmount: 1000 }, null]);
 
       const res = await call('PATCH', `/admin/split-rules/${rule.id}`, { splits: [{ recipientId: seller, percentage: 7.5 }], reason: 'seller renegotiated' });
       assert.equal(res.status, 200, JSON.stringify(res.body));

@@ -390,7 +390,7 @@ for (const engine of ENGINES) {
         assert.equal(rule.livemode, false);
         assert.equal(rule.priority, 10);
         assert.deepEqual(rule.conditions, { method: 'credit_card', minAmount: 1000 });
-        assert.deepEqual(rule.splits, [{ recipientId: recipientA, percentage: 33.33 }, { recipientId: recipientB, amount: 250 }]);
+        assert.deepEqual(rule.splits, [{ type: 'percentage', recipientId: recipientA, percentage: 33.33 }, { type: 'amount', recipientId: recipientB, amount: 250 }]);
         assert.equal(rule.active, true);
         assert.equal(rule.description, 'Marketplace fee');
         assert.equal(rule.createdAt, rule.updatedAt);
@@ -482,7 +482,7 @@ for (const engine of ENGINES) {
         const updated = res.json();
         assert.equal(updated.priority, 7);
         assert.deepEqual(updated.conditions, { method: 'pix' });
-        assert.deepEqual(updated.splits, [{ recipientId: recipientA, percentage: 40 }, { recipientId: recipientB, percentage: 60 }]);
+        assert.deepEqual(updated.splits, [{ type: 'percentage', recipientId: recipientA, percentage: 40 }, { type: 'percentage', recipientId: recipientB, percentage: 60 }]);
         assert.equal(updated.description, null);
         assert.equal(updated.createdAt, created.createdAt);
         assert.ok(updated.updatedAt >= created.updatedAt);
