@@ -239,9 +239,9 @@ for (const engine of ENGINES) {
       assert.equal(res.status, 200);
       const entry = (await call('GET', `/admin/audit-log?objectId=${rule.id}&action=split_rule.update`)).body.data[0];
       assert.equal(entry.before.priority, 300);
-      assert.deepEqual(entry.before.splits, [{ recipientId: seller, percentage: 10 }]);
+      assert.deepEqual(entry.before.splits, [{ type: 'percentage', recipientId: seller, percentage: 10 }]);
       assert.equal(entry.after.priority, 301);
-      assert.deepEqual(entry.after.splits, [{ recipientId: seller, percentage: 12.5 }]);
+      assert.deepEqual(entry.after.splits, [{ type: 'percentage', recipientId: seller, percentage: 12.5 }]);
       const created = (await call('GET', `/admin/audit-log?objectId=${rule.id}&action=split_rule.create`)).body.data[0];
       assert.equal(created.before, null);
       assert.equal(created.after.id, rule.id);
@@ -365,8 +365,8 @@ for (const engine of ENGINES) {
       const entry = await lastAudit();
       assert.equal(entry.action, 'split_rule.update');
       assert.equal(entry.reason, 'seller renegotiated');
-      assert.deepEqual(entry.before.splits, [{ recipientId: seller, percentage: 5 }]);
-      assert.deepEqual(entry.after.splits, [{ recipientId: seller, percentage: 7.5 }]);
+      assert.deepEqual(entry.before.splits, [{ type: 'percentage', recipientId: seller, percentage: 5 }]);
+      assert.deepEqual(entry.after.splits, [{ type: 'percentage', recipientId: seller, percentage: 7.5 }]);
       await call('POST', `/admin/split-rules/${rule.id}/deactivate`);
     });
 

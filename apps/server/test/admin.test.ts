@@ -5,7 +5,7 @@ import { ENGINES, startApp, signup, auth, type TestApp, type Keys } from './help
 import Fastify from 'fastify';
 import { adminSchemas, createAdminUser, registerAdmin } from '../src/modules/admin/index.js';
 import { sharedSchemas } from '../src/http/common.js';
-import { Payment } from '../src/modules/payments/schemas.js';
+import { Payment, paymentPartSchemas } from '../src/modules/payments/schemas.js';
 import { receivableSchemas } from '../src/modules/receivables/routes.js';
 import { refundSchemas } from '../src/modules/refunds/routes.js';
 import { settlementSchemas } from '../src/modules/settlements/routes.js';
@@ -671,7 +671,7 @@ for (const engine of ENGINES) {
     test('routes mounted through deps.routes sit behind the same guard', async () => {
       const bare = Fastify();
       // The admin API's schemas, and the public ones they refer to (payee, receivable, refund, event, ...).
-      for (const schema of [...sharedSchemas, Payment, ...receivableSchemas, ...refundSchemas, ...settlementSchemas, ...webhookSchemas, ...adminSchemas]) bare.addSchema(schema);
+      for (const schema of [...sharedSchemas, ...paymentPartSchemas, Payment, ...receivableSchemas, ...refundSchemas, ...settlementSchemas, ...webhookSchemas, ...adminSchemas]) bare.addSchema(schema);
       registerErrorHandling(bare);
       registerIdempotency(bare, t.store);
       await registerAdmin(bare, {
