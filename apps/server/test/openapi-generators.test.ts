@@ -76,9 +76,17 @@ export function ambiguousOneOfs(doc: Json): string[] {
       return values.every((v) => v !== undefined) && new Set(values).size === values.length;
     });
     if (s.discriminator) {
+      // Every branch requires it and is in the mapping; where a branch says its value (3.1's
+      // const), it is the mapping's (the 3.0 rendering leaves it a plain string: see openapi30.ts).
       const name = s.discriminator.propertyName;
-      if (!candidates.includes(name)) problems.push(`${at}: discriminator ${name} is not a required const of every branch`);
-      for (const b of s.oneOf as Json[]) if (b.$ref && !Object.values(s.discriminator.mapping ?? {}).includes(b.$ref)) problems.push(`${at}: discriminator mapping leaves out ${b.$ref}`);
+      const mapping = Object.entries<string>(s.discriminator.mapping ?? {});
+      (s.oneOf as Json[]).forEach((b, i) => {
+        const value = mapping.find(([, target]) => target === b.$ref)?.[0];
+        if (value === undefined) problems.push(`${at}: discriminator mapping leaves out branch ${i}`);
+        if (!(branches[i].required ?? []).includes(name)) problems.push(`${at}: branch ${i} does not require the discriminator ${name}`);
+        const single1 = single(branches[i].properties?.[name]);
+        if (single1 !== undefined && single1 !== value) problems.push(`${at}: branch ${i} says ${name} is ${JSON.stringify(single1)}, the mapping ${String(value)}`);
+      });
       continue;
     }
     if (candidates.length > 0) { problems.push(`${at}: oneOf without a discriminator, though ${candidates.join(', ')} could be one`); continue; }

@@ -91,9 +91,9 @@ export function toOpenApi30(doc31: Json): Json {
     if (!discriminator || !Array.isArray(schema.oneOf)) continue;
     for (const [value, ref] of Object.entries(discriminator.mapping ?? {})) {
       const branch = schemas30[ref.replace('#/components/schemas/', '')] as Json | undefined;
-      const property = branch?.properties?.[discriminator.propertyName] as Json | undefined;
-      if (!branch || !property) continue;
-      branch.properties[discriminator.propertyName] = { type: 'string', description: `Always \`${value}\` (the discriminator of this object's oneOf).`, example: value };
+      const properties = branch?.properties as Json | undefined;
+      if (!properties?.[discriminator.propertyName]) continue;
+      properties[discriminator.propertyName] = { type: 'string', description: `Always \`${value}\` (the discriminator of this object's oneOf).`, example: value };
     }
   }
   return {

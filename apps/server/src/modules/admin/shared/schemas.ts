@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IdempotencyHeaders, constant, always } from '../../../http/common.js';
+import { IdempotencyHeaders, always } from '../../../http/common.js';
 import { MAX_REASON_LENGTH } from './audit.js';
 
 // What every admin route shares: its tag and security scheme in the OpenAPI document, the
