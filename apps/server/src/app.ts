@@ -6,7 +6,7 @@ import pino from 'pino';
 import type { Config } from './config.js';
 import type { Store } from './store/index.js';
 import { idFloor, ulid } from './domain/ids.js';
-import { sharedSchemas } from './http/common.js';
+import { isDateTimeQuery, sharedSchemas } from './http/common.js';
 import { answerWhatNodeWould, clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './plugins/errors.js';
 import { responseHeaders } from './http/headers.js';
 import { redactingStream, type LineStream } from './http/redact.js';
@@ -23,7 +23,7 @@ import { healthRoutes } from './modules/health.js';
 import { accountRoutes, accountSchemas } from './modules/accounts/routes.js';
 import { tokenRoutes, tokenSchemas } from './modules/tokens/index.js';
 import { paymentRoutes } from './modules/payments/routes.js';
-import { CreatePaymentFields, Payment, PaymentList, paymentRequestSchemas } from './modules/payments/schemas.js';
+import { CreatePaymentFields, Payment, PaymentList, paymentPartSchemas, paymentRequestSchemas } from './modules/payments/schemas.js';
 import { compileBody, type ShapeRule } from './http/shapes.js';
 import { LooseCreateSplitRuleRequest, LooseUpdateSplitRuleRequest } from './modules/admin/split-rules/schemas.js';
 import { checkShares } from './modules/admin/split-rules/service.js';
@@ -42,7 +42,7 @@ import { settlementRoutes, settlementSchemas } from './modules/settlements/route
 import { dailyRunJob, JOB_DAILY_RUN, JOB_PAYOUT, JOB_RUN, payoutJob, settlementRunJob } from './modules/settlements/service.js';
 import { refundRoutes, refundSchemas } from './modules/refunds/routes.js';
 import { JOB_REFUND, refundJob } from './modules/refunds/service.js';
-import { Balance, balanceRoutes } from './modules/balance/routes.js';
+import { Balance, BalanceAmounts, RecipientBalance, balanceRoutes } from './modules/balance/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { webhookSchemas } from './modules/webhooks/schemas.js';
 import { WebhookDispatcher } from './modules/webhooks/dispatcher.js';
@@ -122,6 +122,9 @@ function validators() {
   const base = { allErrors: true, strict: false, removeAdditional: false as const, verbose: true };
   const body = addFormats(new Ajv({ ...base, coerceTypes: false, useDefaults: false }));
   const url = addFormats(new Ajv({ ...base, coerceTypes: true, useDefaults: true }));
+  // A date-time takes what ISO 8601 allows, seconds optional (http/common.ts, DATE_TIME_RULE):
+  // generated Java clients send a whole minute as `2026-11-28T07:00Z`.
+  for (const ajv of [body, url]) ajv.addFormat('date-time', { type: 'string', validate: isDateTimeQuery });
   return { body, url };
 }
 
@@ -178,8 +181,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const ajv = validators();
   const schemas = [
-    ...sharedSchemas, ...paymentRequestSchemas, Payment, PaymentList, ...accountSchemas, ...tokenSchemas,
-    ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, Balance, ...webhookSchemas, ...adminSchemas,
+    ...sharedSchemas, ...paymentRequestSchemas, ...paymentPartSchemas, Payment, PaymentList, ...accountSchemas, ...tokenSchemas,
+    ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, BalanceAmounts, RecipientBalance, Balance, ...webhookSchemas, ...adminSchemas,
     ...checkoutSchemas,
   ];
   for (const schema of schemas) {

@@ -240,9 +240,9 @@ for (const engine of ENGINES) {
       assert.equal(res.status, 200);
       const entry = (await call('GET', `/admin/audit-log?objectId=${rule.id}&action=split_rule.update`)).body.data[0];
       assert.equal(entry.before.priority, 300);
-      assert.deepEqual(entry.before.splits, [{ recipientId: seller, percentage: 10 }]);
+      assert.deepEqual(entry.before.splits, [{ type: 'percentage', recipientId: seller, percentage: 10 }]);
       assert.equal(entry.after.priority, 301);
-      assert.deepEqual(entry.after.splits, [{ recipientId: seller, percentage: 12.5 }]);
+      assert.deepEqual(entry.after.splits, [{ type: 'percentage', recipientId: seller, percentage: 12.5 }]);
       const created = (await call('GET', `/admin/audit-log?objectId=${rule.id}&action=split_rule.create`)).body.data[0];
       assert.equal(created.before, null);
       assert.equal(created.after.id, rule.id);
@@ -359,15 +359,15 @@ for (const engine of ENGINES) {
       }
       assert.equal(await auditRows(), rows, 'nothing audited');
       const unchanged = (await call('GET', `/admin/split-rules/${rule.id}`)).body;
-      assert.deepEqual([unchanged.priority, unchanged.splits, unchanged.conditions, unchanged.description], [510, [{ recipientId: seller, percentage: 5 }], { minAmount: 1000 }, null]);
+      assert.deepEqual([unchanged.priority, unchanged.splits, unchanged.conditions, unchanged.description], [510, [{ type: 'percentage', recipientId: seller, percentage: 5 }], { minAmount: 1000 }, null]);
 
       const res = await call('PATCH', `/admin/split-rules/${rule.id}`, { splits: [{ recipientId: seller, percentage: 7.5 }], reason: 'seller renegotiated' });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       const entry = await lastAudit();
       assert.equal(entry.action, 'split_rule.update');
       assert.equal(entry.reason, 'seller renegotiated');
-      assert.deepEqual(entry.before.splits, [{ recipientId: seller, percentage: 5 }]);
-      assert.deepEqual(entry.after.splits, [{ recipientId: seller, percentage: 7.5 }]);
+      assert.deepEqual(entry.before.splits, [{ type: 'percentage', recipientId: seller, percentage: 5 }]);
+      assert.deepEqual(entry.after.splits, [{ type: 'percentage', recipientId: seller, percentage: 7.5 }]);
       await call('POST', `/admin/split-rules/${rule.id}/deactivate`);
     });
 

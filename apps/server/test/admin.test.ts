@@ -5,7 +5,7 @@ import { ENGINES, startApp, signup, auth, type TestApp, type Keys } from './help
 import Fastify from 'fastify';
 import { adminSchemas, createAdminUser, registerAdmin } from '../src/modules/admin/index.js';
 import { sharedSchemas } from '../src/http/common.js';
-import { Payment } from '../src/modules/payments/schemas.js';
+import { Payment, paymentPartSchemas } from '../src/modules/payments/schemas.js';
 import { receivableSchemas } from '../src/modules/receivables/routes.js';
 import { refundSchemas } from '../src/modules/refunds/routes.js';
 import { settlementSchemas } from '../src/modules/settlements/routes.js';
@@ -390,7 +390,7 @@ for (const engine of ENGINES) {
         assert.equal(rule.livemode, false);
         assert.equal(rule.priority, 10);
         assert.deepEqual(rule.conditions, { method: 'credit_card', minAmount: 1000 });
-        assert.deepEqual(rule.splits, [{ recipientId: recipientA, percentage: 33.33 }, { recipientId: recipientB, amount: 250 }]);
+        assert.deepEqual(rule.splits, [{ type: 'percentage', recipientId: recipientA, percentage: 33.33 }, { type: 'amount', recipientId: recipientB, amount: 250 }]);
         assert.equal(rule.active, true);
         assert.equal(rule.description, 'Marketplace fee');
         assert.equal(rule.createdAt, rule.updatedAt);
@@ -482,7 +482,7 @@ for (const engine of ENGINES) {
         const updated = res.json();
         assert.equal(updated.priority, 7);
         assert.deepEqual(updated.conditions, { method: 'pix' });
-        assert.deepEqual(updated.splits, [{ recipientId: recipientA, percentage: 40 }, { recipientId: recipientB, percentage: 60 }]);
+        assert.deepEqual(updated.splits, [{ type: 'percentage', recipientId: recipientA, percentage: 40 }, { type: 'percentage', recipientId: recipientB, percentage: 60 }]);
         assert.equal(updated.description, null);
         assert.equal(updated.createdAt, created.createdAt);
         assert.ok(updated.updatedAt >= created.updatedAt);
@@ -671,7 +671,7 @@ for (const engine of ENGINES) {
     test('routes mounted through deps.routes sit behind the same guard', async () => {
       const bare = Fastify();
       // The admin API's schemas, and the public ones they refer to (payee, receivable, refund, event, ...).
-      for (const schema of [...sharedSchemas, Payment, ...receivableSchemas, ...refundSchemas, ...settlementSchemas, ...webhookSchemas, ...adminSchemas]) bare.addSchema(schema);
+      for (const schema of [...sharedSchemas, ...paymentPartSchemas, Payment, ...receivableSchemas, ...refundSchemas, ...settlementSchemas, ...webhookSchemas, ...adminSchemas]) bare.addSchema(schema);
       registerErrorHandling(bare);
       registerIdempotency(bare, t.store);
       await registerAdmin(bare, {

@@ -188,8 +188,10 @@ describe('OpenAPI document', () => {
   test('the Error envelope and the bearer security schemes', () => {
     const error = doc.components.schemas.ErrorResponse;
     assert.deepEqual(error.required, ['error']);
-    for (const f of ['code', 'message', 'correlationId']) assert.ok(error.properties.error.required.includes(f), `error.${f} required`);
-    assert.ok(error.properties.error.properties.code.enum.includes('VALIDATION_ERROR'));
+    assert.equal(error.properties.error.$ref, '#/components/schemas/ErrorBody');
+    const body = doc.components.schemas.ErrorBody;
+    for (const f of ['code', 'message', 'correlationId']) assert.ok(body.required.includes(f), `error.${f} required`);
+    assert.ok(body.properties.code.enum.includes('VALIDATION_ERROR'));
 
     const schemes = doc.components?.securitySchemes ?? {};
     for (const name of ['secretKey', 'publishableKey']) {

@@ -146,7 +146,7 @@ for (const engine of ENGINES) {
     });
 
     test('split shares: the oneOf and the rule in code agree', () => {
-      const published = documentValidator(doc)('SplitShare');
+      const published = documentValidator(doc)('SplitShareRequest');
       const loose = new Ajv2020({ strict: false }).compile(JSON.parse(JSON.stringify(LooseSplitShare)));
       const share = fc.record({
         recipientId: fc.option(fc.constantFrom('rcp_1', ''), { nil: undefined }),

@@ -474,11 +474,8 @@ export interface components {
             id: string;
             /** @description Whether the account's `sk_live_` keys work. */
             liveEnabled: boolean;
-            /**
-             * @description Admin objects are not in one mode (the admin API works across both): always false.
-             * @constant
-             */
-            livemode: false;
+            /** @description Admin objects are not in one mode (the admin API works across both): always `false`. */
+            livemode: boolean;
             name: string;
             /** @constant */
             object: "account";
@@ -496,26 +493,8 @@ export interface components {
         };
         /** @description Effective money settings (defaults filled in): processing fee per method and days until receivables are available. */
         AdminAccountSettings: {
-            fees: {
-                credit_card: {
-                    /** @description Fixed part in centavos. */
-                    fixedCents: number;
-                    /** @description Percentage in basis points (99 = 0.99%), 0-10000. */
-                    percentBps: number;
-                };
-                pix: {
-                    /** @description Fixed part in centavos. */
-                    fixedCents: number;
-                    /** @description Percentage in basis points (99 = 0.99%), 0-10000. */
-                    percentBps: number;
-                };
-            };
-            settlementDelayDays: {
-                /** @description Calendar days from approval to availability, 0-365. */
-                credit_card: number;
-                /** @description Calendar days from approval to availability, 0-365. */
-                pix: number;
-            };
+            fees: components["schemas"]["FeeSettings"];
+            settlementDelayDays: components["schemas"]["SettlementDelayDays"];
         };
         /** @description An API key of a merchant account, as the back office shows it. */
         AdminApiKey: {
@@ -555,30 +534,23 @@ export interface components {
         AdminPaymentDetail: {
             /** @description The merchant account (`acct_`). */
             accountId: string;
-            /** @description Centavos. */
+            /**
+             * Format: int64
+             * @description Centavos.
+             */
             amount: number;
+            /** Format: int64 */
             amountRefunded: number;
-            card: {
-                brand: string;
-                last4: string;
-            } | null;
+            card: components["schemas"]["PaymentCard"] | null;
             /** Format: date-time */
             createdAt: string;
             /** @constant */
             currency: "BRL";
-            customer: {
-                /** @description Masked. */
-                document?: string;
-                email?: string;
-                name?: string;
-            } | null;
+            customer: components["schemas"]["Customer"] | null;
             description: string | null;
             /** @description The events about this payment, its refunds and receivables, oldest first (within the event retention; at most 100). */
             events: components["schemas"]["EventObject"][];
-            failure: {
-                code: string;
-                message: string;
-            } | null;
+            failure: components["schemas"]["PaymentFailure"] | null;
             /** @description Processing fee in centavos, once approved. */
             feeAmount: number | null;
             /**
@@ -595,14 +567,7 @@ export interface components {
             netAmount: number | null;
             /** @constant */
             object: "payment";
-            pix: {
-                /** @description BR Code "copia e cola" (EMV, br.gov.bcb.pix). */
-                copyPaste: string;
-                /** Format: date-time */
-                expiresAt: string;
-                /** @description The same BR Code as a QR code, SVG. */
-                qrCodeSvg: string;
-            } | null;
+            pix: components["schemas"]["PaymentPix"] | null;
             /** @description What each payee is owed from the sale, and the refund adjustments. */
             receivables: components["schemas"]["Receivable"][];
             refunds: components["schemas"]["Refund"][];
@@ -617,9 +582,15 @@ export interface components {
         /** @description A payment in the back office's search results. */
         AdminPaymentSummary: {
             accountId: string;
-            /** @description Centavos. */
+            /**
+             * Format: int64
+             * @description Centavos.
+             */
             amount: number;
-            /** @description Centavos. */
+            /**
+             * Format: int64
+             * @description Centavos.
+             */
             amountRefunded: number;
             /** Format: date-time */
             createdAt: string;
@@ -649,7 +620,7 @@ export interface components {
             bankAccount: components["schemas"]["BankAccount"];
             /** Format: date-time */
             createdAt: string;
-            /** @description The CNPJ masked: its first two and last two characters (`11.***.***\/****-81`). */
+            /** @description The CNPJ masked: its first two and last two digits kept, every other digit an asterisk, punctuation kept (11.222.333/0001-81 shows only 11 and 81). */
             document: string;
             /** @description Prefix `rcp_`. */
             id: string;
@@ -668,16 +639,7 @@ export interface components {
         };
         /** @description An admin session. The session id itself only travels in the HttpOnly `admin_session` cookie. */
         AdminSession: {
-            admin: {
-                email: string;
-                /** @description Prefix `adm_`. */
-                id: string;
-                /**
-                 * @description `admin` manages; `viewer` only reads.
-                 * @enum {string}
-                 */
-                role: "admin" | "viewer";
-            };
+            admin: components["schemas"]["AdminUser"];
             /** @description Send it as `X-CSRF-Token` on every POST, PATCH, PUT and DELETE under /admin. */
             csrfToken: string;
             /**
@@ -685,11 +647,8 @@ export interface components {
              * @description When the session ends (absolute; 8 hours after sign-in by default).
              */
             expiresAt: string;
-            /**
-             * @description Admin objects are not in one mode (the admin API works across both): always false.
-             * @constant
-             */
-            livemode: false;
+            /** @description Admin objects are not in one mode (the admin API works across both): always `false`. */
+            livemode: boolean;
             /** @constant */
             object: "admin_session";
             /** @description What this role may do, as `resource:verb` (e.g. `split_rules:update`). The server enforces them (PERMISSION_DENIED); the back office shows only what they allow. */
@@ -697,13 +656,10 @@ export interface components {
         };
         /** @description The session was ended. */
         AdminSessionEnded: {
-            /** @constant */
-            deleted: true;
-            /**
-             * @description Admin objects are not in one mode (the admin API works across both): always false.
-             * @constant
-             */
-            livemode: false;
+            /** @description Always `true`. */
+            deleted: boolean;
+            /** @description Admin objects are not in one mode (the admin API works across both): always `false`. */
+            livemode: boolean;
             /** @constant */
             object: "admin_session";
         };
@@ -711,7 +667,10 @@ export interface components {
         AdminSettlement: {
             /** @description The merchant account (`acct_`). */
             accountId: string;
-            /** @description Centavos: the sum of its receivables (refund adjustments included). */
+            /**
+             * Format: int64
+             * @description Centavos: the sum of its receivables (refund adjustments included).
+             */
             amount: number;
             /** @description Snapshot of where it is paid: the recipient's bank account, or the merchant account's payout bank account, as it was when settled (or released). Null only while `held`. */
             bankAccount: components["schemas"]["BankAccount"] | null;
@@ -727,6 +686,7 @@ export interface components {
             object: "settlement";
             paidAt: string | null;
             payee: components["schemas"]["Payee"];
+            /** Format: int64 */
             receivableCount: number;
             /** Format: date */
             settlementDate: string;
@@ -744,31 +704,70 @@ export interface components {
             /** @constant */
             object: "list";
         };
+        /** @description The admin user signed in. */
+        AdminUser: {
+            email: string;
+            /** @description Prefix `adm_`. */
+            id: string;
+            /**
+             * @description `admin` manages; `viewer` only reads.
+             * @enum {string}
+             */
+            role: "admin" | "viewer";
+        };
         /**
          * @description A fixed amount in centavos.
          * @example {
+         *       "type": "amount",
          *       "recipientId": "rcp_01jc6v8x2a9m3yq0d7b4e5f6g8",
          *       "amount": 500
          *     }
          */
         AmountSplitShare: {
             /**
+             * Format: int64
              * @description Fixed share in centavos.
              * @example 500
              */
             amount: number;
             /** @description A recipient (`rcp_`) of the same merchant account and mode. */
             recipientId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "amount";
+        };
+        /**
+         * @description A fixed amount in centavos (`type` optional).
+         * @example {
+         *       "recipientId": "rcp_01jc6v8x2a9m3yq0d7b4e5f6g8",
+         *       "amount": 500
+         *     }
+         */
+        AmountSplitShareRequest: {
+            /**
+             * Format: int64
+             * @description Fixed share in centavos.
+             * @example 500
+             */
+            amount: number;
+            /** @description A recipient (`rcp_`) of the same merchant account and mode. */
+            recipientId: string;
+            /** @constant */
+            type?: "amount";
+        };
+        /** @description The admin who made the change. */
+        AuditActor: {
+            email: string;
+            /** @description `admin` or `viewer`, as it was at the time. */
+            role: string;
         };
         /** @description One admin change: who, when, from where, what it was before and after, and why. Written in the same transaction as the change; never updated. */
         AuditEntry: {
             /** @description `<object type>.<verb>`, e.g. `split_rule.activate`, `settlement_run.create`, `account.activate_live`. */
             action: string;
-            actor: {
-                email: string;
-                /** @description `admin` or `viewer`, as it was at the time. */
-                role: string;
-            };
+            actor: components["schemas"]["AuditActor"];
             after: {
                 [key: string]: unknown;
             } | null;
@@ -858,17 +857,50 @@ export interface components {
             description?: string;
             /** @description Live (true) or sandbox (false, the default) sales. */
             livemode?: boolean;
-            /** @description 0-1000000; lower runs first, ties by creation order. */
+            /**
+             * Format: int32
+             * @description 0-1000000; lower runs first, ties by creation order.
+             */
             priority: number;
             /** @description Why, for the audit log. Required when the rule is created active. */
             reason?: string;
             /** @description 1-20 shares; percentages sum to at most 100. */
-            splits: components["schemas"]["SplitShare"][];
+            splits: components["schemas"]["SplitShareRequest"][];
+        };
+        /** @description Who paid, as sent (the document masked). */
+        Customer: {
+            /** @description Masked. */
+            document?: string;
+            email?: string;
+            name?: string;
         };
         /** @description Optional body. */
         DeactivateSplitRuleRequest: {
             /** @description Why, for the audit log (optional here). */
             reason?: string;
+        };
+        /** @description What went wrong (the `error` of every non-2xx answer). */
+        ErrorBody: {
+            /**
+             * @description Machine-readable code, UPPER_SNAKE.
+             * @enum {string}
+             */
+            code: "VALIDATION_ERROR" | "AUTHENTICATION_REQUIRED" | "INVALID_API_KEY" | "PERMISSION_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "UNPROCESSABLE" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            /** @description Quote it to support; also in the X-Correlation-Id header and in our logs. */
+            correlationId: string;
+            /** @description Every problem found, when there are several; the first is in `message` and `param`. */
+            details?: components["schemas"]["ErrorDetail"][];
+            /** @description Human-readable explanation. Never contains secrets or card data. */
+            message: string;
+            /** @description The request field at fault, dotted (e.g. `customer.email`). */
+            param?: string;
+        };
+        /** @description One problem with the request. */
+        ErrorDetail: {
+            /** @description What is wrong with it: a JSON Schema keyword (`required`, `type`, ...) or a sentence. */
+            issue: string;
+            /** @description The field, dotted (as `param`). */
+            param: string;
         };
         /**
          * @description The envelope of every non-2xx response.
@@ -882,37 +914,20 @@ export interface components {
          *     }
          */
         ErrorResponse: {
-            error: {
-                /**
-                 * @description Machine-readable code, UPPER_SNAKE.
-                 * @enum {string}
-                 */
-                code: "VALIDATION_ERROR" | "AUTHENTICATION_REQUIRED" | "INVALID_API_KEY" | "PERMISSION_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "UNPROCESSABLE" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                /** @description Quote it to support; also in the X-Correlation-Id header and in our logs. */
-                correlationId: string;
-                /** @description Every problem found, when there are several; the first is in `message` and `param`. */
-                details?: {
-                    /** @description What is wrong with it: a JSON Schema keyword (`required`, `type`, ...) or a sentence. */
-                    issue: string;
-                    /** @description The field, dotted (as `param`). */
-                    param: string;
-                }[];
-                /** @description Human-readable explanation. Never contains secrets or card data. */
-                message: string;
-                /** @description The request field at fault, dotted (e.g. `customer.email`). */
-                param?: string;
+            error: components["schemas"]["ErrorBody"];
+        };
+        /** @description What the event is about. */
+        EventData: {
+            /** @description The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`). */
+            object: {
+                [key: string]: unknown;
             };
         };
         /** @description Something that happened: a state change of a payment, refund, recipient, receivable or settlement. */
         EventObject: {
             /** Format: date-time */
             createdAt: string;
-            data: {
-                /** @description The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`). */
-                object: {
-                    [key: string]: unknown;
-                };
-            };
+            data: components["schemas"]["EventData"];
             /** @description Prefix `evt_`; also the `webhook-id` of its deliveries. */
             id: string;
             livemode: boolean;
@@ -920,6 +935,16 @@ export interface components {
             object: "event";
             /** @example payment.approved */
             type: string;
+        };
+        /** @description The processing fee of each method. */
+        FeeSettings: {
+            credit_card: components["schemas"]["MethodFee"];
+            pix: components["schemas"]["MethodFee"];
+        };
+        /** @description The fees to change, per method. */
+        FeeSettingsUpdate: {
+            credit_card?: components["schemas"]["MethodFeeUpdate"];
+            pix?: components["schemas"]["MethodFeeUpdate"];
         };
         /**
          * @description Your own key-value pairs: at most 50 keys, keys up to 40 characters, values up to 500.
@@ -930,6 +955,32 @@ export interface components {
         Metadata: {
             [key: string]: string;
         };
+        /** @description The processing fee of one method: a percentage plus a fixed part. */
+        MethodFee: {
+            /**
+             * Format: int64
+             * @description Fixed part in centavos.
+             */
+            fixedCents: number;
+            /**
+             * Format: int32
+             * @description Percentage in basis points (99 = 0.99%), 0-10000.
+             */
+            percentBps: number;
+        };
+        /** @description The parts of one method's fee to change. */
+        MethodFeeUpdate: {
+            /**
+             * Format: int64
+             * @description Fixed part in centavos.
+             */
+            fixedCents?: number;
+            /**
+             * Format: int32
+             * @description Percentage in basis points (99 = 0.99%), 0-10000.
+             */
+            percentBps?: number;
+        };
         /** @description Who a receivable or settlement is owed to. */
         Payee: {
             /** @description The merchant account id (`acct_`) or the recipient id (`rcp_`). */
@@ -937,9 +988,29 @@ export interface components {
             /** @enum {string} */
             type: "merchant" | "recipient";
         };
+        /** @description The card a payment was made with. */
+        PaymentCard: {
+            brand: string;
+            last4: string;
+        };
+        /** @description Why a payment was declined or failed. */
+        PaymentFailure: {
+            code: string;
+            message: string;
+        };
+        /** @description What the payer needs to pay a Pix payment. */
+        PaymentPix: {
+            /** @description BR Code "copia e cola" (EMV, br.gov.bcb.pix). */
+            copyPaste: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The same BR Code as a QR code, SVG. */
+            qrCodeSvg: string;
+        };
         /**
          * @description A percentage of the net value.
          * @example {
+         *       "type": "percentage",
          *       "recipientId": "rcp_01jc6v8x2a9m3yq0d7b4e5f6g8",
          *       "percentage": 12.5
          *     }
@@ -952,10 +1023,36 @@ export interface components {
             percentage: number;
             /** @description A recipient (`rcp_`) of the same merchant account and mode. */
             recipientId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "percentage";
+        };
+        /**
+         * @description A percentage of the net value (`type` optional).
+         * @example {
+         *       "recipientId": "rcp_01jc6v8x2a9m3yq0d7b4e5f6g8",
+         *       "percentage": 12.5
+         *     }
+         */
+        PercentageSplitShareRequest: {
+            /**
+             * @description Share of the net value, 0 < p <= 100, at most two decimals.
+             * @example 12.5
+             */
+            percentage: number;
+            /** @description A recipient (`rcp_`) of the same merchant account and mode. */
+            recipientId: string;
+            /** @constant */
+            type?: "percentage";
         };
         /** @description What one payee is owed from one sale (or a refund adjustment). */
         Receivable: {
-            /** @description Centavos. Negative for a refund of an already settled share: deducted from the payee's next settlement. */
+            /**
+             * Format: int64
+             * @description Centavos. Negative for a refund of an already settled share: deducted from the payee's next settlement.
+             */
             amount: number;
             /**
              * Format: date
@@ -981,17 +1078,26 @@ export interface components {
         };
         /** @description A full or partial refund of a payment. */
         Refund: {
-            /** @description Centavos returned to the payer. */
+            /**
+             * Format: int64
+             * @description Centavos returned to the payer.
+             */
             amount: number;
             /** Format: date-time */
             createdAt: string;
-            /** @description The part of the processing fee given back, in proportion to the amount. */
+            /**
+             * Format: int64
+             * @description The part of the processing fee given back, in proportion to the amount.
+             */
             feeRefunded: number;
             /** @description Prefix `ref_`. */
             id: string;
             livemode: boolean;
             metadata: components["schemas"]["Metadata"];
-            /** @description amount - feeRefunded: what comes off the payees' receivables, in proportion to their shares. */
+            /**
+             * Format: int64
+             * @description amount - feeRefunded: what comes off the payees' receivables, in proportion to their shares.
+             */
             netAmount: number;
             /** @constant */
             object: "refund";
@@ -1023,21 +1129,46 @@ export interface components {
             /** @description Every split rule of the account in that mode (active or not), each once, in the order they should run: the first gets priority 10, the next 20, and so on. */
             ruleIds: string[];
         };
+        /** @description Days from approval until the receivables of each method are available. */
+        SettlementDelayDays: {
+            /**
+             * Format: int32
+             * @description Calendar days from approval to availability, 0-365.
+             */
+            credit_card: number;
+            /**
+             * Format: int32
+             * @description Calendar days from approval to availability, 0-365.
+             */
+            pix: number;
+        };
+        /** @description The delays to change, per method. */
+        SettlementDelayDaysUpdate: {
+            /**
+             * Format: int32
+             * @description Calendar days from approval to availability, 0-365.
+             */
+            credit_card?: number;
+            /**
+             * Format: int32
+             * @description Calendar days from approval to availability, 0-365.
+             */
+            pix?: number;
+        };
         /** @description One run of the settlement: what it settled on its date. */
         SettlementRun: {
             finishedAt: string | null;
             /** @description Prefix `str_`. */
             id: string;
-            /**
-             * @description A run settles both modes' receivables (each settlement says its own mode): always false.
-             * @constant
-             */
-            livemode: false;
+            /** @description A run settles both modes' receivables (each settlement says its own mode): always `false`. */
+            livemode: boolean;
             /** @constant */
             object: "settlement_run";
+            /** Format: int64 */
             receivableCount: number;
             /** Format: date */
             runDate: string;
+            /** Format: int64 */
             settlementCount: number;
             /**
              * Format: date-time
@@ -1049,6 +1180,7 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "running" | "completed";
+            /** Format: int64 */
             totalAmount: number;
             /** @enum {string} */
             trigger: "schedule" | "admin";
@@ -1078,25 +1210,39 @@ export interface components {
         /** @description What a sale of this amount and method would produce now, computed by the same code that approves a sale. */
         SplitPreview: {
             accountId: string;
-            /** @description Gross amount, centavos. */
+            /**
+             * Format: int64
+             * @description Gross amount, centavos.
+             */
             amount: number;
-            /** @description Processing fee with the account's current settings, centavos. */
+            /**
+             * Format: int64
+             * @description Processing fee with the account's current settings, centavos.
+             */
             fee: number;
             livemode: boolean;
             /** @enum {string} */
             method: "pix" | "credit_card";
-            /** @description `amount - fee`: what the receivables add up to. */
+            /**
+             * Format: int64
+             * @description `amount - fee`: what the receivables add up to.
+             */
             net: number;
             /** @constant */
             object: "split_preview";
             /** @description One per payee, merchant first, as a sale approved now would create them (zero shares create none). */
-            receivables: {
-                /** @description Centavos. */
-                amount: number;
-                payee: components["schemas"]["Payee"];
-            }[];
+            receivables: components["schemas"]["SplitPreviewReceivable"][];
             /** @description The split rule that would apply (the first active rule, by priority, whose conditions match and whose shares fit), or null: the merchant receives the whole net value. */
             rule: components["schemas"]["SplitRule"] | null;
+        };
+        /** @description What one payee would be owed from the sale. */
+        SplitPreviewReceivable: {
+            /**
+             * Format: int64
+             * @description Centavos.
+             */
+            amount: number;
+            payee: components["schemas"]["Payee"];
         };
         /**
          * @example {
@@ -1108,7 +1254,10 @@ export interface components {
         SplitPreviewRequest: {
             /** @description The merchant account (`acct_`). */
             accountId: string;
-            /** @description Gross sale amount in centavos. */
+            /**
+             * Format: int64
+             * @description Gross sale amount in centavos.
+             */
             amount: number;
             /** @description Live (true) or sandbox (false, the default) rules. */
             livemode?: boolean;
@@ -1128,6 +1277,7 @@ export interface components {
             livemode: boolean;
             /** @constant */
             object: "split_rule";
+            /** Format: int32 */
             priority: number;
             splits: components["schemas"]["SplitShare"][];
             /** Format: date-time */
@@ -1135,14 +1285,20 @@ export interface components {
         };
         /** @description When the rule applies. Omitted fields match every sale; `{}` matches all. */
         SplitRuleConditions: {
-            /** @description Only sales of at most this gross amount (centavos, inclusive). */
+            /**
+             * Format: int64
+             * @description Only sales of at most this gross amount (centavos, inclusive).
+             */
             maxAmount?: number;
             /**
              * @description Only sales paid with this method.
              * @enum {string}
              */
             method?: "pix" | "credit_card";
-            /** @description Only sales of at least this gross amount (centavos, inclusive). */
+            /**
+             * Format: int64
+             * @description Only sales of at least this gross amount (centavos, inclusive).
+             */
             minAmount?: number;
         };
         /** @description A page of SplitRule objects, newest first. */
@@ -1153,8 +1309,10 @@ export interface components {
             /** @constant */
             object: "list";
         };
-        /** @description One recipient's share: exactly one of `percentage` (of the net value) or `amount` (centavos). Each recipient appears at most once per rule. */
+        /** @description One recipient's share, by `type`: `percentage` (of the net value) or `amount` (centavos). Each recipient appears at most once per rule. */
         SplitShare: components["schemas"]["PercentageSplitShare"] | components["schemas"]["AmountSplitShare"];
+        /** @description One recipient's share: exactly one of `percentage` (of the net value) or `amount` (centavos); `type` may be sent and must then match. Each recipient appears at most once per rule. */
+        SplitShareRequest: components["schemas"]["PercentageSplitShareRequest"] | components["schemas"]["AmountSplitShareRequest"];
         /**
          * @description Only the fields sent change; the rest keep their current value. Applies to payments approved from now on.
          * @example {
@@ -1170,28 +1328,10 @@ export interface components {
          *     }
          */
         UpdateAccountSettingsRequest: {
-            fees?: {
-                credit_card?: {
-                    /** @description Fixed part in centavos. */
-                    fixedCents?: number;
-                    /** @description Percentage in basis points (99 = 0.99%), 0-10000. */
-                    percentBps?: number;
-                };
-                pix?: {
-                    /** @description Fixed part in centavos. */
-                    fixedCents?: number;
-                    /** @description Percentage in basis points (99 = 0.99%), 0-10000. */
-                    percentBps?: number;
-                };
-            };
+            fees?: components["schemas"]["FeeSettingsUpdate"];
             /** @description Why, for the audit log (optional here). */
             reason?: string;
-            settlementDelayDays?: {
-                /** @description Calendar days from approval to availability, 0-365. */
-                credit_card?: number;
-                /** @description Calendar days from approval to availability, 0-365. */
-                pix?: number;
-            };
+            settlementDelayDays?: components["schemas"]["SettlementDelayDaysUpdate"];
         };
         /**
          * @description The sites allowed to show the hosted checkout in a frame (a modal opened by /v1/checkout.js), and why.
@@ -1241,12 +1381,15 @@ export interface components {
             /** @description Replaces the conditions; `null` or `{}` removes them. */
             conditions?: components["schemas"]["SplitRuleConditions"] | null;
             description?: string | null;
-            /** @description 0-1000000; lower runs first, ties by creation order. */
+            /**
+             * Format: int32
+             * @description 0-1000000; lower runs first, ties by creation order.
+             */
             priority?: number;
             /** @description Why, for the audit log. Required when the rule is active (any change to it applies to the next sale) and when the update activates it. */
             reason?: string;
             /** @description 1-20 shares; percentages sum to at most 100. */
-            splits?: components["schemas"]["SplitShare"][];
+            splits?: components["schemas"]["SplitShareRequest"][];
         };
     };
     responses: never;
@@ -1275,9 +1418,9 @@ export interface operations {
     adminListAccounts: {
         parameters: {
             query?: {
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;
@@ -2002,9 +2145,9 @@ export interface operations {
     adminListAccountRecipients: {
         parameters: {
             query?: {
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;
@@ -2258,9 +2401,9 @@ export interface operations {
                 action?: string;
                 /** @description Only changes made by this admin (case-insensitive). */
                 actorEmail?: string;
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;
@@ -2349,9 +2492,9 @@ export interface operations {
             query?: {
                 /** @description Only this merchant account's payments. */
                 accountId?: string;
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;
@@ -3254,9 +3397,9 @@ export interface operations {
                 accountId?: string;
                 /** @description Only active (true) or deactivated (false) rules. */
                 active?: boolean;
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;

@@ -74,7 +74,7 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
   };
 
   // The request body from the draft, or null with field errors.
-  const build = (): { priority: number; description: string | null; conditions: Schemas['SplitRuleConditions']; splits: Schemas['SplitShare'][] } | null => {
+  const build = (): { priority: number; description: string | null; conditions: Schemas['SplitRuleConditions']; splits: Schemas['SplitShareRequest'][] } | null => {
     const errs: Record<string, string> = {};
     const priority = /^\d{1,7}$/.test(draft.priority.trim()) ? Number(draft.priority.trim()) : NaN;
     if (!(priority >= 0 && priority <= 1_000_000)) errs.priority = t('form.priorityHelp');
@@ -86,7 +86,7 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
       if (!parsed.ok) errs[field] = t(MONEY_PROBLEM_MESSAGE[parsed.problem]);
       else conditions[field] = parsed.cents;
     }
-    const splits: Schemas['SplitShare'][] = draft.shares.map((s, i) => {
+    const splits: Schemas['SplitShareRequest'][] = draft.shares.map((s, i) => {
       if (s.kind === 'percentage') {
         const p = parsePercentage(s.value);
         if (p === null) errs[`splits[${i}]`] = t(s.value.trim() === '' ? 'form.percentageRequired' : 'form.invalidPercentage');

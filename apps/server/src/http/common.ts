@@ -8,30 +8,74 @@ import { BANK_ACCOUNT_LAYOUT as layout, BANK_ACCOUNT_TYPES } from '../domain/ban
 export function stringEnum<const Values extends string[]>(values: readonly [...Values], options: TSchemaOptions = {}): TEnum<Values> {
   return Type.Enum(values, { type: 'string', ...options });
 }
-export function constant<const Value extends string | boolean>(value: Value, options: TSchemaOptions = {}): TLiteral<Value> {
+// Identifiers for a string enum's values in generated code (`x-enum-varnames`, read by OpenAPI
+// Generator and others): `payment.approved` is PAYMENT_APPROVED; a value without letters needs
+// a word of its own in `words`.
+export function enumVarnames(values: readonly string[], words: Record<string, string> = {}): string[] {
+  return values.map((v) => {
+    const name = words[v] ?? v.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toUpperCase();
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name)) throw new Error(`enum value ${JSON.stringify(v)} needs a word for its identifier`);
+    return name;
+  });
+}
+
+// Strings only: a boolean `const` becomes an enum of `true` in generated Java, which does not
+// compile (issue 28). A field that is always `false` is a `boolean` that says so.
+export function constant<const Value extends string>(value: Value, options: TSchemaOptions = {}): TLiteral<Value> {
   return Type.Literal(value, options);
 }
 
+// A boolean that has one value here: typed as that value in TypeScript, a plain `boolean` in
+// the document that says which (no boolean `const`: see constant above).
+export function always<const Value extends boolean>(value: Value, description = `Always \`${String(value)}\`.`) {
+  return Type.Unsafe<Value>(Type.Boolean({ description }));
+}
+
+// An object of any keys (a map in generated code): no `properties`, so no class is invented for it.
+export const freeForm = (description: string) => Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description });
+
+// Every integer says its width (issue 28): without a `format`, generators pick 32 bits, and a
+// balance of 3,000,000,000 centavos no longer parses in a generated Java or C# model. Money and
+// counts are `int64`; `int32` only where a `maximum` keeps the value far inside 32 bits (the
+// test in test/openapi-generators.test.ts checks both).
+export const int64 = (options: TSchemaOptions & { minimum?: number; maximum?: number } = {}) => Type.Integer({ ...options, format: 'int64' });
+export const int32 = (options: TSchemaOptions & { minimum?: number; maximum: number }) => Type.Integer({ ...options, format: 'int32' });
+// Centavos, in any field.
+export const cents = (options: TSchemaOptions & { minimum?: number; maximum?: number } = {}) => int64(options);
+
+// A reference to a named schema that keeps its static type.
+export const refTo = <T extends TSchema & { $id?: string }>(schema: T, options: TSchemaOptions = {}) => Type.Unsafe<Static<T>>({ $ref: schema.$id as string, ...options });
+// A named schema or null (a nullable reference as OpenAPI 3.1 writes it).
+export const nullableRef = <T extends TSchema & { $id?: string }>(schema: T, options: TSchemaOptions = {}) =>
+  Type.Unsafe<Static<T> | null>({ anyOf: [{ $ref: schema.$id as string }, { type: 'null' }], ...options });
+
 // Shared, named schemas: registered once with the app so they become named components in the
 // OpenAPI document and are referenced by `$ref` from routes.
-export const ErrorEnvelope = Type.Object(
+export const ErrorDetail = Type.Object(
   {
-    error: Type.Object(
+    param: Type.String({ description: 'The field, dotted (as `param`).' }),
+    issue: Type.String({ description: 'What is wrong with it: a JSON Schema keyword (`required`, `type`, ...) or a sentence.' }),
+  },
+  { $id: 'ErrorDetail', additionalProperties: false, description: 'One problem with the request.' },
+);
+
+export const ErrorBody = Type.Object(
       {
         code: stringEnum(ERROR_CODES, { description: 'Machine-readable code, UPPER_SNAKE.' }),
         message: Type.String({ description: 'Human-readable explanation. Never contains secrets or card data.' }),
         correlationId: Type.String({ description: 'Quote it to support; also in the X-Correlation-Id header and in our logs.' }),
         param: Type.Optional(Type.String({ description: 'The request field at fault, dotted (e.g. `customer.email`).' })),
         details: Type.Optional(Type.Array(
-          Type.Object({
-            param: Type.String({ description: 'The field, dotted (as `param`).' }),
-            issue: Type.String({ description: 'What is wrong with it: a JSON Schema keyword (`required`, `type`, ...) or a sentence.' }),
-          }),
+          refTo(ErrorDetail),
           { description: 'Every problem found, when there are several; the first is in `message` and `param`.' },
         )),
       },
-      { additionalProperties: false },
-    ),
+      { $id: 'ErrorBody', additionalProperties: false, description: 'What went wrong (the `error` of every non-2xx answer).' },
+);
+
+export const ErrorEnvelope = Type.Object(
+  {
+    error: refTo(ErrorBody),
   },
   {
     // Not `Error`: a component named after a language built-in shadows it in generated clients.
@@ -62,8 +106,6 @@ export function patterned(pattern: string, message: string, options: TSchemaOpti
   return Type.String({ ...options, pattern });
 }
 
-// A reference to a named schema that keeps its static type.
-export const refTo = <T extends TSchema & { $id?: string }>(schema: T) => Type.Unsafe<Static<T>>({ $ref: schema.$id as string });
 
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -76,12 +118,27 @@ export const IdempotencyHeaders = Type.Object({
   ),
 });
 
+// What a date-time query parameter takes (app.ts gives the query validator this rule): ISO 8601
+// with a time zone, seconds and fraction optional, as Java's OffsetDateTime prints a whole
+// minute (`2026-11-28T07:00Z`). RFC 3339, which `format: date-time` names, wants the seconds.
+export const DATE_TIME_RULE = 'ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`.';
+export const DATE_TIME_QUERY = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+export function isDateTimeQuery(value: string): boolean {
+  const m = DATE_TIME_QUERY.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number);
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > days || hour > 23 || minute > 59 || second > 60) return false;
+  if (m[7] !== undefined && (Number(m[7]) > 23 || Number(m[8]) > 59)) return false;
+  return !Number.isNaN(Date.parse(value));
+}
+
 export const ListQueryBase = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1-100 (default 20).' })),
+  limit: Type.Optional(int32({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1-100 (default 20).' })),
   startingAfter: Type.Optional(Type.String({ maxLength: 64, description: 'Cursor: an id from the previous page; returns the objects after it (older).' })),
   endingBefore: Type.Optional(Type.String({ maxLength: 64, description: 'Cursor: an id; returns the objects before it (newer).' })),
-  createdGte: Type.Optional(Type.String({ format: 'date-time', description: 'Only objects created at or after this instant (ISO-8601).' })),
-  createdLte: Type.Optional(Type.String({ format: 'date-time', description: 'Only objects created at or before this instant (ISO-8601).' })),
+  createdGte: Type.Optional(Type.String({ format: 'date-time', description: `Only objects created at or after this instant. ${DATE_TIME_RULE}` })),
+  createdLte: Type.Optional(Type.String({ format: 'date-time', description: `Only objects created at or before this instant. ${DATE_TIME_RULE}` })),
 };
 
 export function listOf(itemRef: string, id: string, description = `A page of ${itemRef} objects, newest first.`) {
@@ -107,4 +164,4 @@ export const BankAccount = Type.Object(
   { $id: 'BankAccount', additionalProperties: false, description: 'A Brazilian bank account that payouts are made to.', examples: [{ bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' }] },
 );
 
-export const sharedSchemas: TSchema[] = [ErrorEnvelope, Metadata, BankAccount];
+export const sharedSchemas: TSchema[] = [ErrorDetail, ErrorBody, ErrorEnvelope, Metadata, BankAccount];

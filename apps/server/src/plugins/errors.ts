@@ -2,7 +2,7 @@ import { STATUS_CODES, maxHeaderSize, type IncomingMessage, type Server, type Se
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, StoredResponse, errorBody } from '../errors.js';
-import { PATTERN_MESSAGES } from '../http/common.js';
+import { DATE_TIME_RULE, PATTERN_MESSAGES } from '../http/common.js';
 import { ulid } from '../domain/ids.js';
 import { responseHeaders } from '../http/headers.js';
 import { chargeAdminRefusal } from './rate-limit.js';
@@ -26,7 +26,7 @@ const TYPE_NAMES: Record<string, string> = {
   string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false', object: 'an object', array: 'an array', null: 'null',
 };
 const FORMAT_NAMES: Record<string, string> = {
-  'date-time': 'an ISO-8601 date and time (e.g. 2026-01-31T12:00:00Z)', date: 'a date as YYYY-MM-DD', email: 'a valid email address', uri: 'a valid URL', url: 'a valid URL', uuid: 'a UUID',
+  'date-time': `a date and time in ${DATE_TIME_RULE}`, date: 'a date as YYYY-MM-DD', email: 'a valid email address', uri: 'a valid URL', url: 'a valid URL', uuid: 'a UUID',
 };
 
 const typeNames = (types: string[]) => {

@@ -5,6 +5,7 @@ import { SESSION_COOKIE } from '../modules/admin/sessions/service.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import { registerContracts, type ResponseHeader, type RouteContract } from '../http/contract.js';
 import { takesNoBody } from './route-rules.js';
+import { toOpenApi30 } from './openapi30.js';
 
 export const API_DESCRIPTION = `Payments for Brazilian merchants: Pix and card, every mutating request idempotent.
 
@@ -87,10 +88,10 @@ const CODE_MEANING: Record<ErrorCode, string> = {
 // Response headers, declared once and referenced by every response that carries them.
 const HEADERS: Record<ResponseHeader, { description: string; schema: Record<string, unknown> }> = {
   'X-Correlation-Id': { description: 'Identifies this request in our logs and in the error envelope (`correlationId`); quote it to support. Sent on every response; a valid `X-Correlation-Id` you send is kept.', schema: { type: 'string', examples: ['req_01jc6v8x2a9m3yq0d7b4e5f6g8'] } },
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
-  'RateLimit-Limit': { description: 'Requests allowed per window: per API key; per client address for sandbox sign-up, and for requests without a valid key or admin session (on their 429).', schema: { type: 'integer' } },
-  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
-  'RateLimit-Reset': { description: 'Seconds until the window is full again.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', format: 'int64', minimum: 1 } },
+  'RateLimit-Limit': { description: 'Requests allowed per window: per API key; per client address for sandbox sign-up, and for requests without a valid key or admin session (on their 429).', schema: { type: 'integer', format: 'int64', minimum: 0 } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', format: 'int64', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the window is full again.', schema: { type: 'integer', format: 'int64', minimum: 0 } },
   'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key (nothing was done again).', schema: { type: 'string', const: 'true' } },
   'Set-Cookie': { description: `The admin session cookie \`${SESSION_COOKIE}\` (HttpOnly, SameSite=Strict, Path=/admin; Secure over HTTPS), set at sign-in and cleared at sign-out.`, schema: { type: 'string' } },
 };
@@ -216,19 +217,23 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
     },
   });
 
-  // One serialized document per server URL (PUBLIC_URL, or each host the instance is reached by).
+  // One serialized document per server URL (PUBLIC_URL, or each host the instance is reached by)
+  // and version: the 3.1 reference, and its 3.0 rendering for generators that read only 3.0.
   const documents = new Map<string, string>();
-  app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async (req, reply) => {
+  const serve = (version: '3.1' | '3.0') => async (req: FastifyRequest, reply: FastifyReply) => {
     const server = publicUrl ?? requestOrigin(req);
-    let text = documents.get(server);
+    const key = `${version} ${server}`;
+    let text = documents.get(key);
     if (text === undefined) {
-      const doc = app.swagger() as unknown as Json;
-      text = JSON.stringify({ ...doc, servers: [{ url: server, description: 'This instance' }] });
-      if (documents.size >= 16) documents.clear();
-      documents.set(server, text);
+      const doc = { ...(app.swagger() as unknown as Json), servers: [{ url: server, description: 'This instance' }] };
+      text = JSON.stringify(version === '3.1' ? doc : toOpenApi30(doc));
+      if (documents.size >= 32) documents.clear();
+      documents.set(key, text);
     }
     return reply.type('application/json; charset=utf-8').send(text);
-  });
+  };
+  app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, serve('3.1'));
+  app.get('/v1/openapi-3.0.json', { config: { auth: 'none' }, schema: { hide: true } }, serve('3.0'));
 
   const csp = docsContentSecurityPolicy(originOf(options.publicUrl));
   const setDocsHeaders = (reply: FastifyReply) => {

@@ -588,6 +588,29 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description One problem with the request. */
+        ErrorDetail: {
+            /** @description The field, dotted (as `param`). */
+            param: string;
+            /** @description What is wrong with it: a JSON Schema keyword (`required`, `type`, ...) or a sentence. */
+            issue: string;
+        };
+        /** @description What went wrong (the `error` of every non-2xx answer). */
+        ErrorBody: {
+            /**
+             * @description Machine-readable code, UPPER_SNAKE.
+             * @enum {string}
+             */
+            code: "VALIDATION_ERROR" | "AUTHENTICATION_REQUIRED" | "INVALID_API_KEY" | "PERMISSION_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "UNPROCESSABLE" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            /** @description Human-readable explanation. Never contains secrets or card data. */
+            message: string;
+            /** @description Quote it to support; also in the X-Correlation-Id header and in our logs. */
+            correlationId: string;
+            /** @description The request field at fault, dotted (e.g. `customer.email`). */
+            param?: string;
+            /** @description Every problem found, when there are several; the first is in `message` and `param`. */
+            details?: components["schemas"]["ErrorDetail"][];
+        };
         /**
          * @description The envelope of every non-2xx response.
          * @example {
@@ -600,26 +623,7 @@ export interface components {
          *     }
          */
         ErrorResponse: {
-            error: {
-                /**
-                 * @description Machine-readable code, UPPER_SNAKE.
-                 * @enum {string}
-                 */
-                code: "VALIDATION_ERROR" | "AUTHENTICATION_REQUIRED" | "INVALID_API_KEY" | "PERMISSION_DENIED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "UNPROCESSABLE" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                /** @description Human-readable explanation. Never contains secrets or card data. */
-                message: string;
-                /** @description Quote it to support; also in the X-Correlation-Id header and in our logs. */
-                correlationId: string;
-                /** @description The request field at fault, dotted (e.g. `customer.email`). */
-                param?: string;
-                /** @description Every problem found, when there are several; the first is in `message` and `param`. */
-                details?: {
-                    /** @description The field, dotted (as `param`). */
-                    param: string;
-                    /** @description What is wrong with it: a JSON Schema keyword (`required`, `type`, ...) or a sentence. */
-                    issue: string;
-                }[];
-            };
+            error: components["schemas"]["ErrorBody"];
         };
         /**
          * @description Your own key-value pairs: at most 50 keys, keys up to 40 characters, values up to 500.
@@ -662,7 +666,7 @@ export interface components {
             accountType: "checking" | "savings" | "payment";
         };
         /** @description Who pays (optional). */
-        PaymentCustomer: {
+        CustomerRequest: {
             name?: string;
             /** Format: email */
             email?: string;
@@ -679,13 +683,17 @@ export interface components {
          */
         PixPaymentRequest: {
             /**
+             * Format: int64
              * @description Shape A: amount in centavos (1050 = R$ 10,50). Send exactly one of `amount` / `amountInCents`.
              * @example 1050
              */
             amount: number;
             /** @constant */
             method: "pix";
-            /** @description Pix only: seconds until the BR Code expires (default 3600). */
+            /**
+             * Format: int32
+             * @description Pix only: seconds until the BR Code expires (default 3600).
+             */
             pixExpiresInSeconds?: number;
             /**
              * @description Only BRL. Defaults to BRL.
@@ -694,7 +702,7 @@ export interface components {
             currency?: "BRL";
             description?: string;
             metadata?: components["schemas"]["Metadata"];
-            customer?: components["schemas"]["PaymentCustomer"];
+            customer?: components["schemas"]["CustomerRequest"];
         };
         /**
          * @description Shape B, Pix: `{amountInCents, method: "pix"}`.
@@ -705,13 +713,17 @@ export interface components {
          */
         PixPaymentInCentsRequest: {
             /**
+             * Format: int64
              * @description Shape B: amount in centavos. Send exactly one of `amount` / `amountInCents`.
              * @example 1050
              */
             amountInCents: number;
             /** @constant */
             method: "pix";
-            /** @description Pix only: seconds until the BR Code expires (default 3600). */
+            /**
+             * Format: int32
+             * @description Pix only: seconds until the BR Code expires (default 3600).
+             */
             pixExpiresInSeconds?: number;
             /**
              * @description Only BRL. Defaults to BRL.
@@ -720,7 +732,7 @@ export interface components {
             currency?: "BRL";
             description?: string;
             metadata?: components["schemas"]["Metadata"];
-            customer?: components["schemas"]["PaymentCustomer"];
+            customer?: components["schemas"]["CustomerRequest"];
         };
         /**
          * @description Shape B, card: `{amountInCents, method: "credit_card", cardToken}`.
@@ -732,6 +744,7 @@ export interface components {
          */
         CardPaymentRequest: {
             /**
+             * Format: int64
              * @description Shape B: amount in centavos. Send exactly one of `amount` / `amountInCents`.
              * @example 1050
              */
@@ -740,7 +753,10 @@ export interface components {
             method: "credit_card";
             /** @description A `tok_` from POST /v1/tokens (or a sandbox test token such as `tok_visa`). Required for `credit_card`, refused for `pix`. */
             cardToken: string;
-            /** @description Card only, 1-12 (default 1). */
+            /**
+             * Format: int32
+             * @description Card only, 1-12 (default 1).
+             */
             installments?: number;
             /**
              * @description Only BRL. Defaults to BRL.
@@ -749,7 +765,7 @@ export interface components {
             currency?: "BRL";
             description?: string;
             metadata?: components["schemas"]["Metadata"];
-            customer?: components["schemas"]["PaymentCustomer"];
+            customer?: components["schemas"]["CustomerRequest"];
         };
         /**
          * @description Shape A, card: `{amount, currency, method: "credit_card", cardToken}`.
@@ -763,6 +779,7 @@ export interface components {
          */
         CardPaymentWithAmountRequest: {
             /**
+             * Format: int64
              * @description Shape A: amount in centavos (1050 = R$ 10,50). Send exactly one of `amount` / `amountInCents`.
              * @example 1050
              */
@@ -771,7 +788,10 @@ export interface components {
             method: "credit_card";
             /** @description A `tok_` from POST /v1/tokens (or a sandbox test token such as `tok_visa`). Required for `credit_card`, refused for `pix`. */
             cardToken: string;
-            /** @description Card only, 1-12 (default 1). */
+            /**
+             * Format: int32
+             * @description Card only, 1-12 (default 1).
+             */
             installments?: number;
             /**
              * @description Only BRL. Defaults to BRL.
@@ -780,7 +800,7 @@ export interface components {
             currency?: "BRL";
             description?: string;
             metadata?: components["schemas"]["Metadata"];
-            customer?: components["schemas"]["PaymentCustomer"];
+            customer?: components["schemas"]["CustomerRequest"];
         };
         /**
          * @description Two shapes are accepted, for either method. Shape A: `{amount, currency, method}`. Shape B: `{amountInCents, method, cardToken}`. Amounts are integer centavos in both.
@@ -796,6 +816,32 @@ export interface components {
          *     }
          */
         CreatePaymentRequest: components["schemas"]["PixPaymentRequest"] | components["schemas"]["PixPaymentInCentsRequest"] | components["schemas"]["CardPaymentRequest"] | components["schemas"]["CardPaymentWithAmountRequest"];
+        /** @description Who paid, as sent (the document masked). */
+        Customer: {
+            name?: string;
+            email?: string;
+            /** @description Masked. */
+            document?: string;
+        };
+        /** @description The card a payment was made with. */
+        PaymentCard: {
+            brand: string;
+            last4: string;
+        };
+        /** @description What the payer needs to pay a Pix payment. */
+        PaymentPix: {
+            /** @description BR Code "copia e cola" (EMV, br.gov.bcb.pix). */
+            copyPaste: string;
+            /** @description The same BR Code as a QR code, SVG. */
+            qrCodeSvg: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /** @description Why a payment was declined or failed. */
+        PaymentFailure: {
+            code: string;
+            message: string;
+        };
         /** @description A Pix or card payment. */
         Payment: {
             /**
@@ -810,7 +856,10 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
-            /** @description Centavos. */
+            /**
+             * Format: int64
+             * @description Centavos.
+             */
             amount: number;
             /** @constant */
             currency: "BRL";
@@ -818,29 +867,12 @@ export interface components {
             method: "pix" | "credit_card";
             description: string | null;
             metadata: components["schemas"]["Metadata"];
-            customer: {
-                name?: string;
-                email?: string;
-                /** @description Masked. */
-                document?: string;
-            } | null;
+            customer: components["schemas"]["Customer"] | null;
             installments: number | null;
-            card: {
-                brand: string;
-                last4: string;
-            } | null;
-            pix: {
-                /** @description BR Code "copia e cola" (EMV, br.gov.bcb.pix). */
-                copyPaste: string;
-                /** @description The same BR Code as a QR code, SVG. */
-                qrCodeSvg: string;
-                /** Format: date-time */
-                expiresAt: string;
-            } | null;
-            failure: {
-                code: string;
-                message: string;
-            } | null;
+            card: components["schemas"]["PaymentCard"] | null;
+            pix: components["schemas"]["PaymentPix"] | null;
+            failure: components["schemas"]["PaymentFailure"] | null;
+            /** Format: int64 */
             amountRefunded: number;
             /** @description Processing fee in centavos, once approved. */
             feeAmount: number | null;
@@ -874,38 +906,47 @@ export interface components {
             object: "api_key";
             /** @description Shown once: store it now. */
             key: string;
-            /**
-             * @description Sign-up makes sandbox keys only.
-             * @constant
-             */
-            livemode: false;
+            /** @description Sign-up makes sandbox keys only: always `false`. */
+            livemode: boolean;
+        };
+        /** @description The account sign-up made. */
+        SandboxAccountDetails: {
+            /** @description Prefix `acct_`. */
+            id: string;
+            /** @constant */
+            object: "account";
+            name: string;
+            email: string | null;
+            liveEnabled: boolean;
+            /** @description An account is not in one mode; sign-up answers in the sandbox: always `false`. `liveEnabled` tells whether its live keys work. */
+            livemode: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description The account's sandbox keys: `sk_test_` for your server, `pk_test_` for the browser. */
+        SandboxKeys: {
+            secretKey: components["schemas"]["NewApiKey"];
+            publishableKey: components["schemas"]["NewApiKey"];
         };
         /** @description A new merchant account with its sandbox keys (shown once). */
         SandboxAccount: {
             /** @constant */
             object: "sandbox_account";
-            /** @constant */
-            livemode: false;
-            account: {
-                /** @description Prefix `acct_`. */
-                id: string;
-                /** @constant */
-                object: "account";
-                name: string;
-                email: string | null;
-                liveEnabled: boolean;
-                /**
-                 * @description An account is not in one mode; sign-up answers in the sandbox. `liveEnabled` tells whether its live keys work.
-                 * @constant
-                 */
-                livemode: false;
-                /** Format: date-time */
-                createdAt: string;
-            };
-            keys: {
-                secretKey: components["schemas"]["NewApiKey"];
-                publishableKey: components["schemas"]["NewApiKey"];
-            };
+            /** @description Sign-up answers in the sandbox: always `false`. */
+            livemode: boolean;
+            account: components["schemas"]["SandboxAccountDetails"];
+            keys: components["schemas"]["SandboxKeys"];
+        };
+        /** @description The card to tokenize. Never stored nor logged in full. */
+        CardRequest: {
+            /** @description Card number; spaces allowed. Never stored nor logged. */
+            number: string;
+            /** Format: int32 */
+            expMonth: number;
+            /** Format: int32 */
+            expYear: number;
+            cvc: string;
+            holderName?: string;
         };
         /**
          * @example {
@@ -918,14 +959,16 @@ export interface components {
          *     }
          */
         CreateTokenRequest: {
-            card: {
-                /** @description Card number; spaces allowed. Never stored nor logged. */
-                number: string;
-                expMonth: number;
-                expYear: number;
-                cvc: string;
-                holderName?: string;
-            };
+            card: components["schemas"]["CardRequest"];
+        };
+        /** @description The tokenized card, as much of it as may be shown. */
+        TokenCard: {
+            brand: string;
+            last4: string;
+            /** Format: int32 */
+            expMonth: number;
+            /** Format: int32 */
+            expYear: number;
         };
         /** @description A single-use card token made in the browser: with a publishable key on the merchant's own page, or with an open checkout session's client secret on the hosted checkout page. */
         CardToken: {
@@ -933,12 +976,7 @@ export interface components {
             id: string;
             /** @constant */
             object: "token";
-            card: {
-                brand: string;
-                last4: string;
-                expMonth: number;
-                expYear: number;
-            };
+            card: components["schemas"]["TokenCard"];
             used: boolean;
             livemode: boolean;
             /** Format: date-time */
@@ -1040,7 +1078,10 @@ export interface components {
             payee: components["schemas"]["Payee"];
             /** @description The split rule applied to the sale, if any. */
             splitRuleId: string | null;
-            /** @description Centavos. Negative for a refund of an already settled share: deducted from the payee's next settlement. */
+            /**
+             * Format: int64
+             * @description Centavos. Negative for a refund of an already settled share: deducted from the payee's next settlement.
+             */
             amount: number;
             /** @enum {string} */
             status: "pending" | "settled" | "canceled";
@@ -1071,8 +1112,12 @@ export interface components {
             /** @constant */
             object: "settlement";
             payee: components["schemas"]["Payee"];
-            /** @description Centavos: the sum of its receivables (refund adjustments included). */
+            /**
+             * Format: int64
+             * @description Centavos: the sum of its receivables (refund adjustments included).
+             */
             amount: number;
+            /** Format: int64 */
             receivableCount: number;
             /**
              * @description `held` while the merchant account has no payout bank account (see `holdReason`); `pending` while the payout is under way; `paid`; `failed` puts its receivables back for the next run.
@@ -1108,7 +1153,10 @@ export interface components {
         CreateRefundRequest: {
             /** @description The approved payment to refund. */
             paymentId: string;
-            /** @description Centavos; default: everything not yet refunded. */
+            /**
+             * Format: int64
+             * @description Centavos; default: everything not yet refunded.
+             */
             amount?: number;
             /** @enum {string} */
             reason?: "requested_by_customer" | "duplicate" | "fraudulent";
@@ -1121,11 +1169,20 @@ export interface components {
             /** @constant */
             object: "refund";
             paymentId: string;
-            /** @description Centavos returned to the payer. */
+            /**
+             * Format: int64
+             * @description Centavos returned to the payer.
+             */
             amount: number;
-            /** @description The part of the processing fee given back, in proportion to the amount. */
+            /**
+             * Format: int64
+             * @description The part of the processing fee given back, in proportion to the amount.
+             */
             feeRefunded: number;
-            /** @description amount - feeRefunded: what comes off the payees' receivables, in proportion to their shares. */
+            /**
+             * Format: int64
+             * @description amount - feeRefunded: what comes off the payees' receivables, in proportion to their shares.
+             */
             netAmount: number;
             /**
              * @description `pending` until the provider confirms the money went back.
@@ -1146,6 +1203,43 @@ export interface components {
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
         };
+        /** @description The merchant's totals, in centavos. */
+        BalanceAmounts: {
+            /**
+             * Format: int64
+             * @description Owed but not yet available (availableOn in the future).
+             */
+            pending: number;
+            /**
+             * Format: int64
+             * @description Available: will be paid by the next settlement run.
+             */
+            available: number;
+            /**
+             * Format: int64
+             * @description Already settled (paid out or being paid).
+             */
+            settled: number;
+        };
+        /** @description One recipient's totals, in centavos. */
+        RecipientBalance: {
+            recipientId: string;
+            /**
+             * Format: int64
+             * @description Owed but not yet available (availableOn in the future).
+             */
+            pending: number;
+            /**
+             * Format: int64
+             * @description Available: will be paid by the next settlement run.
+             */
+            available: number;
+            /**
+             * Format: int64
+             * @description Already settled (paid out or being paid).
+             */
+            settled: number;
+        };
         /** @description Totals of the receivables in centavos, for the merchant and for each of its recipients. */
         Balance: {
             /** @constant */
@@ -1156,24 +1250,14 @@ export interface components {
              * @description The São Paulo date the pending/available line is drawn at.
              */
             asOf: string;
-            merchant: {
-                /** @description Owed but not yet available (availableOn in the future). */
-                pending: number;
-                /** @description Available: will be paid by the next settlement run. */
-                available: number;
-                /** @description Already settled (paid out or being paid). */
-                settled: number;
-            };
-            recipients: {
-                recipientId: string;
-                /** @description Owed but not yet available (availableOn in the future). */
-                pending: number;
-                /** @description Available: will be paid by the next settlement run. */
-                available: number;
-                /** @description Already settled (paid out or being paid). */
-                settled: number;
-            }[];
+            merchant: components["schemas"]["BalanceAmounts"];
+            recipients: components["schemas"]["RecipientBalance"][];
         };
+        /**
+         * @description An event type the service sends, or `*` for all of them: `*`, `payment.created`, `payment.approved`, `payment.declined`, `payment.failed`, `payment.canceled`, `payment.expired`, `payment.partially_refunded`, `payment.refunded`, `refund.created`, `refund.succeeded`, `refund.failed`, `recipient.created`, `recipient.updated`, `receivable.created`, `receivable.updated`, `settlement.created`, `settlement.updated`, `settlement.paid`, `settlement.failed`, `webhook_endpoint.disabled`, `checkout_session.completed`, `checkout_session.expired`.
+         * @example payment.approved
+         */
+        WebhookEventFilter: string;
         /**
          * @example {
          *       "url": "https://example.com/webhooks",
@@ -1187,7 +1271,7 @@ export interface components {
             /** @description http(s) URL, without credentials. It must reach a public address (not loopback, a private network, link-local or cloud metadata, ...): always in live mode, and in the sandbox unless the instance allows private URLs (`WEBHOOK_ALLOW_PRIVATE_URLS`: off in production, `NODE_ENV=production`; on by default elsewhere, for local development). */
             url: string;
             /** @description Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all. */
-            events: ("*" | "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired")[];
+            events: components["schemas"]["WebhookEventFilter"][];
             description?: string;
         };
         /**
@@ -1204,7 +1288,7 @@ export interface components {
             /** @description http(s) URL, as on create. */
             url?: string;
             /** @description Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all. */
-            events?: ("*" | "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired")[];
+            events?: components["schemas"]["WebhookEventFilter"][];
             /** @description Re-enabling clears the failure record. */
             enabled?: boolean;
             description?: string | null;
@@ -1234,8 +1318,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "webhook_endpoint";
-            /** @constant */
-            deleted: true;
+            /** @description Always `true`. */
+            deleted: boolean;
             livemode: boolean;
         };
         /** @description A page of WebhookEndpoint objects, newest first. */
@@ -1256,6 +1340,7 @@ export interface components {
             eventId: string;
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
+            /** Format: int64 */
             attempts: number;
             lastResponseCode: number | null;
             lastError: string | null;
@@ -1273,6 +1358,13 @@ export interface components {
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
         };
+        /** @description What the event is about. */
+        EventData: {
+            /** @description The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`). */
+            object: {
+                [key: string]: unknown;
+            };
+        };
         /** @description Something that happened: a state change of a payment, refund, recipient, receivable or settlement. */
         EventObject: {
             /** @description Prefix `evt_`; also the `webhook-id` of its deliveries. */
@@ -1284,12 +1376,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             livemode: boolean;
-            data: {
-                /** @description The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`). */
-                object: {
-                    [key: string]: unknown;
-                };
-            };
+            data: components["schemas"]["EventData"];
         };
         /** @description A page of EventObject objects, newest first. */
         EventList: {
@@ -1317,6 +1404,7 @@ export interface components {
          */
         CreateCheckoutSessionRequest: {
             /**
+             * Format: int64
              * @description Amount in centavos (1050 = R$ 10,50).
              * @example 1050
              */
@@ -1331,8 +1419,11 @@ export interface components {
             /** @description Shown to the buyer on the page, and copied to the payment. */
             description?: string;
             metadata?: components["schemas"]["Metadata"];
-            customer?: components["schemas"]["PaymentCustomer"];
-            /** @description The most installments the buyer may choose for a card, 1-12 (default 1: no choice offered). */
+            customer?: components["schemas"]["CustomerRequest"];
+            /**
+             * Format: int32
+             * @description The most installments the buyer may choose for a card, 1-12 (default 1: no choice offered).
+             */
             installments?: number;
             /**
              * Format: uri
@@ -1344,7 +1435,10 @@ export interface components {
              * @description Redirect mode: where the hosted page sends the buyer when they give up (http or https).
              */
             cancelUrl?: string;
-            /** @description Seconds until the session expires, 300-86400 (default 3600). A Pix made in the session expires with it. */
+            /**
+             * Format: int32
+             * @description Seconds until the session expires, 300-86400 (default 3600). A Pix made in the session expires with it.
+             */
             expiresInSeconds?: number;
         };
         /** @description A hosted checkout: at most one approved payment, whatever the buyer clicks. */
@@ -1361,20 +1455,21 @@ export interface components {
              * @enum {string}
              */
             status: "open" | "complete" | "expired";
-            /** @description Centavos. */
+            /**
+             * Format: int64
+             * @description Centavos.
+             */
             amount: number;
             /** @constant */
             currency: "BRL";
             methods: ("credit_card" | "pix")[];
             description: string | null;
             metadata: components["schemas"]["Metadata"];
-            customer: {
-                name?: string;
-                email?: string;
-                /** @description Masked. */
-                document?: string;
-            } | null;
-            /** @description The most installments the buyer may choose. */
+            customer: components["schemas"]["Customer"] | null;
+            /**
+             * Format: int32
+             * @description The most installments the buyer may choose.
+             */
             installments: number;
             successUrl: string | null;
             cancelUrl: string | null;
@@ -1410,17 +1505,8 @@ export interface components {
             status: string;
             /** @description Why it was declined or failed, to show the buyer. */
             failureMessage: string | null;
-            pix: {
-                /** @description The Pix "copia e cola" (BR Code). */
-                copyPaste: string;
-                /** @description The BR Code as a QR code, SVG markup. */
-                qrCodeSvg: string;
-                /**
-                 * Format: date-time
-                 * @description When the BR Code expires: the page counts down to it.
-                 */
-                expiresAt: string;
-            } | null;
+            /** @description The BR Code to pay, and when it expires (the page counts down to it). */
+            pix: components["schemas"]["PaymentPix"] | null;
         };
         /** @description What the hosted page needs of its session: no metadata, no customer, no secret, no key (the page tokenizes the card with the session's own client secret). */
         CheckoutSessionClientView: {
@@ -1430,14 +1516,20 @@ export interface components {
             object: "checkout_session.client";
             /** @enum {string} */
             status: "open" | "complete" | "expired";
-            /** @description Centavos. */
+            /**
+             * Format: int64
+             * @description Centavos.
+             */
             amount: number;
             /** @constant */
             currency: "BRL";
             description: string | null;
             merchantName: string;
             methods: ("credit_card" | "pix")[];
-            /** @description The most installments the buyer may choose. */
+            /**
+             * Format: int32
+             * @description The most installments the buyer may choose.
+             */
             installments: number;
             /** Format: date-time */
             expiresAt: string;
@@ -1453,11 +1545,17 @@ export interface components {
          *     }
          */
         CheckoutCardPayRequest: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             method: "credit_card";
             /** @description A `tok_` made by POST /v1/tokens with this session's `clientSecret`. */
             cardToken: string;
-            /** @description At most the session's `installments` (default 1). */
+            /**
+             * Format: int32
+             * @description At most the session's `installments` (default 1).
+             */
             installments?: number;
         };
         /**
@@ -1466,7 +1564,10 @@ export interface components {
          *     }
          */
         CheckoutPixPayRequest: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             method: "pix";
         };
         /**
@@ -1797,9 +1898,9 @@ export interface operations {
                 startingAfter?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 status?: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
                 method?: "pix" | "credit_card";
@@ -2515,9 +2616,9 @@ export interface operations {
                 startingAfter?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Only recipients with this CNPJ (punctuation ignored, compared canonical). An invalid CNPJ is a VALIDATION_ERROR. */
                 document?: string;
@@ -3061,9 +3162,9 @@ export interface operations {
                 startingAfter?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 paymentId?: string;
                 /** @description Only this recipient's receivables. */
@@ -3269,9 +3370,9 @@ export interface operations {
                 startingAfter?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 recipientId?: string;
                 payeeType?: "merchant" | "recipient";
@@ -3583,9 +3684,9 @@ export interface operations {
                 startingAfter?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 paymentId?: string;
                 status?: "pending" | "succeeded" | "failed";
@@ -5221,9 +5322,9 @@ export interface operations {
                 startingAfter?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Exact event type. */
                 type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
@@ -5602,9 +5703,9 @@ export interface operations {
                 startingAfter?: string;
                 /** @description Cursor: an id; returns the objects before it (newer). */
                 endingBefore?: string;
-                /** @description Only objects created at or after this instant (ISO-8601). */
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
-                /** @description Only objects created at or before this instant (ISO-8601). */
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Only sessions in this status. */
                 status?: "open" | "complete" | "expired";

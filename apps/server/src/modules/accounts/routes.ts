@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../../store/index.js';
-import { constant, ref, refTo } from '../../http/common.js';
+import { constant, ref, refTo, always } from '../../http/common.js';
 import { ApiError } from '../../errors.js';
 import { RateLimiter } from '../../plugins/rate-limit.js';
 import { createAccount } from './service.js';
@@ -21,7 +21,7 @@ export const NewApiKey = Type.Object(
     id: Type.String({ description: 'Prefix `key_`: names the key (to revoke it), never authenticates.' }),
     object: constant('api_key'),
     key: Type.String({ description: 'Shown once: store it now.' }),
-    livemode: constant(false, { description: 'Sign-up makes sandbox keys only.' }),
+    livemode: always(false, 'Sign-up makes sandbox keys only: always `false`.'),
   },
   { $id: 'NewApiKey', additionalProperties: false, description: 'A new API key, shown in full this once (we keep only its hash).' },
 );
@@ -29,22 +29,30 @@ export const NewApiKey = Type.Object(
 export const SandboxAccount = Type.Object(
   {
     object: constant('sandbox_account'),
-    livemode: constant(false),
-    account: Type.Object({
+    livemode: always(false, 'Sign-up answers in the sandbox: always `false`.'),
+    account: ref('SandboxAccountDetails'),
+    keys: ref('SandboxKeys'),
+  },
+  { $id: 'SandboxAccount', additionalProperties: false, description: 'A new merchant account with its sandbox keys (shown once).' },
+);
+export const SandboxAccountDetails = Type.Object(
+  {
       id: Type.String({ description: 'Prefix `acct_`.' }),
       object: constant('account'),
       name: Type.String(),
       email: Type.Union([Type.String(), Type.Null()]),
       liveEnabled: Type.Boolean(),
-      livemode: constant(false, { description: 'An account is not in one mode; sign-up answers in the sandbox. `liveEnabled` tells whether its live keys work.' }),
+      livemode: always(false, 'An account is not in one mode; sign-up answers in the sandbox: always `false`. `liveEnabled` tells whether its live keys work.'),
       createdAt: Type.String({ format: 'date-time' }),
-    }, { additionalProperties: false }),
-    keys: Type.Object({ secretKey: ref('NewApiKey'), publishableKey: ref('NewApiKey') }, { additionalProperties: false }),
   },
-  { $id: 'SandboxAccount', additionalProperties: false, description: 'A new merchant account with its sandbox keys (shown once).' },
+  { $id: 'SandboxAccountDetails', additionalProperties: false, description: 'The account sign-up made.' },
+);
+export const SandboxKeys = Type.Object(
+  { secretKey: ref('NewApiKey'), publishableKey: ref('NewApiKey') },
+  { $id: 'SandboxKeys', additionalProperties: false, description: 'The account\'s sandbox keys: `sk_test_` for your server, `pk_test_` for the browser.' },
 );
 
-export const accountSchemas = [SandboxAccountRequest, NewApiKey, SandboxAccount];
+export const accountSchemas = [SandboxAccountRequest, NewApiKey, SandboxAccountDetails, SandboxKeys, SandboxAccount];
 
 export function accountRoutes(appInstance: FastifyInstance, store: Store, options: { enabled: boolean; perHour: number }): void {
   const app = typed(appInstance);

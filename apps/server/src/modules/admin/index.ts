@@ -7,9 +7,9 @@ import { sendError, toApiError } from '../../plugins/errors.js';
 import type { TSchema } from 'typebox';
 import { DEFAULT_SESSION_TTL_MS, LoginThrottle } from './sessions/service.js';
 import { adminGuard, sessionRoutes } from './sessions/routes.js';
-import { AdminLoginRequest, AdminSession, AdminSessionEnded } from './sessions/schemas.js';
+import { AdminLoginRequest, AdminSession, AdminSessionEnded, AdminUser } from './sessions/schemas.js';
 import { splitRuleActionRoutes, splitRuleRoutes } from './split-rules/routes.js';
-import { ActivateSplitRuleRequest, AmountSplitShare, CreateSplitRuleRequest, DeactivateSplitRuleRequest, PercentageSplitShare, ReorderSplitRulesRequest, SplitPreview, SplitPreviewRequest, SplitRule, SplitRuleConditions, SplitRuleList, SplitShare, UpdateSplitRuleRequest } from './split-rules/schemas.js';
+import { ActivateSplitRuleRequest, AmountSplitShare, AmountSplitShareRequest, CreateSplitRuleRequest, DeactivateSplitRuleRequest, PercentageSplitShare, PercentageSplitShareRequest, ReorderSplitRulesRequest, SplitPreview, SplitPreviewReceivable, SplitPreviewRequest, SplitRule, SplitRuleConditions, SplitRuleList, SplitShare, SplitShareRequest, UpdateSplitRuleRequest } from './split-rules/schemas.js';
 import { adminAccountRoutes, accountViewRoutes } from './accounts/routes.js';
 import { AccountViewSchemas, ActivateLiveModeRequest, AdminAccount, AdminAccountList, AdminAccountSettings, UpdateAccountSettingsRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest } from './accounts/schemas.js';
 import { adminPaymentRoutes } from './payments/routes.js';
@@ -37,10 +37,10 @@ import { settlementRunSchemas } from './settlement-runs/schemas.js';
 
 // The admin API's named schemas, in the order of the OpenAPI document's components.
 const baseAdminSchemas: TSchema[] = [
-  AdminLoginRequest, AdminSession, AdminSessionEnded,
-  SplitRuleConditions, PercentageSplitShare, AmountSplitShare, SplitShare, CreateSplitRuleRequest, UpdateSplitRuleRequest, SplitRule, SplitRuleList,
+  AdminLoginRequest, AdminUser, AdminSession, AdminSessionEnded,
+  SplitRuleConditions, PercentageSplitShare, AmountSplitShare, SplitShare, PercentageSplitShareRequest, AmountSplitShareRequest, SplitShareRequest, CreateSplitRuleRequest, UpdateSplitRuleRequest, SplitRule, SplitRuleList,
   AdminAccountSettings, AdminAccount, AdminAccountList, UpdateAccountSettingsRequest,
-  ActivateSplitRuleRequest, DeactivateSplitRuleRequest, ReorderSplitRulesRequest, SplitPreviewRequest, SplitPreview,
+  ActivateSplitRuleRequest, DeactivateSplitRuleRequest, ReorderSplitRulesRequest, SplitPreviewRequest, SplitPreviewReceivable, SplitPreview,
   ActivateLiveModeRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest,
 ];
 

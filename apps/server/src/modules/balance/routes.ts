@@ -2,23 +2,29 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { sql } from 'kysely';
 import type { Store } from '../../store/index.js';
-import { constant, ref } from '../../http/common.js';
+import { cents, constant, ref } from '../../http/common.js';
 import { localDate } from '../accounts/settings.js';
 import type { Owner } from '../events/service.js';
 
 const Amounts = {
-  pending: Type.Integer({ description: 'Owed but not yet available (availableOn in the future).' }),
-  available: Type.Integer({ description: 'Available: will be paid by the next settlement run.' }),
-  settled: Type.Integer({ description: 'Already settled (paid out or being paid).' }),
+  pending: cents({ description: 'Owed but not yet available (availableOn in the future).' }),
+  available: cents({ description: 'Available: will be paid by the next settlement run.' }),
+  settled: cents({ description: 'Already settled (paid out or being paid).' }),
 };
+
+export const BalanceAmounts = Type.Object(Amounts, { $id: 'BalanceAmounts', additionalProperties: false, description: 'The merchant\'s totals, in centavos.' });
+export const RecipientBalance = Type.Object(
+  { recipientId: Type.String(), ...Amounts },
+  { $id: 'RecipientBalance', additionalProperties: false, description: 'One recipient\'s totals, in centavos.' },
+);
 
 export const Balance = Type.Object(
   {
     object: constant('balance'),
     livemode: Type.Boolean(),
     asOf: Type.String({ format: 'date', description: 'The São Paulo date the pending/available line is drawn at.' }),
-    merchant: Type.Object(Amounts, { additionalProperties: false }),
-    recipients: Type.Array(Type.Object({ recipientId: Type.String(), ...Amounts }, { additionalProperties: false })),
+    merchant: ref('BalanceAmounts'),
+    recipients: Type.Array(ref('RecipientBalance')),
   },
   { $id: 'Balance', additionalProperties: false, description: 'Totals of the receivables in centavos, for the merchant and for each of its recipients.' },
 );

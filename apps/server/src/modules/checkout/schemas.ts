@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { constant, ListQueryBase, listOf, ref, refTo, stringEnum } from '../../http/common.js';
-import { MAX_AMOUNT_CENTS, PaymentCustomer } from '../payments/schemas.js';
+import { cents, constant, int32, ListQueryBase, listOf, nullableRef, ref, refTo, stringEnum } from '../../http/common.js';
+import { Customer, CustomerRequest, MAX_AMOUNT_CENTS, PaymentPix } from '../payments/schemas.js';
 import { validation } from '../../errors.js';
 
 export const CHECKOUT_METHODS = ['credit_card', 'pix'] as const;
@@ -23,16 +23,16 @@ const redirectUrl = (what: string) => Type.String({
 
 export const CreateCheckoutSessionRequest = Type.Object(
   {
-    amount: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Amount in centavos (1050 = R$ 10,50).', examples: [1050] }),
+    amount: cents({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Amount in centavos (1050 = R$ 10,50).', examples: [1050] }),
     currency: Type.Optional(constant('BRL', { description: 'Only BRL. Defaults to BRL.' })),
     methods: Type.Optional(methodsField),
     description: Type.Optional(Type.String({ maxLength: 500, description: 'Shown to the buyer on the page, and copied to the payment.' })),
     metadata: Type.Optional(ref('Metadata')),
-    customer: Type.Optional(refTo(PaymentCustomer)),
-    installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'The most installments the buyer may choose for a card, 1-12 (default 1: no choice offered).' })),
+    customer: Type.Optional(refTo(CustomerRequest)),
+    installments: Type.Optional(int32({ minimum: 1, maximum: 12, description: 'The most installments the buyer may choose for a card, 1-12 (default 1: no choice offered).' })),
     successUrl: Type.Optional(redirectUrl('after paying')),
     cancelUrl: Type.Optional(redirectUrl('when they give up')),
-    expiresInSeconds: Type.Optional(Type.Integer({ minimum: MIN_EXPIRES_IN_SECONDS, maximum: MAX_EXPIRES_IN_SECONDS, description: `Seconds until the session expires, ${MIN_EXPIRES_IN_SECONDS}-${MAX_EXPIRES_IN_SECONDS} (default ${DEFAULT_EXPIRES_IN_SECONDS}). A Pix made in the session expires with it.` })),
+    expiresInSeconds: Type.Optional(int32({ minimum: MIN_EXPIRES_IN_SECONDS, maximum: MAX_EXPIRES_IN_SECONDS, description: `Seconds until the session expires, ${MIN_EXPIRES_IN_SECONDS}-${MAX_EXPIRES_IN_SECONDS} (default ${DEFAULT_EXPIRES_IN_SECONDS}). A Pix made in the session expires with it.` })),
   },
   {
     $id: 'CreateCheckoutSessionRequest',
@@ -48,17 +48,13 @@ export const CheckoutSession = Type.Object(
     id: Type.String({ description: 'Prefix `cs_`.', examples: ['cs_01jc6v8x2a9m3yq0d7b4e5f6g8'] }),
     object: constant('checkout_session'),
     status: stringEnum([...CHECKOUT_STATUSES], { description: '`open` until its payment is approved (`complete`) or it expires (`expired`).' }),
-    amount: Type.Integer({ description: 'Centavos.' }),
+    amount: cents({ description: 'Centavos.' }),
     currency: constant('BRL'),
     methods: Type.Array(stringEnum([...CHECKOUT_METHODS])),
     description: Type.Union([Type.String(), Type.Null()]),
     metadata: ref('Metadata'),
-    customer: Type.Union([Type.Object({
-      name: Type.Optional(Type.String()),
-      email: Type.Optional(Type.String()),
-      document: Type.Optional(Type.String({ description: 'Masked.' })),
-    }, { additionalProperties: false }), Type.Null()]),
-    installments: Type.Integer({ description: 'The most installments the buyer may choose.' }),
+    customer: nullableRef(Customer),
+    installments: int32({ minimum: 1, maximum: 12, description: 'The most installments the buyer may choose.' }),
     successUrl: Type.Union([Type.String(), Type.Null()]),
     cancelUrl: Type.Union([Type.String(), Type.Null()]),
     url: Type.String({ description: 'The hosted page, with the client secret in its fragment (never sent to a server by the browser). Redirect the buyer there, or open it with /v1/checkout.js.' }),
@@ -81,14 +77,7 @@ export const CheckoutSessionClientPayment = Type.Object(
     method: stringEnum([...CHECKOUT_METHODS]),
     status: Type.String({ description: 'The payment\'s status (`pending`, `approved`, `declined`, ...).' }),
     failureMessage: Type.Union([Type.String(), Type.Null()], { description: 'Why it was declined or failed, to show the buyer.' }),
-    pix: Type.Union([
-      Type.Object({
-        copyPaste: Type.String({ description: 'The Pix "copia e cola" (BR Code).' }),
-        qrCodeSvg: Type.String({ description: 'The BR Code as a QR code, SVG markup.' }),
-        expiresAt: Type.String({ format: 'date-time', description: 'When the BR Code expires: the page counts down to it.' }),
-      }, { additionalProperties: false }),
-      Type.Null(),
-    ]),
+    pix: nullableRef(PaymentPix, { description: 'The BR Code to pay, and when it expires (the page counts down to it).' }),
   },
   { $id: 'CheckoutSessionClientPayment', additionalProperties: false, description: 'The session\'s latest payment, as the buyer may see it.' },
 );
@@ -98,12 +87,12 @@ export const CheckoutSessionClientView = Type.Object(
     id: Type.String({ description: 'Prefix `cs_`.' }),
     object: constant('checkout_session.client'),
     status: stringEnum([...CHECKOUT_STATUSES]),
-    amount: Type.Integer({ description: 'Centavos.' }),
+    amount: cents({ description: 'Centavos.' }),
     currency: constant('BRL'),
     description: Type.Union([Type.String(), Type.Null()]),
     merchantName: Type.String(),
     methods: Type.Array(stringEnum([...CHECKOUT_METHODS])),
-    installments: Type.Integer({ description: 'The most installments the buyer may choose.' }),
+    installments: int32({ minimum: 1, maximum: 12, description: 'The most installments the buyer may choose.' }),
     expiresAt: Type.String({ format: 'date-time' }),
     livemode: Type.Boolean(),
     successUrl: Type.Union([Type.String(), Type.Null()]),
@@ -118,7 +107,7 @@ export const CheckoutCardPayRequest = Type.Object(
   {
     method: constant('credit_card'),
     cardToken: Type.String({ pattern: '^tok_[A-Za-z0-9_]{1,64}$', description: 'A `tok_` made by POST /v1/tokens with this session\'s `clientSecret`.' }),
-    installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'At most the session\'s `installments` (default 1).' })),
+    installments: Type.Optional(int32({ minimum: 1, maximum: 12, description: 'At most the session\'s `installments` (default 1).' })),
   },
   { $id: 'CheckoutCardPayRequest', additionalProperties: false, examples: [{ method: 'credit_card', cardToken: 'tok_01jc6v8x2a9m3yq0d7b4e5f6g8' }] },
 );
@@ -130,6 +119,7 @@ type PayShapes = Static<typeof CheckoutCardPayRequest> | Static<typeof CheckoutP
 export const CheckoutPayRequest = Type.Unsafe<PayShapes>({
   $id: 'CheckoutPayRequest',
   oneOf: [ref('CheckoutCardPayRequest'), ref('CheckoutPixPayRequest')],
+  discriminator: { propertyName: 'method', mapping: { credit_card: '#/components/schemas/CheckoutCardPayRequest', pix: '#/components/schemas/CheckoutPixPayRequest' } },
   description: 'A card (`cardToken`, optional `installments`) or Pix.',
   examples: [{ method: 'credit_card', cardToken: 'tok_01jc6v8x2a9m3yq0d7b4e5f6g8', installments: 1 }, { method: 'pix' }],
 });

@@ -1,18 +1,20 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, refTo, stringEnum, constant } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, refTo, nullableRef, stringEnum, constant, cents, int32 } from '../../http/common.js';
 import { PAYMENT_STATUSES } from '../../domain/states.js';
 
 export const MAX_AMOUNT_CENTS = 1_000_000_000; // R$ 10.000.000,00 per payment
 
-const amountField = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description, examples: [1050] });
+const amountField = (description: string) => cents({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description, examples: [1050] });
 
-export const PaymentCustomer = Type.Object(
+// The request's customer and the answer's are two components: one name for both made OpenAPI
+// Generator keep only one of them, and the request's checks vanished (issue 28).
+export const CustomerRequest = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
     document: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z.\\-/ ]{11,20}$', description: 'CPF or CNPJ. Stored; shown back masked.' })),
   },
-  { $id: 'PaymentCustomer', additionalProperties: false, description: 'Who pays (optional).' },
+  { $id: 'CustomerRequest', additionalProperties: false, description: 'Who pays (optional).' },
 );
 
 // The fields of both shapes, each typed as in the request schemas below.
@@ -21,11 +23,11 @@ const fields = {
   amountInCents: amountField('Shape B: amount in centavos. Send exactly one of `amount` / `amountInCents`.'),
   currency: constant('BRL', { description: 'Only BRL. Defaults to BRL.' }),
   cardToken: Type.String({ pattern: '^tok_[A-Za-z0-9_]{1,64}$', description: 'A `tok_` from POST /v1/tokens (or a sandbox test token such as `tok_visa`). Required for `credit_card`, refused for `pix`.' }),
-  installments: Type.Integer({ minimum: 1, maximum: 12, description: 'Card only, 1-12 (default 1).' }),
+  installments: int32({ minimum: 1, maximum: 12, description: 'Card only, 1-12 (default 1).' }),
   description: Type.String({ maxLength: 500 }),
   metadata: ref('Metadata'),
-  customer: refTo(PaymentCustomer),
-  pixExpiresInSeconds: Type.Integer({ minimum: 60, maximum: 7 * 86_400, description: 'Pix only: seconds until the BR Code expires (default 3600).' }),
+  customer: refTo(CustomerRequest),
+  pixExpiresInSeconds: int32({ minimum: 60, maximum: 7 * 86_400, description: 'Pix only: seconds until the BR Code expires (default 3600).' }),
 };
 const optional = {
   currency: Type.Optional(fields.currency),
@@ -85,34 +87,52 @@ export const CreatePaymentFields = Type.Object(
 );
 export type CreatePaymentFields = Static<typeof CreatePaymentFields>;
 
-export const paymentRequestSchemas = [PaymentCustomer, PixPaymentRequest, PixPaymentInCentsRequest, CardPaymentRequest, CardPaymentWithAmountRequest, CreatePaymentBody];
+export const paymentRequestSchemas = [CustomerRequest, PixPaymentRequest, PixPaymentInCentsRequest, CardPaymentRequest, CardPaymentWithAmountRequest, CreatePaymentBody];
+
+export const Customer = Type.Object(
+  {
+    name: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String()),
+    document: Type.Optional(Type.String({ description: 'Masked.' })),
+  },
+  { $id: 'Customer', additionalProperties: false, description: 'Who paid, as sent (the document masked).' },
+);
+export const PaymentCard = Type.Object(
+  { brand: Type.String(), last4: Type.String() },
+  { $id: 'PaymentCard', additionalProperties: false, description: 'The card a payment was made with.' },
+);
+export const PaymentPix = Type.Object(
+  {
+    copyPaste: Type.String({ description: 'BR Code "copia e cola" (EMV, br.gov.bcb.pix).' }),
+    qrCodeSvg: Type.String({ description: 'The same BR Code as a QR code, SVG.' }),
+    expiresAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'PaymentPix', additionalProperties: false, description: 'What the payer needs to pay a Pix payment.' },
+);
+export const PaymentFailure = Type.Object(
+  { code: Type.String(), message: Type.String() },
+  { $id: 'PaymentFailure', additionalProperties: false, description: 'Why a payment was declined or failed.' },
+);
+export const paymentPartSchemas = [Customer, PaymentCard, PaymentPix, PaymentFailure];
 
 export const Payment = Type.Object(
   {
     id: Type.String({ description: 'Prefix `pay_`.', examples: ['pay_01jc6v8x2a9m3yq0d7b4e5f6g8'] }),
     object: constant('payment'),
     status: stringEnum([...PAYMENT_STATUSES], { description: '`pending` at creation; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.' }),
-    amount: Type.Integer({ description: 'Centavos.' }),
+    amount: cents({ description: 'Centavos.' }),
     currency: constant('BRL'),
     method: stringEnum(['pix', 'credit_card']),
     description: Type.Union([Type.String(), Type.Null()]),
     metadata: ref('Metadata'),
-    customer: Type.Union([Type.Object({
-      name: Type.Optional(Type.String()),
-      email: Type.Optional(Type.String()),
-      document: Type.Optional(Type.String({ description: 'Masked.' })),
-    }), Type.Null()]),
-    installments: Type.Union([Type.Integer(), Type.Null()]),
-    card: Type.Union([Type.Object({ brand: Type.String(), last4: Type.String() }), Type.Null()]),
-    pix: Type.Union([Type.Object({
-      copyPaste: Type.String({ description: 'BR Code "copia e cola" (EMV, br.gov.bcb.pix).' }),
-      qrCodeSvg: Type.String({ description: 'The same BR Code as a QR code, SVG.' }),
-      expiresAt: Type.String({ format: 'date-time' }),
-    }), Type.Null()]),
-    failure: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
-    amountRefunded: Type.Integer(),
-    feeAmount: Type.Union([Type.Integer(), Type.Null()], { description: 'Processing fee in centavos, once approved.' }),
-    netAmount: Type.Union([Type.Integer(), Type.Null()], { description: 'amount - feeAmount, once approved.' }),
+    customer: nullableRef(Customer),
+    installments: Type.Union([int32({ minimum: 1, maximum: 12 }), Type.Null()]),
+    card: nullableRef(PaymentCard),
+    pix: nullableRef(PaymentPix),
+    failure: nullableRef(PaymentFailure),
+    amountRefunded: cents(),
+    feeAmount: Type.Union([cents(), Type.Null()], { description: 'Processing fee in centavos, once approved.' }),
+    netAmount: Type.Union([cents(), Type.Null()], { description: 'amount - feeAmount, once approved.' }),
     livemode: Type.Boolean(),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, stringEnum, constant } from '../../http/common.js';
+import { ListQueryBase, listOf, stringEnum, constant, cents } from '../../http/common.js';
 
 export const Payee = Type.Object(
   {
@@ -16,7 +16,7 @@ export const Receivable = Type.Object(
     paymentId: Type.String(),
     payee: Type.Unsafe<{ type: 'merchant' | 'recipient'; id: string }>({ $ref: 'Payee' }),
     splitRuleId: Type.Union([Type.String(), Type.Null()], { description: 'The split rule applied to the sale, if any.' }),
-    amount: Type.Integer({ description: 'Centavos. Negative for a refund of an already settled share: deducted from the payee\'s next settlement.' }),
+    amount: cents({ description: 'Centavos. Negative for a refund of an already settled share: deducted from the payee\'s next settlement.' }),
     status: stringEnum(['pending', 'settled', 'canceled']),
     availableOn: Type.String({ format: 'date', description: 'Date (São Paulo) from which it can be settled: Pix D+0, card D+30 by default.' }),
     settlementId: Type.Union([Type.String(), Type.Null()]),

@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, stringEnum, constant, cents } from '../../http/common.js';
 import { REFUND_STATUSES } from '../../domain/states.js';
 
 export const CreateRefundBody = Type.Object(
   {
     paymentId: Type.String({ maxLength: 64, description: 'The approved payment to refund.' }),
-    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Centavos; default: everything not yet refunded.' })),
+    amount: Type.Optional(cents({ minimum: 1, maximum: 1_000_000_000, description: 'Centavos; default: everything not yet refunded.' })),
     reason: Type.Optional(stringEnum(['requested_by_customer', 'duplicate', 'fraudulent'])),
     metadata: Type.Optional(ref('Metadata')),
   },
@@ -18,9 +18,9 @@ export const Refund = Type.Object(
     id: Type.String({ description: 'Prefix `ref_`.' }),
     object: constant('refund'),
     paymentId: Type.String(),
-    amount: Type.Integer({ description: 'Centavos returned to the payer.' }),
-    feeRefunded: Type.Integer({ description: 'The part of the processing fee given back, in proportion to the amount.' }),
-    netAmount: Type.Integer({ description: 'amount - feeRefunded: what comes off the payees\' receivables, in proportion to their shares.' }),
+    amount: cents({ description: 'Centavos returned to the payer.' }),
+    feeRefunded: cents({ description: 'The part of the processing fee given back, in proportion to the amount.' }),
+    netAmount: cents({ description: 'amount - feeRefunded: what comes off the payees\' receivables, in proportion to their shares.' }),
     status: stringEnum(REFUND_STATUSES, { description: '`pending` until the provider confirms the money went back.' }),
     reason: Type.Union([Type.String(), Type.Null()]),
     metadata: ref('Metadata'),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, stringEnum, constant, always, cents, int64 } from '../../http/common.js';
 import { SETTLEMENT_RUN_STATUSES, SETTLEMENT_STATUSES } from '../../domain/states.js';
 
 export const HOLD_NO_PAYOUT_BANK_ACCOUNT = 'no_payout_bank_account';
@@ -9,8 +9,8 @@ export const Settlement = Type.Object(
     id: Type.String({ description: 'Prefix `stl_`.' }),
     object: constant('settlement'),
     payee: ref('Payee'),
-    amount: Type.Integer({ description: 'Centavos: the sum of its receivables (refund adjustments included).' }),
-    receivableCount: Type.Integer(),
+    amount: cents({ description: 'Centavos: the sum of its receivables (refund adjustments included).' }),
+    receivableCount: int64(),
     status: stringEnum(SETTLEMENT_STATUSES, { description: '`held` while the merchant account has no payout bank account (see `holdReason`); `pending` while the payout is under way; `paid`; `failed` puts its receivables back for the next run.' }),
     holdReason: Type.Union([constant(HOLD_NO_PAYOUT_BANK_ACCOUNT), Type.Null()], { description: 'Why a `held` settlement waits: `no_payout_bank_account`, the merchant account has no payout bank account yet. Once an admin sets it, the settlement takes it and is paid out at once. Null otherwise.' }),
     bankAccount: Type.Union([ref('BankAccount'), Type.Null()], { description: 'Snapshot of where it is paid: the recipient\'s bank account, or the merchant account\'s payout bank account, as it was when settled (or released). Null only while `held`.' }),
@@ -46,12 +46,12 @@ export const SettlementRun = Type.Object(
     runDate: Type.String({ format: 'date' }),
     status: stringEnum(SETTLEMENT_RUN_STATUSES, { description: '`pending` until a worker starts it (a run asked for through the admin API is carried out in the background), then `running`, then `completed`.' }),
     trigger: stringEnum(['schedule', 'admin']),
-    settlementCount: Type.Integer(),
-    receivableCount: Type.Integer(),
-    totalAmount: Type.Integer(),
+    settlementCount: int64(),
+    receivableCount: int64(),
+    totalAmount: cents(),
     startedAt: Type.String({ format: 'date-time', description: 'When it was asked for, then when a worker started it.' }),
     finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    livemode: constant(false, { description: 'A run settles both modes\' receivables (each settlement says its own mode): always false.' }),
+    livemode: always(false, 'A run settles both modes\' receivables (each settlement says its own mode): always `false`.'),
   },
   { $id: 'SettlementRun', additionalProperties: false, description: 'One run of the settlement: what it settled on its date.' },
 );

@@ -1,33 +1,38 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../../store/index.js';
-import { constant, IdempotencyHeaders, ref, refTo } from '../../http/common.js';
+import { constant, IdempotencyHeaders, int32, ref, refTo } from '../../http/common.js';
 import { validation } from '../../errors.js';
 import { cardBrand, cvcValid, expiryValid, luhnValid, TEST_CARDS } from '../../domain/card.js';
 import { newId } from '../../domain/ids.js';
 import { typed } from '../../http/typed.js';
 
-export const CreateTokenBody = Type.Object(
+export const CardRequest = Type.Object(
   {
-    card: Type.Object(
-      {
-        number: Type.String({ minLength: 12, maxLength: 23, description: 'Card number; spaces allowed. Never stored nor logged.' }),
-        expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
-        expYear: Type.Integer({ minimum: 2000, maximum: 2100 }),
-        cvc: Type.String({ minLength: 3, maxLength: 4 }),
-        holderName: Type.Optional(Type.String({ maxLength: 100 })),
-      },
-      { additionalProperties: false },
-    ),
+    number: Type.String({ minLength: 12, maxLength: 23, description: 'Card number; spaces allowed. Never stored nor logged.' }),
+    expMonth: int32({ minimum: 1, maximum: 12 }),
+    expYear: int32({ minimum: 2000, maximum: 2100 }),
+    cvc: Type.String({ minLength: 3, maxLength: 4 }),
+    holderName: Type.Optional(Type.String({ maxLength: 100 })),
   },
+  { $id: 'CardRequest', additionalProperties: false, description: 'The card to tokenize. Never stored nor logged in full.' },
+);
+
+export const CreateTokenBody = Type.Object(
+  { card: refTo(CardRequest) },
   { $id: 'CreateTokenRequest', additionalProperties: false, examples: [{ card: { number: '4242 4242 4242 4242', expMonth: 12, expYear: 2030, cvc: '123' } }] },
+);
+
+export const TokenCard = Type.Object(
+  { brand: Type.String(), last4: Type.String(), expMonth: int32({ minimum: 1, maximum: 12 }), expYear: int32({ minimum: 2000, maximum: 2100 }) },
+  { $id: 'TokenCard', additionalProperties: false, description: 'The tokenized card, as much of it as may be shown.' },
 );
 
 export const CardToken = Type.Object(
   {
     id: Type.String({ description: 'Prefix `tok_`; single use.' }),
     object: constant('token'),
-    card: Type.Object({ brand: Type.String(), last4: Type.String(), expMonth: Type.Integer(), expYear: Type.Integer() }),
+    card: refTo(TokenCard),
     used: Type.Boolean(),
     livemode: Type.Boolean(),
     createdAt: Type.String({ format: 'date-time' }),
@@ -35,7 +40,7 @@ export const CardToken = Type.Object(
   { $id: 'CardToken', additionalProperties: false, description: 'A single-use card token made in the browser: with a publishable key on the merchant\'s own page, or with an open checkout session\'s client secret on the hosted checkout page.' },
 );
 
-export const tokenSchemas = [CreateTokenBody, CardToken];
+export const tokenSchemas = [CardRequest, CreateTokenBody, TokenCard, CardToken];
 
 // Browsers call /v1/tokens from the merchant's own pages with a publishable key, so it answers
 // CORS for any origin (a publishable key is public by design; secret keys never belong there).

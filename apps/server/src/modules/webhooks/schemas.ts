@@ -1,12 +1,21 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, stringEnum, constant, patterned } from '../../http/common.js';
+import { ListQueryBase, listOf, stringEnum, constant, patterned, always, enumVarnames, freeForm, int32, int64, refTo } from '../../http/common.js';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE } from '../events/types.js';
 import { WEBHOOK_DELIVERY_STATUSES } from '../../domain/states.js';
 
 const webhookUrl = (description: string) => patterned('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', 'must be an absolute http(s) URL', { minLength: 1, maxLength: 2048, description });
 
 // Only types the service emits (an endpoint subscribed to `payment.aproved` would wait forever).
-const EventTypes = Type.Array(stringEnum([...SUBSCRIBABLE_EVENT_TYPES]), {
+// What an endpoint subscribes to: an event type the service sends, or `*` for all of them. A
+// string with a pattern, not an enum: `*` is no identifier, and a generator that reads no
+// `x-enum-varnames` (openapi-generator-plus) made an empty Java enum constant of it (issue 28).
+const escapeRegExp = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const WebhookEventFilter = Type.Unsafe<(typeof SUBSCRIBABLE_EVENT_TYPES)[number]>(patterned(
+  `^(?:${SUBSCRIBABLE_EVENT_TYPES.map(escapeRegExp).join('|')})$`,
+  `must be an event type the service sends (${EVENT_TYPES.join(', ')}), or "*" for all of them`,
+  { $id: 'WebhookEventFilter', description: `An event type the service sends, or \`*\` for all of them: ${SUBSCRIBABLE_EVENT_TYPES.map((v) => `\`${v}\``).join(', ')}.`, examples: ['payment.approved'] },
+));
+const EventTypes = Type.Array(refTo(WebhookEventFilter), {
   minItems: 1, maxItems: 100, description: 'Event types to receive, e.g. `["payment.approved", "refund.created"]`, or `["*"]` for all.',
 });
 
@@ -50,7 +59,7 @@ export const WebhookEndpoint = Type.Object(
 export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
 
 export const DeletedWebhookEndpoint = Type.Object(
-  { id: Type.String(), object: constant('webhook_endpoint'), deleted: constant(true), livemode: Type.Boolean() },
+  { id: Type.String(), object: constant('webhook_endpoint'), deleted: always(true), livemode: Type.Boolean() },
   { $id: 'DeletedWebhookEndpoint', additionalProperties: false, description: 'The endpoint was deleted.' },
 );
 export const WebhookEndpointList = listOf('WebhookEndpoint', 'WebhookEndpointList');
@@ -62,8 +71,8 @@ export const WebhookDelivery = Type.Object(
     endpointId: Type.String(),
     eventId: Type.String(),
     status: stringEnum(WEBHOOK_DELIVERY_STATUSES),
-    attempts: Type.Integer(),
-    lastResponseCode: Type.Union([Type.Integer(), Type.Null()]),
+    attempts: int64(),
+    lastResponseCode: Type.Union([int32({ minimum: 100, maximum: 599 }), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
     lastAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -80,6 +89,11 @@ export const ListDeliveriesQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const EventData = Type.Object(
+  { object: freeForm('The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`).') },
+  { $id: 'EventData', additionalProperties: false, description: 'What the event is about.' },
+);
+
 export const Event = Type.Object(
   {
     id: Type.String({ description: 'Prefix `evt_`; also the `webhook-id` of its deliveries.' }),
@@ -87,9 +101,7 @@ export const Event = Type.Object(
     type: Type.String({ examples: ['payment.approved'] }),
     createdAt: Type.String({ format: 'date-time' }),
     livemode: Type.Boolean(),
-    data: Type.Object({
-      object: Type.Object({}, { additionalProperties: true, description: 'The resource as the API returned it at the time (a Payment, Refund, Recipient, Receivable, Settlement, ...: see its `object`).' }),
-    }, { additionalProperties: false }),
+    data: refTo(EventData),
   },
   // Not `Event`: generated TypeScript would shadow the DOM's global Event with it.
   { $id: 'EventObject', additionalProperties: false, description: 'Something that happened: a state change of a payment, refund, recipient, receivable or settlement.' },
@@ -97,7 +109,7 @@ export const Event = Type.Object(
 export const EventList = listOf('EventObject', 'EventList');
 
 export const ListEventsQuery = Type.Object(
-  { ...ListQueryBase, type: Type.Optional(stringEnum([...EVENT_TYPES, TEST_EVENT_TYPE], { description: 'Exact event type.' })) },
+  { ...ListQueryBase, type: Type.Optional(stringEnum([...EVENT_TYPES, TEST_EVENT_TYPE], { description: 'Exact event type.', 'x-enum-varnames': enumVarnames([...EVENT_TYPES, TEST_EVENT_TYPE]) })) },
   { additionalProperties: false },
 );
 
@@ -106,4 +118,4 @@ export const RedeliverBody = Type.Object(
   { $id: 'RedeliverRequest', additionalProperties: false },
 );
 
-export const webhookSchemas = [CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookEndpoint, DeletedWebhookEndpoint, WebhookEndpointList, WebhookDelivery, WebhookDeliveryList, Event, EventList, RedeliverBody];
+export const webhookSchemas = [WebhookEventFilter, CreateWebhookEndpointBody, UpdateWebhookEndpointBody, WebhookEndpoint, DeletedWebhookEndpoint, WebhookEndpointList, WebhookDelivery, WebhookDeliveryList, EventData, Event, EventList, RedeliverBody];

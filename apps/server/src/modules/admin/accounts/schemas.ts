@@ -1,23 +1,32 @@
 import { Type, type Static } from 'typebox';
-import { BankAccount, ListQueryBase, listOf, ref, refTo, stringEnum, constant } from '../../../http/common.js';
+import { BankAccount, ListQueryBase, listOf, ref, refTo, stringEnum, constant, cents, int32 } from '../../../http/common.js';
 import { MAX_SETTLEMENT_DELAY_DAYS } from '../../accounts/settings.js';
 import { MAX_AMOUNT_CENTS } from '../../payments/schemas.js';
 import { ADMIN_LIVEMODE, optionalReason, reasonText, requiredReason } from '../shared/schemas.js';
 import type { BankAccount as BankAccountBody } from '../../../domain/bank-account.js';
 
-const MethodFee = Type.Object(
+export const MethodFee = Type.Object(
   {
-    percentBps: Type.Integer({ minimum: 0, maximum: 10_000, description: 'Percentage in basis points (99 = 0.99%), 0-10000.' }),
-    fixedCents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Fixed part in centavos.' }),
+    percentBps: int32({ minimum: 0, maximum: 10_000, description: 'Percentage in basis points (99 = 0.99%), 0-10000.' }),
+    fixedCents: cents({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'Fixed part in centavos.' }),
   },
-  { additionalProperties: false },
+  { $id: 'MethodFee', additionalProperties: false, description: 'The processing fee of one method: a percentage plus a fixed part.' },
 );
-const delayDays = Type.Integer({ minimum: 0, maximum: MAX_SETTLEMENT_DELAY_DAYS, description: `Calendar days from approval to availability, 0-${MAX_SETTLEMENT_DELAY_DAYS}.` });
+const delayDays = int32({ minimum: 0, maximum: MAX_SETTLEMENT_DELAY_DAYS, description: `Calendar days from approval to availability, 0-${MAX_SETTLEMENT_DELAY_DAYS}.` });
+
+export const FeeSettings = Type.Object(
+  { pix: refTo(MethodFee), credit_card: refTo(MethodFee) },
+  { $id: 'FeeSettings', additionalProperties: false, description: 'The processing fee of each method.' },
+);
+export const SettlementDelayDays = Type.Object(
+  { pix: delayDays, credit_card: delayDays },
+  { $id: 'SettlementDelayDays', additionalProperties: false, description: 'Days from approval until the receivables of each method are available.' },
+);
 
 export const AdminAccountSettings = Type.Object(
   {
-    fees: Type.Object({ pix: MethodFee, credit_card: MethodFee }, { additionalProperties: false }),
-    settlementDelayDays: Type.Object({ pix: delayDays, credit_card: delayDays }, { additionalProperties: false }),
+    fees: refTo(FeeSettings),
+    settlementDelayDays: refTo(SettlementDelayDays),
   },
   { $id: 'AdminAccountSettings', additionalProperties: false, description: 'Effective money settings (defaults filled in): processing fee per method and days until receivables are available.' },
 );
@@ -56,18 +65,27 @@ export const ListAccountsQuery = Type.Object(
 );
 export type ListAccountsQuery = Static<typeof ListAccountsQuery>;
 
-const PartialMethodFee = Type.Object(
+export const MethodFeeUpdate = Type.Object(
   {
     percentBps: Type.Optional(MethodFee.properties.percentBps),
     fixedCents: Type.Optional(MethodFee.properties.fixedCents),
   },
-  { additionalProperties: false },
+  { $id: 'MethodFeeUpdate', additionalProperties: false, description: 'The parts of one method\'s fee to change.' },
+);
+
+export const FeeSettingsUpdate = Type.Object(
+  { pix: Type.Optional(refTo(MethodFeeUpdate)), credit_card: Type.Optional(refTo(MethodFeeUpdate)) },
+  { $id: 'FeeSettingsUpdate', additionalProperties: false, description: 'The fees to change, per method.' },
+);
+export const SettlementDelayDaysUpdate = Type.Object(
+  { pix: Type.Optional(delayDays), credit_card: Type.Optional(delayDays) },
+  { $id: 'SettlementDelayDaysUpdate', additionalProperties: false, description: 'The delays to change, per method.' },
 );
 
 export const UpdateAccountSettingsRequest = Type.Object(
   {
-    fees: Type.Optional(Type.Object({ pix: Type.Optional(PartialMethodFee), credit_card: Type.Optional(PartialMethodFee) }, { additionalProperties: false })),
-    settlementDelayDays: Type.Optional(Type.Object({ pix: Type.Optional(delayDays), credit_card: Type.Optional(delayDays) }, { additionalProperties: false })),
+    fees: Type.Optional(refTo(FeeSettingsUpdate)),
+    settlementDelayDays: Type.Optional(refTo(SettlementDelayDaysUpdate)),
     reason: optionalReason,
   },
   {
@@ -131,7 +149,7 @@ export const AdminRecipient = Type.Object(
     object: constant('recipient'),
     livemode: Type.Boolean(),
     name: Type.String(),
-    document: Type.String({ description: 'The CNPJ masked: its first two and last two characters (`11.***.***/****-81`).' }),
+    document: Type.String({ description: 'The CNPJ masked: its first two and last two digits kept, every other digit an asterisk, punctuation kept (11.222.333/0001-81 shows only 11 and 81).' }),
     bankAccount: refTo(BankAccount),
     createdAt: Type.String({ format: 'date-time' }),
   },
@@ -140,7 +158,7 @@ export const AdminRecipient = Type.Object(
 export type AdminRecipient = Static<typeof AdminRecipient>;
 export const AdminRecipientList = listOf('AdminRecipient', 'AdminRecipientList');
 
-export const AccountViewSchemas = [AdminApiKey, AdminApiKeyList, AdminRecipient, AdminRecipientList];
+export const AccountViewSchemas = [MethodFee, FeeSettings, SettlementDelayDays, MethodFeeUpdate, FeeSettingsUpdate, SettlementDelayDaysUpdate, AdminApiKey, AdminApiKeyList, AdminRecipient, AdminRecipientList];
 
 export const ListKeysQuery = Type.Object(
   { limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore, livemode: Type.Optional(Type.Boolean()) },

@@ -1,14 +1,19 @@
 import { Type, type Static } from 'typebox';
-import { constant, ListQueryBase, listOf } from '../../../http/common.js';
+import { constant, freeForm, ListQueryBase, listOf, refTo } from '../../../http/common.js';
 
-const Snapshot = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]);
+const Snapshot = Type.Union([freeForm('The object\'s fields at that moment.'), Type.Null()]);
+
+export const AuditActor = Type.Object(
+  { email: Type.String(), role: Type.String({ description: '`admin` or `viewer`, as it was at the time.' }) },
+  { $id: 'AuditActor', additionalProperties: false, description: 'The admin who made the change.' },
+);
 
 export const AuditEntry = Type.Object(
   {
     id: Type.String({ description: 'Prefix `aud_`.' }),
     object: constant('audit_entry'),
     livemode: Type.Boolean({ description: 'The mode of the object changed (`false` for objects without a mode, such as accounts).' }),
-    actor: Type.Object({ email: Type.String(), role: Type.String({ description: '`admin` or `viewer`, as it was at the time.' }) }, { additionalProperties: false }),
+    actor: refTo(AuditActor),
     action: Type.String({ description: '`<object type>.<verb>`, e.g. `split_rule.activate`, `settlement_run.create`, `account.activate_live`.' }),
     objectType: Type.String({ description: '`split_rule`, `account`, `settlement_run`, ...' }),
     objectId: Type.String(),
@@ -37,5 +42,5 @@ export const ListAuditLogQuery = Type.Object(
 );
 export type ListAuditLogQuery = Static<typeof ListAuditLogQuery>;
 
-export const auditLogSchemas = [AuditEntry, AuditEntryList];
+export const auditLogSchemas = [AuditActor, AuditEntry, AuditEntryList];
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { constant, ListQueryBase, listOf, ref, stringEnum } from '../../../http/common.js';
+import { constant, ListQueryBase, listOf, ref, stringEnum, cents } from '../../../http/common.js';
 import { PAYMENT_STATUSES } from '../../../domain/states.js';
 import { Payment } from '../../payments/schemas.js';
 
@@ -13,8 +13,8 @@ export const AdminPaymentSummary = Type.Object(
     livemode: Type.Boolean(),
     accountId: Type.String(),
     status: Payment.properties.status,
-    amount: Type.Integer({ description: 'Centavos.' }),
-    amountRefunded: Type.Integer({ description: 'Centavos.' }),
+    amount: cents({ description: 'Centavos.' }),
+    amountRefunded: cents({ description: 'Centavos.' }),
     method: Payment.properties.method,
     createdAt: Type.String({ format: 'date-time' }),
   },

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { stringEnum, constant } from '../../../http/common.js';
+import { stringEnum, constant, always, refTo } from '../../../http/common.js';
 import { ADMIN_ROLES, PERMISSION_NAMES } from '../shared/permissions.js';
 import { ADMIN_LIVEMODE } from '../shared/schemas.js';
 
@@ -12,14 +12,19 @@ export const AdminLoginRequest = Type.Object(
 );
 export type AdminLoginRequest = Static<typeof AdminLoginRequest>;
 
+export const AdminUser = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `adm_`.' }),
+    email: Type.String(),
+    role: stringEnum([...ADMIN_ROLES], { description: '`admin` manages; `viewer` only reads.' }),
+  },
+  { $id: 'AdminUser', additionalProperties: false, description: 'The admin user signed in.' },
+);
+
 export const AdminSession = Type.Object(
   {
     object: constant('admin_session'),
-    admin: Type.Object({
-      id: Type.String({ description: 'Prefix `adm_`.' }),
-      email: Type.String(),
-      role: stringEnum([...ADMIN_ROLES], { description: '`admin` manages; `viewer` only reads.' }),
-    }, { additionalProperties: false }),
+    admin: refTo(AdminUser),
     permissions: Type.Array(stringEnum([...PERMISSION_NAMES]), { description: 'What this role may do, as `resource:verb` (e.g. `split_rules:update`). The server enforces them (PERMISSION_DENIED); the back office shows only what they allow.' }),
     csrfToken: Type.String({ description: 'Send it as `X-CSRF-Token` on every POST, PATCH, PUT and DELETE under /admin.' }),
     expiresAt: Type.String({ format: 'date-time', description: 'When the session ends (absolute; 8 hours after sign-in by default).' }),
@@ -30,7 +35,7 @@ export const AdminSession = Type.Object(
 export type AdminSession = Static<typeof AdminSession>;
 
 export const AdminSessionEnded = Type.Object(
-  { object: constant('admin_session'), deleted: constant(true), livemode: ADMIN_LIVEMODE },
+  { object: constant('admin_session'), deleted: always(true), livemode: ADMIN_LIVEMODE },
   { $id: 'AdminSessionEnded', additionalProperties: false, description: 'The session was ended.' },
 );
 

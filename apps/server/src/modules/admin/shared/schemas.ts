@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IdempotencyHeaders, constant } from '../../../http/common.js';
+import { IdempotencyHeaders, always } from '../../../http/common.js';
 import { MAX_REASON_LENGTH } from './audit.js';
 
 // What every admin route shares: its tag and security scheme in the OpenAPI document, the
@@ -9,7 +9,7 @@ export const security = [{ adminSession: [] }];
 
 // Objects of the admin API that belong to no mode (accounts, sessions, settlement runs) still
 // carry `livemode`, as every object does: false.
-export const ADMIN_LIVEMODE = constant(false, { description: 'Admin objects are not in one mode (the admin API works across both): always false.' });
+export const ADMIN_LIVEMODE = always(false, 'Admin objects are not in one mode (the admin API works across both): always `false`.');
 
 // Headers of every mutating admin route: the session's CSRF token, and the usual optional
 // Idempotency-Key (scoped to the admin user).

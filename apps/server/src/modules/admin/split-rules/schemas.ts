@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../../http/common.js';
+import { ListQueryBase, listOf, ref, stringEnum, constant, cents, int32 } from '../../../http/common.js';
 import { MAX_PRIORITY, MAX_SPLITS_PER_RULE } from '../../../domain/split.js';
 import { MAX_AMOUNT_CENTS } from '../../payments/schemas.js';
 import { optionalReason, reasonText, requiredReason } from '../shared/schemas.js';
@@ -7,7 +7,7 @@ import { optionalReason, reasonText, requiredReason } from '../shared/schemas.js
 // ---------------------------------------------------------------------------------------------
 // Split rules
 
-const centavos = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description });
+const centavos = (description: string) => cents({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description });
 
 export const SplitRuleConditions = Type.Object(
   {
@@ -21,32 +21,53 @@ export const SplitRuleConditions = Type.Object(
 const shareFields = {
   recipientId: Type.String({ minLength: 1, maxLength: 64, description: 'A recipient (`rcp_`) of the same merchant account and mode.' }),
   percentage: Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Share of the net value, 0 < p <= 100, at most two decimals.', examples: [12.5] }),
-  amount: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Fixed share in centavos.', examples: [500] }),
+  amount: cents({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Fixed share in centavos.', examples: [500] }),
 };
 
+// A share as a rule answers it carries its `type`, the discriminator of SplitShare: without one,
+// `{"recipientId", "percentage"}` parsed as both branches in a lenient parser (issue 28). A
+// request may send the `type` back (what a client read) or leave it out; its two shapes differ
+// in their required fields, so a deduction tells them apart.
+const SHARE_TYPES = ['percentage', 'amount'] as const;
+export type SplitShareType = (typeof SHARE_TYPES)[number];
 export const PercentageSplitShare = Type.Object(
-  { recipientId: shareFields.recipientId, percentage: shareFields.percentage },
-  { $id: 'PercentageSplitShare', additionalProperties: false, description: 'A percentage of the net value.', examples: [{ recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', percentage: 12.5 }] },
+  { type: constant('percentage'), recipientId: shareFields.recipientId, percentage: shareFields.percentage },
+  { $id: 'PercentageSplitShare', additionalProperties: false, description: 'A percentage of the net value.', examples: [{ type: 'percentage', recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', percentage: 12.5 }] },
 );
 export const AmountSplitShare = Type.Object(
-  { recipientId: shareFields.recipientId, amount: shareFields.amount },
-  { $id: 'AmountSplitShare', additionalProperties: false, description: 'A fixed amount in centavos.', examples: [{ recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 500 }] },
+  { type: constant('amount'), recipientId: shareFields.recipientId, amount: shareFields.amount },
+  { $id: 'AmountSplitShare', additionalProperties: false, description: 'A fixed amount in centavos.', examples: [{ type: 'amount', recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 500 }] },
 );
-export const SplitShare = Type.Unsafe<SplitShareBody>({
+export const SplitShare = Type.Unsafe<Static<typeof PercentageSplitShare> | Static<typeof AmountSplitShare>>({
   $id: 'SplitShare',
   oneOf: [ref('PercentageSplitShare'), ref('AmountSplitShare')],
-  description: 'One recipient\'s share: exactly one of `percentage` (of the net value) or `amount` (centavos). Each recipient appears at most once per rule.',
+  discriminator: { propertyName: 'type', mapping: { percentage: '#/components/schemas/PercentageSplitShare', amount: '#/components/schemas/AmountSplitShare' } },
+  description: 'One recipient\'s share, by `type`: `percentage` (of the net value) or `amount` (centavos). Each recipient appears at most once per rule.',
+});
+
+export const PercentageSplitShareRequest = Type.Object(
+  { type: Type.Optional(constant('percentage')), recipientId: shareFields.recipientId, percentage: shareFields.percentage },
+  { $id: 'PercentageSplitShareRequest', additionalProperties: false, description: 'A percentage of the net value (`type` optional).', examples: [{ recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', percentage: 12.5 }] },
+);
+export const AmountSplitShareRequest = Type.Object(
+  { type: Type.Optional(constant('amount')), recipientId: shareFields.recipientId, amount: shareFields.amount },
+  { $id: 'AmountSplitShareRequest', additionalProperties: false, description: 'A fixed amount in centavos (`type` optional).', examples: [{ recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 500 }] },
+);
+export const SplitShareRequest = Type.Unsafe<SplitShareBody>({
+  $id: 'SplitShareRequest',
+  oneOf: [ref('PercentageSplitShareRequest'), ref('AmountSplitShareRequest')],
+  description: 'One recipient\'s share: exactly one of `percentage` (of the net value) or `amount` (centavos); `type` may be sent and must then match. Each recipient appears at most once per rule.',
 });
 
 // A share with both or neither of percentage/amount, for the loose twins of the rule bodies
 // (see http/shapes.ts).
 export const LooseSplitShare = Type.Object(
-  { recipientId: shareFields.recipientId, percentage: Type.Optional(shareFields.percentage), amount: Type.Optional(shareFields.amount) },
+  { type: Type.Optional(stringEnum([...SHARE_TYPES])), recipientId: shareFields.recipientId, percentage: Type.Optional(shareFields.percentage), amount: Type.Optional(shareFields.amount) },
   { additionalProperties: false },
 );
 
-const prioritySchema = Type.Integer({ minimum: 0, maximum: MAX_PRIORITY, description: `0-${MAX_PRIORITY}; lower runs first, ties by creation order.` });
-const splitsSchema = Type.Array(ref('SplitShare'), { minItems: 1, maxItems: MAX_SPLITS_PER_RULE, description: `1-${MAX_SPLITS_PER_RULE} shares; percentages sum to at most 100.` });
+const prioritySchema = int32({ minimum: 0, maximum: MAX_PRIORITY, description: `0-${MAX_PRIORITY}; lower runs first, ties by creation order.` });
+const splitsSchema = Type.Array(ref('SplitShareRequest'), { minItems: 1, maxItems: MAX_SPLITS_PER_RULE, description: `1-${MAX_SPLITS_PER_RULE} shares; percentages sum to at most 100.` });
 const descriptionSchema = Type.String({ maxLength: 500 });
 
 export const CreateSplitRuleRequest = Type.Object(
@@ -93,7 +114,7 @@ export const SplitRule = Type.Object(
     object: constant('split_rule'),
     accountId: Type.String(),
     livemode: Type.Boolean(),
-    priority: Type.Integer(),
+    priority: int32({ minimum: 0, maximum: MAX_PRIORITY }),
     conditions: ref('SplitRuleConditions'),
     splits: Type.Array(ref('SplitShare')),
     active: Type.Boolean(),
@@ -104,7 +125,7 @@ export const SplitRule = Type.Object(
   { $id: 'SplitRule', additionalProperties: false, description: 'How a merchant\'s sales are split between recipients.' },
 );
 export type SplitRule = Static<typeof SplitRule>;
-export type SplitShareBody = { recipientId: string; percentage?: number; amount?: number };
+export type SplitShareBody = { type?: SplitShareType; recipientId: string; percentage?: number; amount?: number };
 
 const looseSplits = Type.Array(LooseSplitShare, { minItems: 1, maxItems: MAX_SPLITS_PER_RULE });
 export const LooseCreateSplitRuleRequest = Type.Object({ ...CreateSplitRuleRequest.properties, splits: looseSplits }, { additionalProperties: false });
@@ -149,25 +170,30 @@ export const SplitPreviewRequest = Type.Object(
   {
     accountId: Type.String({ minLength: 1, maxLength: 64, description: 'The merchant account (`acct_`).' }),
     livemode: Type.Optional(Type.Boolean({ description: 'Live (true) or sandbox (false, the default) rules.' })),
-    amount: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Gross sale amount in centavos.' }),
+    amount: cents({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Gross sale amount in centavos.' }),
     method: stringEnum(['pix', 'credit_card']),
   },
   { $id: 'SplitPreviewRequest', additionalProperties: false, examples: [{ accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 10000, method: 'credit_card' }] },
 );
 export type SplitPreviewRequest = Static<typeof SplitPreviewRequest>;
 
+export const SplitPreviewReceivable = Type.Object(
+  { payee: ref('Payee'), amount: cents({ description: 'Centavos.' }) },
+  { $id: 'SplitPreviewReceivable', additionalProperties: false, description: 'What one payee would be owed from the sale.' },
+);
+
 export const SplitPreview = Type.Object(
   {
     object: constant('split_preview'),
     livemode: Type.Boolean(),
     accountId: Type.String(),
-    amount: Type.Integer({ description: 'Gross amount, centavos.' }),
+    amount: cents({ description: 'Gross amount, centavos.' }),
     method: stringEnum(['pix', 'credit_card']),
-    fee: Type.Integer({ description: 'Processing fee with the account\'s current settings, centavos.' }),
-    net: Type.Integer({ description: '`amount - fee`: what the receivables add up to.' }),
+    fee: cents({ description: 'Processing fee with the account\'s current settings, centavos.' }),
+    net: cents({ description: '`amount - fee`: what the receivables add up to.' }),
     rule: Type.Union([ref('SplitRule'), Type.Null()], { description: 'The split rule that would apply (the first active rule, by priority, whose conditions match and whose shares fit), or null: the merchant receives the whole net value.' }),
     receivables: Type.Array(
-      Type.Object({ payee: ref('Payee'), amount: Type.Integer({ description: 'Centavos.' }) }, { additionalProperties: false }),
+      ref('SplitPreviewReceivable'),
       { description: 'One per payee, merchant first, as a sale approved now would create them (zero shares create none).' },
     ),
   },

@@ -40,8 +40,15 @@ function normalizeConditions(c: SplitRuleConditionsBody | null | undefined): Spl
   return out;
 }
 
+// Stored without its `type` (what the share holds says it); answered with it (SplitShare's
+// discriminator).
 function normalizeShare(s: SplitShareBody): SplitShareBody {
   return s.amount !== undefined ? { recipientId: s.recipientId, amount: s.amount } : { recipientId: s.recipientId, percentage: s.percentage };
+}
+function answerShare(s: SplitShareBody): SplitRule['splits'][number] {
+  return s.amount !== undefined
+    ? { type: 'amount', recipientId: s.recipientId, amount: s.amount }
+    : { type: 'percentage', recipientId: s.recipientId, percentage: s.percentage as number };
 }
 
 export function toSplitRule(row: Row): SplitRule {
@@ -52,7 +59,7 @@ export function toSplitRule(row: Row): SplitRule {
     livemode: row.livemode === 1,
     priority: row.priority,
     conditions: normalizeConditions(row.conditions ? (JSON.parse(row.conditions) as SplitRuleConditionsBody) : null),
-    splits: (JSON.parse(row.splits) as SplitShareBody[]).map(normalizeShare),
+    splits: (JSON.parse(row.splits) as SplitShareBody[]).map(answerShare),
     active: row.active === 1,
     description: row.description,
     createdAt: row.created_at,
@@ -73,9 +80,12 @@ function refuse(errors: Array<{ param: string; message: string }>): never {
 // The shape rule of SplitShare's oneOf, in words: exactly one of percentage/amount per share.
 // Run on a rule body that matches no shape (http/shapes.ts); checkRuleShape says the same.
 export function checkShares(body: { splits?: SplitShareBody[] }): void {
-  const errors = (body.splits ?? []).flatMap((s, i) => ((s.percentage === undefined) === (s.amount === undefined)
-    ? [{ param: `splits[${i}]`, message: 'must have exactly one of percentage or amount' }]
-    : []));
+  const errors = (body.splits ?? []).flatMap((s, i) => {
+    if ((s.percentage === undefined) === (s.amount === undefined)) return [{ param: `splits[${i}]`, message: 'must have exactly one of percentage or amount' }];
+    const holds = s.amount !== undefined ? 'amount' : 'percentage';
+    if (s.type !== undefined && s.type !== holds) return [{ param: `splits[${i}].type`, message: `must be "${holds}" for a share with ${holds === 'amount' ? 'an amount' : 'a percentage'} (or be left out)` }];
+    return [];
+  });
   if (errors.length > 0) refuse(errors);
 }
 
