@@ -31,6 +31,11 @@ import { cardOutcome, checkPaymentShape, confirmCardJob, confirmCardJobs, expire
 import { SandboxProvider } from './providers/sandbox.js';
 import type { PaymentProvider } from './providers/port.js';
 import { CircuitBreaker } from './providers/breaker.js';
+import { ConnectorRegistry } from './providers/registry.js';
+import { systemClock, type Clock } from './clock.js';
+import { connectorAccountRoutes } from './modules/admin/connector-accounts/routes.js';
+import { providerCallbackRoutes } from './modules/payments/provider-callbacks.js';
+import { JOB_PIX_RECONCILE, JOB_PIX_SYNC, pixReconcileJob, pixSyncJob } from './modules/payments/live-pix.js';
 import { Worker, type JobHandler } from './jobs/worker.js';
 import { LoadGauge } from './jobs/load.js';
 import type { JobRow } from './jobs/queue.js';
@@ -76,6 +81,10 @@ export interface AppOptions {
   config: Config;
   store: Store;
   provider?: PaymentProvider;
+  // Where new code takes time from (default: the system clock).
+  clock?: Clock;
+  // The connectors (default: the standard API Pix for every Pix connector account).
+  connectors?: ConnectorRegistry;
   logger?: pino.Logger | false;
   // Record every response whose status or headers its route does not declare in the OpenAPI
   // document (http/contract.ts) in `contractViolations`. Tests turn it on.
@@ -256,7 +265,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const provider = options.provider ?? new SandboxProvider(store, (token) => cardOutcome(store, token));
   const workerRef: { current: Worker | null } = { current: null };
   const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs);
-  const deps: PaymentDeps = { store, config, provider, kickWorker: () => workerRef.current?.kick(), breaker };
+  const clock = options.clock ?? systemClock;
+  const connectors = options.connectors ?? new ConnectorRegistry(config.masterKeys, clock);
+  const deps: PaymentDeps = { store, config, provider, kickWorker: () => workerRef.current?.kick(), breaker, connectors, clock };
 
   healthRoutes(app, store, () => shuttingDown);
   accountRoutes(app, store, { enabled: config.sandboxSignupEnabled, perHour: config.sandboxSignupPerHour });
@@ -269,7 +280,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   balanceRoutes(app, store);
   webhookRoutes(app, store, { allowPrivateUrls: config.webhookAllowPrivateUrls });
   checkoutRoutes(app, deps);
-  await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, kickWorker: deps.kickWorker })] });
+  providerCallbackRoutes(app, deps);
+  await registerAdmin(app, { store, config, keyCache, routes: [
+    (scope) => settlementRunRoutes(scope, { store, kickWorker: deps.kickWorker }),
+    (scope) => connectorAccountRoutes(scope, { store, keyring: config.masterKeys, clock, pix: connectors.pixConnector('pix_api'), publicUrl: config.publicUrl }),
+  ] });
   backofficeRoutes(app, { dir: config.backofficeDist ?? undefined });
   checkoutPageRoutes(app, store, { pageDir: config.checkoutPageDist, scriptFile: config.checkoutJsDist });
   for (const plugin of options.plugins ?? []) await plugin(app);
@@ -301,6 +316,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       await app.close();
       await worker.stop();
       await dispatcher.stop();
+      connectors.close();
       await store.close();
       logger.flush?.();
     },
@@ -329,10 +345,12 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
     [JOB_REFUND]: (job, workerId) => refundJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
     [JOB_RUN]: (job, workerId) => settlementRunJob(deps, job, workerId),
     [JOB_CHECKOUT_EXPIRE]: (job, workerId) => expireCheckoutSessionJob(deps, job, workerId),
+    [JOB_PIX_SYNC]: (job, workerId) => pixSyncJob(deps, job, workerId),
   };
   const batchHandlers = { [JOB_CONFIRM]: (jobs: JobRow[], workerId: string) => confirmCardJobs(deps, jobs, workerId) };
   const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency, yieldTo: load, busyRoundMs: config.workerBusyRoundMs, concurrencyWithRequests: config.workerConcurrencyWithRequests }, log, batchHandlers);
   if (config.settlementScheduleEnabled) worker.every(JOB_DAILY_RUN, 3_600_000, () => dailyRunJob(deps));
+  worker.every(JOB_PIX_RECONCILE, config.pixReconcileEveryMs, () => pixReconcileJob(deps, log));
   worker.every('maintenance.purge', 3_600_000, async () => {
     const nowMs = Date.now();
     await store.write(async (tx) => {

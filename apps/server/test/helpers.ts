@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import { Store } from '../src/store/index.js';
 import { buildApp, type App } from '../src/app.js';
 import type { PaymentProvider } from '../src/providers/port.js';
+import type { Clock } from '../src/clock.js';
 
 export type EngineName = 'sqlite' | 'postgres';
 
@@ -70,12 +71,12 @@ export const TEST_CONFIG: Partial<Config> = {
   writeGuard: true,
 };
 
-export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean; http?: ServerOptions } = {}): Promise<TestApp> {
+export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean; http?: ServerOptions; clock?: Clock } = {}): Promise<TestApp> {
   const db = options.db ?? (await testDatabase(engine));
   const config = loadConfig({}, { ...TEST_CONFIG, databaseUrl: db.url, ...overrides });
   const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending });
   await store.migrate();
-  const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true, http: options.http });
+  const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true, http: options.http, clock: options.clock });
   if (options.worker !== false) await built.startWorker();
   let closed = false;
   return {
@@ -127,10 +128,10 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
 
 // A new admin user, signed in: its session cookie and CSRF token.
 let adminSeq = 0;
-export async function adminSession(t: TestApp): Promise<{ cookie: string; csrf: string }> {
+export async function adminSession(t: TestApp, role: 'admin' | 'viewer' = 'admin'): Promise<{ cookie: string; csrf: string }> {
   const { createAdminUser } = await import('../src/modules/admin/index.js');
   const email = `admin-${process.pid}-${++adminSeq}@example.com`;
-  await createAdminUser(t.store, email, 'a long enough passphrase');
+  await createAdminUser(t.store, email, 'a long enough passphrase', role);
   // A client address of its own: the sign-in throttle counts per address.
   const res = await t.app.inject({ method: 'POST', url: '/admin/session', payload: { email, password: 'a long enough passphrase' }, remoteAddress: `10.99.${Math.floor(adminSeq / 250)}.${(adminSeq % 250) + 1}` });
   if (res.statusCode !== 200) throw new Error(`admin sign-in failed: ${res.statusCode} ${res.body}`);
