@@ -34,7 +34,7 @@ import { CircuitBreaker } from './providers/breaker.js';
 import { ConnectorRegistry } from './providers/registry.js';
 import { systemClock, type Clock } from './clock.js';
 import { connectorAccountRoutes } from './modules/admin/connector-accounts/routes.js';
-import { providerCallbackRoutes } from './modules/payments/provider-callbacks.js';
+import { providerCallbackRoutes, providerCallbackSchemas } from './modules/payments/provider-callbacks.js';
 import { JOB_PIX_RECONCILE, JOB_PIX_SYNC, pixReconcileJob, pixSyncJob } from './modules/payments/live-pix.js';
 import { Worker, type JobHandler } from './jobs/worker.js';
 import { LoadGauge } from './jobs/load.js';
@@ -182,7 +182,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const schemas = [
     ...sharedSchemas, ...paymentRequestSchemas, Payment, PaymentList, ...accountSchemas, ...tokenSchemas,
     ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, Balance, ...webhookSchemas, ...adminSchemas,
-    ...checkoutSchemas,
+    ...checkoutSchemas, ...providerCallbackSchemas,
   ];
   for (const schema of schemas) {
     app.addSchema(schema);

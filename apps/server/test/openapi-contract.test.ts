@@ -20,7 +20,8 @@ type Op = { path: string; method: string; op: Json };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const ERROR_REF = '#/components/schemas/ErrorResponse';
 // POSTs that change nothing (config.idempotent: false): no key is stored, no 409/422 of keys.
-const READ_ONLY_POSTS = new Set(['adminPreviewSplit']);
+// Posts that store nothing an Idempotency-Key would keep (adminTestConnectorAccount only reads at the PSP).
+const READ_ONLY_POSTS = new Set(['adminPreviewSplit', 'adminTestConnectorAccount']);
 
 function operations(doc: Json): Op[] {
   const out: Op[] = [];

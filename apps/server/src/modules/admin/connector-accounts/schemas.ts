@@ -31,9 +31,9 @@ const secretFields = {
 export const CreateConnectorAccountRequest = Type.Object(
   {
     ...settingsFields,
-    connector: stringEnum(['pix_api'], { description: '`pix_api`: the Banco Central\'s standard API Pix.' }),
+    connector: constant('pix_api', { description: '`pix_api`: the Banco Central\'s standard API Pix.' }),
     dialect: stringEnum(['standard', 'efi'], { description: 'What the PSP does differently from the standard: `standard` or `efi`.' }),
-    method: stringEnum(['pix'], { description: 'The payment method it serves.' }),
+    method: constant('pix', { description: 'The payment method it serves.' }),
     environment: stringEnum(['production', 'homologation'], { description: '`production` serves live keys; `homologation` serves test keys instead of the in-house sandbox.' }),
     ownerAccountId: Type.Optional(Type.String({ maxLength: 64, description: 'A merchant account (`acct_`) whose own PSP this is (it overrides the platform\'s); omitted: the platform\'s, every merchant\'s default.' })),
     ...secretFields,
@@ -54,7 +54,7 @@ export const UpdateConnectorAccountRequest = Type.Object(
     clientId: Type.Optional(settingsFields.clientId),
     reason,
   },
-  { $id: 'UpdateConnectorAccountRequest', additionalProperties: false, description: 'Settings only; secrets change through rotate.' },
+  { $id: 'UpdateConnectorAccountRequest', additionalProperties: false, examples: [{ timeoutMs: 5000, reason: 'The PSP answers slowly at month end (ticket 88)' }], description: 'Settings only; secrets change through rotate.' },
 );
 export type UpdateConnectorAccountRequest = Static<typeof UpdateConnectorAccountRequest>;
 
@@ -68,11 +68,11 @@ export const RotateConnectorSecretsRequest = Type.Object(
     caPem: secretFields.caPem,
     reason,
   },
-  { $id: 'RotateConnectorSecretsRequest', additionalProperties: false, description: 'New secrets (any of them; the others are kept), sealed under a new data key and the current master key.' },
+  { $id: 'RotateConnectorSecretsRequest', additionalProperties: false, examples: [{ clientSecret: 'the-new-client-secret', reason: 'Yearly rotation' }], description: 'New secrets (any of them; the others are kept), sealed under a new data key and the current master key.' },
 );
 export type RotateConnectorSecretsRequest = Static<typeof RotateConnectorSecretsRequest>;
 
-export const ConnectorAccountReasonRequest = Type.Object({ reason }, { $id: 'ConnectorAccountReasonRequest', additionalProperties: false });
+export const ConnectorAccountReasonRequest = Type.Object({ reason }, { $id: 'ConnectorAccountReasonRequest', additionalProperties: false, examples: [{ reason: 'Moving to another PSP' }] });
 
 const masked = Type.Union([constant('set'), Type.Null()], { description: '`set` when stored (encrypted); the value is never returned.' });
 
@@ -119,6 +119,8 @@ export const ConnectorAccountList = listOf('ConnectorAccount', 'ConnectorAccount
 
 export const ConnectorTestResult = Type.Object(
   {
+    object: constant('connector_test'),
+    livemode: ADMIN_LIVEMODE,
     ok: Type.Boolean(),
     token: Type.Boolean({ description: 'An OAuth2 token was obtained over mutual TLS.' }),
     webhookUrl: Type.Union([Type.String(), Type.Null()], { description: 'The callback URL the PSP has for the Pix key (the token part masked), or null.' }),
@@ -131,6 +133,7 @@ export const ConnectorTestResult = Type.Object(
 export const PixReceived = Type.Object(
   {
     object: constant('pix_received'),
+    livemode: ADMIN_LIVEMODE,
     e2eid: Type.String(),
     connectorAccountId: Type.String(),
     txid: Type.Union([Type.String(), Type.Null()]),

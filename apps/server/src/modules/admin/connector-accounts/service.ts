@@ -219,9 +219,9 @@ export async function testConnectorAccount(deps: ConnectorAdminDeps, id: string)
     token = true;
     const url = await deps.pix.readWebhook(account);
     const isOurs = url !== null && ours !== null && url.replace(/\/pix$/, '') === ours;
-    return { ok: isOurs, token, webhookUrl: url === null ? null : url.replace(account.secrets.webhookToken, '…'), webhookIsOurs: isOurs, error: isOurs ? null : url === null ? 'No webhook is registered for the Pix key.' : 'The webhook registered for the Pix key is not this connector account\'s.' };
+    return { object: 'connector_test' as const, livemode: false as const, ok: isOurs, token, webhookUrl: url === null ? null : url.replace(account.secrets.webhookToken, '…'), webhookIsOurs: isOurs, error: isOurs ? null : url === null ? 'No webhook is registered for the Pix key.' : 'The webhook registered for the Pix key is not this connector account\'s.' };
   } catch (error) {
-    return { ok: false, token, webhookUrl: null, webhookIsOurs: false, error: describe(error) };
+    return { object: 'connector_test' as const, livemode: false as const, ok: false, token, webhookUrl: null, webhookIsOurs: false, error: describe(error) };
   }
 }
 
@@ -251,6 +251,6 @@ export async function listPixReceived(store: Store, status: string | undefined) 
   const rows = await qb.execute();
   return {
     object: 'list' as const,
-    data: rows.map((r) => ({ object: 'pix_received' as const, e2eid: r.e2eid, connectorAccountId: r.connector_account_id, txid: r.txid, amount: Number(r.amount), paidAt: r.paid_at, paymentId: r.payment_id, status: r.status, createdAt: r.created_at })),
+    data: rows.map((r) => ({ object: 'pix_received' as const, livemode: false as const, e2eid: r.e2eid, connectorAccountId: r.connector_account_id, txid: r.txid, amount: Number(r.amount), paidAt: r.paid_at, paymentId: r.payment_id, status: r.status, createdAt: r.created_at })),
   };
 }
