@@ -68,6 +68,39 @@ describe('vendored API Pix contract', () => {
   });
 });
 
+describe('the contract as a validator of answers and callbacks', () => {
+  // The fake checks its own answers with these; they must be able to say no.
+  it('refuses answers and callbacks off the contract', () => {
+    const c = pixApiContract();
+    const put = c.match('PUT', `/cob/${TXID}`)!.operation;
+    const good = {
+      calendario: { criacao: '2026-11-02T15:00:00.000Z', expiracao: 3600 },
+      txid: TXID,
+      revisao: 0,
+      loc: { id: 1, txid: TXID, location: 'pix.example.com/qr/v2/abc', tipoCob: 'cob', criacao: '2026-11-02T15:00:00.000Z' },
+      location: 'pix.example.com/qr/v2/abc',
+      status: 'ATIVA',
+      valor: { original: '10.50' },
+      chave: 'a-key',
+    };
+    assert.deepEqual(c.checkAnswer(put, 201, 'application/json', good), []);
+    const { txid: _omit, ...noTxid } = good;
+    assert.ok(c.checkAnswer(put, 201, 'application/json', noTxid).some((v) => /txid/.test(v.razao)));
+    assert.notDeepEqual(c.checkAnswer(put, 201, 'application/json', { ...good, status: 'PAGA' }), []);
+    assert.notDeepEqual(c.checkAnswer(put, 201, 'application/json', { ...good, valor: { original: '10.5' } }), []);
+    assert.notDeepEqual(c.checkAnswer(put, 200, 'application/json', good), [], 'PUT /cob answers 201, not 200');
+    assert.notDeepEqual(c.checkAnswer(put, 201, 'text/plain', good), []);
+    assert.notDeepEqual(c.checkAnswer(put, 409, 'application/problem+json', { type: 'x', title: 'x', status: 409 }), [], '409 is not in the contract');
+    assert.notDeepEqual(c.checkAnswer(put, 401, 'application/json', { error: 'x' }), [], 'a 401 carries a Problema');
+    const del = c.match('DELETE', '/webhook/k')!.operation;
+    assert.deepEqual(c.checkAnswer(del, 204, undefined, undefined), []);
+    assert.notDeepEqual(c.checkAnswer(del, 204, 'application/json', {}), [], 'no body on a 204');
+    assert.deepEqual(c.checkCallback({ pix: [{ endToEndId: 'E99999008202611021500abcdefghijk', txid: TXID, valor: '1.00', horario: '2026-11-02T15:00:00Z' }] }), []);
+    assert.notDeepEqual(c.checkCallback({ pix: [{ endToEndId: 'short', valor: '1.00', horario: '2026-11-02T15:00:00Z' }] }), []);
+    assert.notDeepEqual(c.checkCallback({ pix: [{ endToEndId: 'E99999008202611021500abcdefghijk', valor: '1.00' }] }), [], 'horario is required');
+  });
+});
+
 describe('fake PSP, standard dialect', () => {
   let clock: ManualClock;
   let fake: FakePixPsp;
@@ -186,13 +219,17 @@ describe('fake PSP, standard dialect', () => {
       assert.doesNotMatch(cob.location, /^https?:/);
       assert.equal(cob.pixCopiaECola, dynamicBrCode(cob.location, 'Loja Teste', 'Sao Paulo'));
       assert.ok(cob.pixCopiaECola.includes(`25${String(cob.location.length).padStart(2, '0')}${cob.location}`));
-      // The same PUT again (a retry) answers the same charge, same revision.
+      // The same PUT again (a retry) answers the same charge, same revision; a different body
+      // revises the ATIVA charge (the standard refuses a PUT only on a charge no longer ATIVA).
       const again = await api(fake, 'PUT', `/cob/${TXID}`, { token, body: cobBody({}, fake.chaves[0]) });
       assert.equal(again.status, 201);
       assert.deepEqual(again.json, a.json);
       const get = await api(fake, 'GET', `/cob/${TXID}`, { token });
       assert.equal(get.status, 200);
       assert.deepEqual(get.json, a.json);
+      const revised = await api(fake, 'PUT', `/cob/${TXID}`, { token, body: cobBody({ valor: { original: '11.00' } }, fake.chaves[0]) });
+      assert.equal(revised.status, 201);
+      assert.equal((revised.json as { revisao: number }).revisao, 1);
     });
 
     it('refuses requests off the contract with 400 and the violations: bad txid, bad CPF, bad amount, unknown key', async () => {
@@ -271,9 +308,16 @@ describe('fake PSP, standard dialect', () => {
       const list = await api(fake, 'GET', `/pix?inicio=${inicio}&fim=${fim}&txid=${t}`, { token });
       assert.equal(list.status, 200, list.text);
       assert.deepEqual((list.json as { pix: { endToEndId: string }[] }).pix.map((p) => p.endToEndId), [e2eid]);
+      const page = await api(fake, 'GET', `/pix?inicio=${inicio}&fim=${fim}&paginacao.itensPorPagina=1&paginacao.paginaAtual=0`, { token });
+      assert.equal(page.status, 200, page.text);
+      assert.deepEqual((page.json as { parametros: { paginacao: unknown } }).parametros.paginacao, { paginaAtual: 0, itensPorPagina: 1, quantidadeDePaginas: 1, quantidadeTotalDeItens: 1 });
+      assert.equal((await api(fake, 'GET', `/pix?inicio=${inicio}&fim=${fim}&paginacao.itensPorPagina=0`, { token })).status, 400, 'itensPorPagina >= 1');
+      assert.equal((await api(fake, 'GET', `/pix?inicio=${inicio}&fim=${fim}&cpf=123`, { token })).status, 400, 'a CPF filter of 3 digits');
       assert.equal((await api(fake, 'GET', `/pix?inicio=${fim}&fim=${inicio}`, { token })).status, 400, 'fim before inicio');
       assert.equal((await api(fake, 'GET', `/pix?fim=${fim}`, { token })).status, 400, 'inicio is required');
       await assert.rejects(fake.pay(t), /CONCLUIDA/);
+      const onPaid = await api(fake, 'PUT', `/cob/${t}`, { token, body: cobBody({ valor: { original: '1.00' } }, fake.chaves[0]) });
+      assert.equal(onPaid.status, 400, 'a paid charge cannot be changed by PUT');
     });
 
     it('devolução: 201 EM_PROCESSAMENTO, a repeated id or too much is 400, settleRefund() finishes it and calls back', async () => {
