@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hasError, isDynamicPix, parsePix } from 'pix-utils';
 import { ManualClock } from '../src/clock.js';
 import { createPki, type Pki } from './fakes/pki.js';
 import { startFakePixPsp, dynamicBrCode, toCentavos, fromCentavos, type FakePixPsp } from './fakes/fake-pix-psp.js';
@@ -219,6 +220,11 @@ describe('fake PSP, standard dialect', () => {
       assert.doesNotMatch(cob.location, /^https?:/);
       assert.equal(cob.pixCopiaECola, dynamicBrCode(cob.location, 'Loja Teste', 'Sao Paulo'));
       assert.ok(cob.pixCopiaECola.includes(`25${String(cob.location.length).padStart(2, '0')}${cob.location}`));
+      // An independent decoder reads it as a dynamic BR Code pointing at the location (CRC checked).
+      const decoded = parsePix(cob.pixCopiaECola);
+      if (hasError(decoded)) assert.fail(`pix-utils rejected the BR Code: ${decoded.message}`);
+      assert.ok(isDynamicPix(decoded));
+      assert.equal(decoded.url, cob.location);
       // The same PUT again (a retry) answers the same charge, same revision; a different body
       // revises the ATIVA charge (the standard refuses a PUT only on a charge no longer ATIVA).
       const again = await api(fake, 'PUT', `/cob/${TXID}`, { token, body: cobBody({}, fake.chaves[0]) });
@@ -554,6 +560,39 @@ describe('fake PSP, Efí dialect', () => {
       await strict.close();
       await lax.close();
       pki.dispose();
+    }
+  });
+});
+
+describe('fake PSP, devoluções settled at once (autoSettleRefunds)', () => {
+  it('answers 201 EM_PROCESSAMENTO, then the devolução is DEVOLVIDO and called back; NAO_REALIZADO frees the amount', async () => {
+    const fake = await startFakePixPsp({ autoSettleRefunds: true, clock: new ManualClock() });
+    const receiver = await startWebhookReceiver({ serverPair: fake.pki.issueServer('platform'), trust: [fake.pki.ca] });
+    try {
+      const token = await accessToken(fake);
+      await api(fake, 'PUT', `/webhook/${fake.chaves[0]}`, { token, body: { webhookUrl: receiver.url } });
+      await api(fake, 'PUT', `/cob/${TXID}`, { token, body: cobBody({ valor: { original: '20.00' } }, fake.chaves[0]) });
+      const { pix } = await fake.pay(TXID);
+      const put = await api(fake, 'PUT', `/pix/${pix.endToEndId}/devolucao/r1`, { token, body: { valor: '20.00', descricao: 'Pedido cancelado' } });
+      assert.equal(put.status, 201);
+      assert.equal((put.json as { status: string }).status, 'EM_PROCESSAMENTO');
+      for (let i = 0; i < 100 && receiver.received.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      const last = receiver.received.at(-1)?.body as { pix: { devolucoes: { id: string; status: string; descricao: string }[] }[] };
+      assert.deepEqual(last.pix[0].devolucoes.map((d) => [d.id, d.status, d.descricao]), [['r1', 'DEVOLVIDO', 'Pedido cancelado']]);
+      await assert.rejects(fake.startMedReturn(pix.endToEndId, { valor: '0.01' }), /exceeds/, 'nothing left after the full refund');
+      // A devolução that failed (NAO_REALIZADO) does not count against the Pix's amount.
+      const t2 = txid(2);
+      await api(fake, 'PUT', `/cob/${t2}`, { token, body: cobBody({ valor: { original: '5.00' } }, fake.chaves[0]) });
+      const second = await fake.pay(t2);
+      const med = await fake.startMedReturn(second.pix.endToEndId, { status: 'EM_PROCESSAMENTO' });
+      assert.equal((await api(fake, 'PUT', `/pix/${second.pix.endToEndId}/devolucao/r2`, { token, body: { valor: '0.01' } })).status, 400, 'the MED in progress holds the whole amount');
+      const failed = await fake.settleRefund(second.pix.endToEndId, med.devolucao.id, 'NAO_REALIZADO', 'Conta do pagador encerrada');
+      assert.equal(failed.callback?.status, 200);
+      assert.equal((await api(fake, 'PUT', `/pix/${second.pix.endToEndId}/devolucao/r2`, { token, body: { valor: '5.00' } })).status, 201);
+      assert.deepEqual(fake.contractViolations, []);
+    } finally {
+      await receiver.close();
+      await fake.close();
     }
   });
 });
