@@ -444,6 +444,15 @@ describe('fake PSP, standard dialect', () => {
       assert.deepEqual(txids, [b, b, a, a], 'newest first, each twice');
       const again = await fake.resendCallback();
       assert.deepEqual(again.body, sent[3].body);
+      // Lost: held, then thrown away; the Pix is still there for whoever asks.
+      const c = txid(45);
+      await api(fake, 'PUT', `/cob/${c}`, { token, body: cobBody({}, fake.chaves[0]) });
+      const count = receiver.received.length;
+      fake.holdCallbacks();
+      const { pix } = await fake.pay(c);
+      assert.equal(fake.discardHeldCallbacks(), 1);
+      assert.equal(receiver.received.length, count, 'nothing arrived');
+      assert.equal((await api(fake, 'GET', `/pix/${pix.endToEndId}`, { token })).status, 200);
     });
 
     it('forged callbacks: a certificate nobody trusts, no certificate, or the PSP\'s certificate telling a lie', async () => {

@@ -563,6 +563,14 @@ export class FakePixPsp {
     return out;
   }
 
+  /** Lose the queued callbacks (a PSP whose notifications never arrive); stop holding. */
+  discardHeldCallbacks(): number {
+    const n = this.pendingCallbacks.length;
+    this.pendingCallbacks = [];
+    this.holdingCallbacks = false;
+    return n;
+  }
+
   /** Send a delivered callback again, byte for byte the same body (a duplicate). */
   async resendCallback(delivery: CallbackDelivery = this.callbacks[this.callbacks.length - 1]): Promise<CallbackDelivery> {
     if (!delivery) throw new Error('fake PSP: no callback to resend');
