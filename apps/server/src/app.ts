@@ -89,6 +89,9 @@ export interface AppOptions {
   // Record every response whose status or headers its route does not declare in the OpenAPI
   // document (http/contract.ts) in `contractViolations`. Tests turn it on.
   checkContract?: boolean;
+  // Serve HTTPS (tests: PSP callbacks arrive over mutual TLS; `requestCert` lets the callback
+  // route check the PSP's client certificate).
+  https?: import('node:https').ServerOptions;
   // Node's HTTP server options (tests shorten connectionsCheckingInterval, how often Node looks
   // for requests over their headers/request timeouts).
   http?: ServerOptions;
@@ -103,6 +106,8 @@ export type ServerPlugin = (app: FastifyInstance) => void | Promise<void>;
 
 export interface App {
   app: FastifyInstance;
+  // What the payment jobs use (tests run a job's handler, e.g. the Pix reconciliation, directly).
+  paymentDeps: PaymentDeps;
   worker: Worker;
   dispatcher: WebhookDispatcher;
   keyCache: KeyCache;
@@ -153,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // Fastify's own 503 on closing is not our envelope; requests already received finish
     // normally while the server closes (see close()).
     return503OnClosing: false,
+    ...(options.https ? { https: options.https } : {}),
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // Every answer in the envelope, including those to requests that never reach a route (bad
@@ -283,7 +289,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   providerCallbackRoutes(app, deps);
   await registerAdmin(app, { store, config, keyCache, routes: [
     (scope) => settlementRunRoutes(scope, { store, kickWorker: deps.kickWorker }),
-    (scope) => connectorAccountRoutes(scope, { store, keyring: config.masterKeys, clock, pix: connectors.pixConnector('pix_api'), publicUrl: config.publicUrl }),
+    (scope) => connectorAccountRoutes(scope, { store, keyring: config.masterKeys, clock, pix: connectors.pixConnector('pix_api'), get publicUrl() { return config.publicUrl; } }),
   ] });
   backofficeRoutes(app, { dir: config.backofficeDist ?? undefined });
   checkoutPageRoutes(app, store, { pageDir: config.checkoutPageDist, scriptFile: config.checkoutJsDist });
@@ -297,6 +303,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   return {
     app,
+    paymentDeps: deps,
     routes,
     load,
     contractViolations,

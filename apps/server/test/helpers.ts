@@ -71,12 +71,12 @@ export const TEST_CONFIG: Partial<Config> = {
   writeGuard: true,
 };
 
-export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean; http?: ServerOptions; clock?: Clock } = {}): Promise<TestApp> {
+export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean; http?: ServerOptions; clock?: Clock; https?: import('node:https').ServerOptions } = {}): Promise<TestApp> {
   const db = options.db ?? (await testDatabase(engine));
   const config = loadConfig({}, { ...TEST_CONFIG, databaseUrl: db.url, ...overrides });
   const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending });
   await store.migrate();
-  const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true, http: options.http, clock: options.clock });
+  const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true, http: options.http, clock: options.clock, https: options.https });
   if (options.worker !== false) await built.startWorker();
   let closed = false;
   return {

@@ -52,6 +52,6 @@ export function providerCallbackRoutes(app: FastifyInstance, deps: PaymentDeps):
     body: ref('ProviderCallbackBody'),
     response: { 200: ref('ProviderCallbackAck') },
   });
-  app.post('/v1/provider-callbacks/:token', { config: { auth: 'none', idempotent: false } as never, schema: schema('') }, handler);
-  app.post('/v1/provider-callbacks/:token/pix', { config: { auth: 'none', idempotent: false } as never, schema: schema('Pix') }, handler);
+  app.post('/v1/provider-callbacks/:token', { config: { auth: 'none', idempotent: false, throws: ['PERMISSION_DENIED'] } as never, schema: schema('') }, handler);
+  app.post('/v1/provider-callbacks/:token/pix', { config: { auth: 'none', idempotent: false, throws: ['PERMISSION_DENIED'] } as never, schema: schema('Pix') }, handler);
 }
