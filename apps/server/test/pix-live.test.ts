@@ -246,3 +246,45 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+// The Efí dialect (paths under /v2, a JSON token request, its webhook check over mTLS) against the
+// fake in its `efi` dialect: the same flow, created, paid, approved by the callback.
+for (const engine of ENGINES) {
+  describe(`live Pix at Efí (${engine})`, () => {
+    test('registered, created, paid and approved through the efi dialect', async () => {
+      const pki = createPki({ caName: 'Efí test CA' });
+      const psp = await startFakePixPsp({ pki, dialect: 'efi' });
+      const server = pki.issueServer('pagamentos');
+      const t = await startApp(engine, { masterKeys: parseKeyring(newMasterKey('efi')) }, { https: { key: server.key, cert: server.cert, ca: [pki.ca], requestCert: true, rejectUnauthorized: false } });
+      try {
+        await t.app.listen({ port: 0, host: '127.0.0.1' });
+        t.config.publicUrl = `https://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+        const k = await signup(t, 'Loja Efí');
+        await t.store.write((tx) => tx.updateTable('accounts').set({ live_enabled: 1 }).where('id', '=', k.accountId).execute());
+        const live = (await createKey(t.store, k.accountId, 'secret', true)).key;
+        const s = await adminSession(t);
+        const headers = { cookie: s.cookie, 'x-csrf-token': s.csrf };
+        const created = await t.app.inject({ method: 'POST', url: '/admin/connector-accounts', headers, payload: {
+          name: 'Efí', connector: 'pix_api', dialect: 'efi', method: 'pix', environment: 'production',
+          baseUrl: psp.baseUrl.replace(/\/v2$/, ''), pixKey: psp.chaves[0], clientId: psp.client.clientId, clientSecret: psp.client.clientSecret,
+          certificatePem: psp.client.cert, privateKeyPem: psp.client.key, caPem: psp.client.ca, reason: 'Efí',
+        } });
+        assert.equal(created.statusCode, 200, created.body);
+        const registered = await t.app.inject({ method: 'POST', url: `/admin/connector-accounts/${created.json().id}/register-webhook`, headers, payload: { reason: 'callbacks' } });
+        assert.equal(registered.statusCode, 200, registered.body);
+        const res = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(live), payload: { amount: 4_321, method: 'pix' } });
+        assert.equal(res.statusCode, 200, res.body);
+        const row = await t.store.db.selectFrom('payments').select('provider_txid').where('id', '=', res.json().id).executeTakeFirstOrThrow();
+        assert.ok(psp.requests.some((r) => r.path.startsWith('/v2/cob/')), 'the efi paths');
+        await psp.pay(row.provider_txid!);
+        await eventually(async () => (await t.app.inject({ method: 'GET', url: `/v1/payments/${res.json().id}`, headers: auth(live) })).json().status === 'approved', 'approved');
+        assert.deepEqual(psp.contractViolations, []);
+      } finally {
+        t.app.server.closeAllConnections();
+        await t.teardown();
+        await psp.close();
+        pki.dispose();
+      }
+    });
+  });
+}
