@@ -244,7 +244,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerIdempotency(app, store, { writeGuard: config.writeGuard });
 
   const metrics = new Metrics();
-  registerMetrics(app, store, metrics, { token: config.metricsToken, production: config.production });
+  registerMetrics(app, store, metrics, { token: config.metricsToken, production: config.production, clock: options.clock ?? systemClock });
 
   app.addHook('onSend', async (req, reply, payload) => {
     for (const [name, value] of Object.entries(responseHeaders(req.url, req.id))) {

@@ -66,6 +66,8 @@ for (const engine of ENGINES) {
       assert.equal(ca.secrets.masterKeyId, 'k1');
       assert.equal(ca.certificate.subject, 'CN=pagamentos-test-client');
       assert.equal(ca.certificate.expiresSoon, true, 'a 2-day certificate expires within 30 days');
+      const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
+      assert.match(metrics.body, new RegExp(`^connector_certificate_expires_in_days\\{connector_account="${ca.id}"\\} [01]$`, 'm'), 'the expiry on /metrics');
       for (const body of [created.body, (await call('GET', `/admin/connector-accounts/${ca.id}`, undefined, viewer)).body, (await call('GET', '/admin/connector-accounts', undefined, viewer)).body]) {
         assert.ok(!body.includes(SECRET) && !body.includes('PRIVATE KEY') && !body.includes('BEGIN CERTIFICATE'), 'no secret in an answer');
       }

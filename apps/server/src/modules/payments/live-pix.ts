@@ -29,6 +29,7 @@ const REFUND_POLL_MS = 30_000;
 // Reconciliation reads pending payments expiring within this long (or already past).
 const NEAR_EXPIRY_MS = 10 * 60_000;
 const RECONCILE_MAX_PENDING = 200;
+const CERTIFICATE_WARNING_MS = 30 * 86_400_000;
 
 function unavailable(message: string): ApiError {
   return new ApiError('PROVIDER_UNAVAILABLE', message, { headers: { 'retry-after': String(RETRY_AFTER_S) } });
@@ -230,6 +231,9 @@ export async function pixReconcileJob(deps: PaymentDeps, log: FastifyBaseLogger)
   const nowMs = clock.nowMs();
   const accounts = await store.db.selectFrom('connector_accounts').selectAll().where('method', '=', 'pix').where('status', '=', 'active').execute();
   for (const row of accounts) {
+    if (row.certificate_expires_at && Date.parse(row.certificate_expires_at) - nowMs < CERTIFICATE_WARNING_MS) {
+      log.warn({ connectorAccountId: row.id, certificateExpiresAt: row.certificate_expires_at }, 'connector certificate expires within 30 days: rotate it (back office, or POST /admin/connector-accounts/{id}/rotate)');
+    }
     let resolved: ResolvedPix;
     try {
       resolved = deps.connectors.opened(row);
