@@ -8,6 +8,20 @@ import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
+// Time is an input (apps/server/src/clock.ts): the server asks its Clock for the time, so a test
+// can move time across a rule's edge instead of waiting for it. Only clock.ts reads the wall
+// clock; apps/server/test/no-wall-clock.test.ts checks the same thing without ESLint.
+const noWallClock = [
+  {
+    selector: "CallExpression[callee.type='MemberExpression'][callee.object.name='Date'][callee.property.name='now']",
+    message: 'Date.now() reads the wall clock: take the time from the Clock (store.clock, ctx.clock, deps; clock.ts).',
+  },
+  {
+    selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+    message: 'new Date() reads the wall clock: new Date(clock.nowMs()), or nowIso(clock) (clock.ts).',
+  },
+];
+
 export default defineConfig(
   globalIgnores([
     '**/node_modules/',
@@ -90,6 +104,13 @@ export default defineConfig(
     },
   },
   {
+    files: ['apps/server/src/**/*.ts'],
+    ignores: ['apps/server/src/clock.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...noWallClock],
+    },
+  },
+  {
     // Route handler types come from the route's TypeBox schemas through the type provider
     // (http/typed.ts: `const app = typed(instance)`), never from generics written beside them,
     // which the validator does not check and which drift from the schemas they restate.
@@ -105,6 +126,8 @@ export default defineConfig(
           selector: "TSTypeReference[typeName.name='FastifyRequest'] > TSTypeParameterInstantiation.typeArguments > TSTypeLiteral",
           message: 'A handler\'s request type comes from its route\'s schemas (typed(app), http/typed.ts), not a hand-written FastifyRequest<{ Params; Body; ... }>.',
         },
+        // This block's no-restricted-syntax replaces the one above for modules/: repeated here.
+        ...noWallClock,
       ],
     },
   },

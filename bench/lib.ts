@@ -259,10 +259,20 @@ export async function logReport(file: string): Promise<LogInfo> {
 
 // Runs a load-generator script (bench/*-load.ts) in its own process with a JSON spec, while
 // watching `procs` (the servers) for an early death; returns the last line it printed, parsed.
-export async function runLoadScript<R = Json>(procs: Proc | Proc[], tmp: string, script: string, name: string, spec: unknown): Promise<R> {
+// onLine sees each line the script prints as it prints it (the open-loop generator says when its
+// measured window starts).
+export async function runLoadScript<R = Json>(procs: Proc | Proc[], tmp: string, script: string, name: string, spec: unknown, onLine?: (line: string) => void): Promise<R> {
   const specFile = join(tmp, `${script.replace(/\.ts$/, '')}-${name.replace(/\W+/g, '_')}.json`);
   writeFileSync(specFile, JSON.stringify(spec));
   const child = track(spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, script), specFile], { cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'] }));
+  if (onLine) {
+    let partial = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    });
+  }
   const out = tail(child.stdout, 1024 * 1024);
   const err = tail(child.stderr);
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

@@ -14,7 +14,8 @@
 //
 // spec: { url, method, headers, body?, paths: string[] (cycled), idempotencyKeys?: boolean,
 //         ratePerSec, warmupS, durationS, sockets? (default 512) }
-// Prints ONE JSON line: { warmup: OpenLoopResult | null, measured: OpenLoopResult }.
+// Prints {"phase":"measured"} when its measured window starts, then, last, one JSON line:
+// { warmup: OpenLoopResult | null, measured: OpenLoopResult }.
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -139,6 +140,8 @@ if (process.argv[1]?.endsWith('open-loop.ts') && process.argv[2]) {
   const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as OpenLoopSpec;
   const prefix = `open-${process.pid}-${randomBytes(6).toString('hex')}-`;
   const warmup = spec.warmupS > 0 ? await openLoop(spec, spec.warmupS, prefix + 'w') : null;
+  // The orchestrator reads the confirmation backlog when the measured window starts (sustained.ts).
+  process.stdout.write(JSON.stringify({ phase: 'measured' }) + '\n');
   const measured = await openLoop(spec, spec.durationS, prefix + 'm');
   process.stdout.write(JSON.stringify({ warmup, measured }) + '\n');
 }

@@ -32,7 +32,6 @@ import { SandboxProvider } from './providers/sandbox.js';
 import type { PaymentProvider } from './providers/port.js';
 import { CircuitBreaker } from './providers/breaker.js';
 import { ConnectorRegistry } from './providers/registry.js';
-import { systemClock, type Clock } from './clock.js';
 import { connectorAccountRoutes } from './modules/admin/connector-accounts/routes.js';
 import { providerCallbackRoutes, providerCallbackSchemas } from './modules/payments/provider-callbacks.js';
 import { JOB_PIX_RECONCILE, JOB_PIX_SYNC, pixReconcileJob, pixSyncJob } from './modules/payments/live-pix.js';
@@ -57,6 +56,7 @@ import { checkoutRoutes } from './modules/checkout/routes.js';
 import { checkoutPageRoutes } from './modules/checkout/pages.js';
 import { checkoutSchemas, CheckoutPayFields, checkPayShape } from './modules/checkout/schemas.js';
 import { expireCheckoutSessionJob, JOB_CHECKOUT_EXPIRE } from './modules/checkout/service.js';
+import { systemClock, type Clock } from './clock.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -81,8 +81,6 @@ export interface AppOptions {
   config: Config;
   store: Store;
   provider?: PaymentProvider;
-  // Where new code takes time from (default: the system clock).
-  clock?: Clock;
   // The connectors (default: the standard API Pix for every Pix connector account).
   connectors?: ConnectorRegistry;
   logger?: pino.Logger | false;
@@ -99,6 +97,10 @@ export interface AppOptions {
   // idempotent write and the log line apply to them): `cli.ts serve --plugin FILE`. The bench
   // registers its ceiling routes this way (bench/ceiling-plugin.ts); the product ships none.
   plugins?: ServerPlugin[];
+  // Where every time-based rule takes "now" (clock.ts): systemClock in production, a ManualClock
+  // in tests that move time. One clock for the app, its store, worker and dispatcher: the store
+  // must have been opened with the same one (Store.open({ clock })).
+  clock?: Clock;
 }
 
 // A module given to `serve --plugin` exports one of these as its default.
@@ -143,6 +145,8 @@ export function createLogger(config: Config, destination?: LineStream): pino.Log
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, store } = options;
+  const clock = options.clock ?? systemClock;
+  if (store.clock !== clock) throw new Error('buildApp: the store was opened with another clock; pass the same Clock to Store.open and buildApp.');
   const logger = options.logger === false ? pino({ level: 'silent' }) : options.logger ?? createLogger(config);
   let shuttingDown = false;
 
@@ -153,7 +157,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => {
       const given = req.headers['x-correlation-id'];
-      return typeof given === 'string' && CORRELATION_ID.test(given) ? given : 'req_' + ulid();
+      return typeof given === 'string' && CORRELATION_ID.test(given) ? given : 'req_' + ulid(clock.nowMs());
     },
     // Fastify's own 503 on closing is not our envelope; requests already received finish
     // normally while the server closes (see close()).
@@ -164,7 +168,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // Every answer in the envelope, including those to requests that never reach a route (bad
     // percent-encoding, over-long path parameters) or that the HTTP parser refuses.
     frameworkErrors,
-    clientErrorHandler: clientErrorHandler(logger),
+    clientErrorHandler: clientErrorHandler(logger, clock),
     // A slow client holds a socket only so long (config.ts): Node refuses requests over these
     // limits with ERR_HTTP_REQUEST_TIMEOUT, answered 408 in the envelope by clientErrorHandler
     // (or the connection is closed, when an answer is already on its way).
@@ -234,17 +238,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }
 
   registerErrorHandling(app);
-  answerWhatNodeWould(app.server, logger);
+  answerWhatNodeWould(app.server, logger, clock);
   registerRouteRules(app);
   registerInputChecks(app);
 
   const keyCache = new KeyCache(store, config.authCacheTtlMs);
   registerAuth(app, keyCache);
-  registerRateLimit(app, new RateLimiter(config.rateLimitPerMinute, 60_000), new RateLimiter(config.rateLimitAnonymousPerMinute, 60_000));
+  registerRateLimit(app, new RateLimiter(config.rateLimitPerMinute, 60_000, clock), new RateLimiter(config.rateLimitAnonymousPerMinute, 60_000, clock));
   registerIdempotency(app, store, { writeGuard: config.writeGuard });
 
   const metrics = new Metrics();
-  registerMetrics(app, store, metrics, { token: config.metricsToken, production: config.production, clock: options.clock ?? systemClock });
+  registerMetrics(app, store, metrics, { token: config.metricsToken, production: config.production, clock });
 
   app.addHook('onSend', async (req, reply, payload) => {
     for (const [name, value] of Object.entries(responseHeaders(req.url, req.id))) {
@@ -270,8 +274,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const provider = options.provider ?? new SandboxProvider(store, (token) => cardOutcome(store, token));
   const workerRef: { current: Worker | null } = { current: null };
-  const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs);
-  const clock = options.clock ?? systemClock;
+  const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs, clock);
   const connectors = options.connectors ?? new ConnectorRegistry(config.masterKeys, clock);
   const deps: PaymentDeps = { store, config, provider, kickWorker: () => workerRef.current?.kick(), breaker, connectors, clock };
 
@@ -358,16 +361,22 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
   const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency, yieldTo: load, busyRoundMs: config.workerBusyRoundMs, concurrencyWithRequests: config.workerConcurrencyWithRequests }, log, batchHandlers);
   if (config.settlementScheduleEnabled) worker.every(JOB_DAILY_RUN, 3_600_000, () => dailyRunJob(deps));
   worker.every(JOB_PIX_RECONCILE, config.pixReconcileEveryMs, () => pixReconcileJob(deps, log));
-  worker.every('maintenance.purge', 3_600_000, async () => {
-    const nowMs = Date.now();
-    await store.write(async (tx) => {
-      // Bounded per round so a huge backlog never holds the writer for long.
-      const idem = tx.selectFrom('idempotency_keys').select('key').where('created_at_ms', '<', nowMs - config.idempotencyRetentionMs).limit(10_000);
-      await tx.deleteFrom('idempotency_keys').where('created_at_ms', '<', nowMs - config.idempotencyRetentionMs).where('key', 'in', idem).execute();
-      const events = tx.selectFrom('events').select('id').where('id', '<', idFloor('event', nowMs - config.eventRetentionMs)).limit(10_000);
-      await tx.deleteFrom('webhook_deliveries').where('event_id', 'in', events).where('status', '!=', 'pending').execute();
-      await tx.deleteFrom('events').where('id', 'in', events).execute();
-    });
-  });
+  worker.every(JOB_PURGE, 3_600_000, () => purgeExpired(store, config));
   return worker;
+}
+
+export const JOB_PURGE = 'maintenance.purge';
+
+// Idempotency keys older than IDEMPOTENCY_RETENTION, and events (with their finished deliveries)
+// older than EVENT_RETENTION, by the store's clock. Run hourly by the worker.
+export async function purgeExpired(store: Store, config: Config): Promise<void> {
+  const nowMs = store.clock.nowMs();
+  await store.write(async (tx) => {
+    // Bounded per round so a huge backlog never holds the writer for long.
+    const idem = tx.selectFrom('idempotency_keys').select('key').where('created_at_ms', '<', nowMs - config.idempotencyRetentionMs).limit(10_000);
+    await tx.deleteFrom('idempotency_keys').where('created_at_ms', '<', nowMs - config.idempotencyRetentionMs).where('key', 'in', idem).execute();
+    const events = tx.selectFrom('events').select('id').where('id', '<', idFloor('event', nowMs - config.eventRetentionMs)).limit(10_000);
+    await tx.deleteFrom('webhook_deliveries').where('event_id', 'in', events).where('status', '!=', 'pending').execute();
+    await tx.deleteFrom('events').where('id', 'in', events).execute();
+  });
 }

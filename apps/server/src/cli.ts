@@ -51,7 +51,7 @@ function whoRuns(): string {
 }
 
 function openStore(config: Config): Store {
-  return Store.open({ url: config.databaseUrl, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending, pgWriters: config.pgWriters, pgPoolSize: config.pgWriters + 16 });
+  return Store.open({ url: config.databaseUrl, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending, pgWriters: config.pgWriters, pgPoolSize: config.pgWriters + 16, clock: systemClock });
 }
 
 function describeDb(url: string): string {
@@ -109,7 +109,7 @@ async function serve(config: Config, pluginFiles: string[]): Promise<void> {
   const plugins = await loadPlugins(pluginFiles);
   const store = openStore(config);
   await store.migrate();
-  const built = await buildApp({ config, store, plugins });
+  const built = await buildApp({ config, store, plugins, clock: systemClock });
   if (pluginFiles.length) built.app.log.info({ plugins: pluginFiles }, 'serving with extra routes from --plugin');
   const address = await built.app.listen({ port: config.port, host: config.host });
   await built.startWorker();
@@ -147,9 +147,9 @@ async function worker(config: Config): Promise<void> {
   await store.migrate();
   const log = createLogger(config);
   const provider = new SandboxProvider(store, (token) => cardOutcome(store, token));
-  const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs);
-  const connectors = new ConnectorRegistry(config.masterKeys, systemClock);
-  const w = createWorker(store, config, { store, config, provider, kickWorker: () => {}, breaker, connectors, clock: systemClock }, log);
+  const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs, store.clock);
+  const connectors = new ConnectorRegistry(config.masterKeys, store.clock);
+  const w = createWorker(store, config, { store, config, provider, kickWorker: () => {}, breaker, connectors, clock: store.clock }, log);
   await w.start();
   const dispatcher = createDispatcher(store, config, log);
   store.onCommit(() => {

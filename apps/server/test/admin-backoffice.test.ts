@@ -70,6 +70,7 @@ for (const engine of ENGINES) {
     const cardSale = async (amountInCents: number, key: string) => {
       const p = await api('POST', '/v1/payments', { amountInCents, method: 'credit_card', cardToken: 'tok_visa' }, key);
       assert.equal(p.status, 200, JSON.stringify(p.body));
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       return eventually(async () => {
         const got = await api('GET', `/v1/payments/${p.body.id}`, undefined, key);
         return got.body.status === 'approved' ? got.body : null;
@@ -304,7 +305,7 @@ for (const engine of ENGINES) {
       // No body at all too: told the same as `{}`, not that the body must be an object. Whoever
       // finds the reason missing (the schema, or the audit hook for a blank one), the same words.
       const missing = 'reason is required: a settlement run pays money out.';
-      for (const [body, message] of [[{}, missing], [{ reason: '' }, 'reason must not be empty.'], [{ reason: '   ' }, missing], [{ date: localDate() }, missing], [undefined, missing]] as const) {
+      for (const [body, message] of [[{}, missing], [{ reason: '' }, 'reason must not be empty.'], [{ reason: '   ' }, missing], [{ date: localDate(Date.now()) }, missing], [undefined, missing]] as const) {
         const res = await call('POST', '/admin/settlement-runs', body);
         assert.equal(res.status, 400, JSON.stringify(body));
         assert.deepEqual(res.body.error, { ...res.body.error, code: 'VALIDATION_ERROR', param: 'reason', message }, JSON.stringify(body));
@@ -581,6 +582,7 @@ for (const engine of ENGINES) {
       assert.equal(detail.accountId, m.accountId);
       assert.ok(detail.receivables.length >= 1);
       assert.equal(detail.receivables[0].paymentId, pix.body.id);
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await call('GET', `/admin/payments/${pix.body.id}`)).body.refunds.length === 1, 'refund listed');
       const types = (await call('GET', `/admin/payments/${pix.body.id}`)).body.events.map((e: { type: string }) => e.type);
       for (const type of ['payment.created', 'payment.approved', 'receivable.created', 'refund.created']) assert.ok(types.includes(type), `${type} in ${types.join()}`);
@@ -612,10 +614,12 @@ for (const engine of ENGINES) {
       assert.equal(entry[0].reason, 'end of day');
 
       // A worker carries the run out.
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await call('GET', `/admin/settlement-runs/${run.body.id}`)).body.status === 'completed', 'the run to complete');
       const settlements = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?limit=100`, undefined, viewer)).body.data
         .filter((x: { accountId: string }) => x.accountId === m.accountId);
       assert.deepEqual(settlements.map((x: { payee: { id: string } }) => x.payee.id).sort(), [closed, fine, m.accountId].sort());
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => {
         const failed = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?status=failed`)).body.data;
         return failed.some((x: { payee: { id: string }; failureReason: string | null }) => x.payee.id === closed && x.failureReason);

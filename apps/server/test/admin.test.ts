@@ -59,7 +59,7 @@ for (const engine of ENGINES) {
     };
 
     const insertRecipient = async (accountId: string, livemode = false): Promise<string> => {
-      const id = newId('recipient');
+      const id = newId('recipient', Date.now());
       const now = new Date().toISOString();
       await t.store.write((tx) => tx.insertInto('recipients').values({
         id,

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { sql } from 'kysely';
-import { ENGINES, startApp, signup, auth, eventually, adminSession, testDatabase, webhookReceiver, TEST_CONFIG, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, startManualApp, signup, auth, eventually, adminSession, testDatabase, webhookReceiver, TEST_CONFIG, type TestApp, type Keys } from './helpers.js';
 import { loadConfig } from '../src/config.js';
 import { Store } from '../src/store/index.js';
 import { buildApp, createLogger } from '../src/app.js';
@@ -41,6 +41,7 @@ for (const engine of ENGINES) {
     const pay = (s: Json, body: object) => call('POST', `/v1/checkout/sessions/${s.id}/client/pay`, page(s.clientSecret, randomUUID()), body);
     // As the hosted page does: with the session's client secret.
     const cardToken = async (secret: string, number: string) => (await ok('POST', '/v1/tokens', auth(secret), { card: { number, expMonth: 12, expYear: 2099, cvc: '123' } })).id as string;
+    // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
     const settled = (s: Json) => eventually(async () => {
       const v = await view(s);
       return v.payment && v.payment.status !== 'pending' ? v : null;
@@ -267,20 +268,26 @@ for (const engine of ENGINES) {
     });
 
     test('expiry: the job expires a session on time, with its pending Pix', async () => {
-      const s = await create();
-      const pix = (await pay(s, { method: 'pix' })).json().payment;
-      // Its time comes (moved, not waited for): the session's expiry and its job.
-      const past = Date.now() - 1000;
-      await t.store.write(async (tx) => {
-        await tx.updateTable('checkout_sessions').set({ expires_at_ms: past, expires_at: new Date(past).toISOString() }).where('id', '=', s.id).execute();
-        await tx.updateTable('jobs').set({ run_at_ms: past }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute();
-      });
-      t.worker.kick();
-      // Listed (a list never expires anything itself): the job did it.
-      await eventually(async () => (await ok('GET', '/v1/checkout/sessions?status=expired&limit=100', sk())).data.some((x: Json) => x.id === s.id), 'the expiry job');
-      assert.equal((await ok('GET', `/v1/payments/${pix.id}`, sk())).status, 'expired');
-      const job = await t.store.db.selectFrom('jobs').select('id').where('payload', 'like', `%${s.id}%`).where('type', '=', 'checkout_session.expire').executeTakeFirst();
-      assert.equal(job, undefined);
+      // On a ManualClock: its time comes by moving the clock, not by editing its rows.
+      const m = await startManualApp(engine);
+      try {
+        const mk = await signup(m);
+        const req = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
+          m.app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
+        const s = (await req('POST', '/v1/checkout/sessions', auth(mk.secretKey), { amount: 1050, expiresInSeconds: 300 })).json();
+        const pix = (await req('POST', `/v1/checkout/sessions/${s.id}/client/pay`, page(s.clientSecret, randomUUID()), { method: 'pix' })).json().payment;
+        const listed = async () => (await req('GET', '/v1/checkout/sessions?status=expired&limit=100', auth(mk.secretKey))).json().data.some((x: Json) => x.id === s.id);
+        await m.advance(300_000 - 1);
+        assert.equal(await listed(), false, 'open until its last millisecond');
+        await m.advance(1);
+        // Listed (a list never expires anything itself): the job did it.
+        assert.equal(await listed(), true, 'the expiry job ran on time');
+        assert.equal((await req('GET', `/v1/payments/${pix.id}`, auth(mk.secretKey))).json().status, 'expired');
+        const job = await m.store.db.selectFrom('jobs').select('id').where('payload', 'like', `%${s.id}%`).where('type', '=', 'checkout_session.expire').executeTakeFirst();
+        assert.equal(job, undefined);
+      } finally {
+        await m.teardown();
+      }
     });
 
     test('expiry: a session past its time reads expired before its job has run', async () => {
@@ -299,6 +306,7 @@ for (const engine of ENGINES) {
         const endpoint = await ok('POST', '/v1/webhook-endpoints', sk(keys), { url, events: ['checkout_session.completed'] });
         const s = await create({ amount: 4200 }, keys);
         await pay(s, { method: 'credit_card', cardToken: 'tok_visa' });
+        // Waits for I/O: the delivery crossing a loopback socket to the receiver.
         const hit = await eventually(async () => hits[0], 'the webhook');
         const event = new Webhook(endpoint.secret).verify(hit.body, hit.headers as Record<string, string>) as Json;
         assert.equal(event.type, 'checkout_session.completed');
@@ -320,6 +328,7 @@ for (const engine of ENGINES) {
         const s = await create({ amount: 4300 }, keys);
         const pix = (await pay(s, { method: 'pix' })).json().payment;
         await ok('POST', `/v1/checkout/sessions/${s.id}/expire`, sk(keys));
+        // Waits for I/O: the delivery crossing a loopback socket to the receiver.
         const hit = await eventually(async () => hits[0], 'the webhook');
         const event = new Webhook(endpoint.secret).verify(hit.body, hit.headers as Record<string, string>) as Json;
         assert.equal(event.type, 'checkout_session.expired');
@@ -418,6 +427,7 @@ for (const engine of ENGINES) {
         const confirmJob = () => slow.store.db.selectFrom('jobs').selectAll().where('type', '=', 'payment.confirm').where('payload', 'like', `%${paymentId}%`).executeTakeFirst();
         const expiryJob = () => slow.store.db.selectFrom('jobs').selectAll().where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).executeTakeFirst();
         // The first call has been made and its retry put off: the payment is being confirmed.
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await confirmJob())?.last_error, 'the first provider call');
         assert.equal((await read(`/v1/payments/${paymentId}`)).status, 'pending');
 
@@ -435,6 +445,7 @@ for (const engine of ENGINES) {
           await tx.updateTable('jobs').set({ run_at_ms: past }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute();
         });
         slow.worker.kick();
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         const waiting = await eventually(async () => {
           const job = await expiryJob();
           return job?.last_error ? job : undefined;
@@ -449,10 +460,12 @@ for (const engine of ENGINES) {
         // The card's answer comes: approved, and the session complete, not expired.
         await slow.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: Date.now() }).where('type', '=', 'payment.confirm').where('payload', 'like', `%${paymentId}%`).execute());
         slow.worker.kick();
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await read(`/v1/payments/${paymentId}`)).status === 'approved', 'the card\'s approval');
         // The expiry job's next look finds it complete and is done.
         await slow.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: Date.now() }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute());
         slow.worker.kick();
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await expiryJob()) === undefined, 'the expiry job to finish');
         const session = await read(`/v1/checkout/sessions/${s.id}`);
         assert.deepEqual([session.status, session.paymentId, session.expiredAt], ['complete', paymentId, null]);
@@ -473,14 +486,14 @@ for (const engine of ENGINES) {
     await store.migrate('0007_payments_pending');
     const { hashKey } = await import('../src/modules/accounts/service.js');
     const { newId } = await import('../src/domain/ids.js');
-    const id = newId('account');
+    const id = newId('account', Date.now());
     const now = new Date().toISOString();
     const sk = `sk_test_${'a'.repeat(32)}`;
     const pk = `pk_test_${'b'.repeat(32)}`;
     await store.write(async (tx) => {
       await tx.insertInto('accounts').values({ id, name: 'Antiga', email: null, live_enabled: 0, settings: '{}', created_at: now }).execute();
-      await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'secret', key_hash: hashKey(sk), display: 'sk_test_…aaaa', created_at: now, revoked_at: null, publishable_key: null }).execute();
-      await tx.insertInto('api_keys').values({ id: newId('apiKey'), account_id: id, livemode: 0, kind: 'publishable', key_hash: hashKey(pk), display: 'pk_test_…bbbb', created_at: now, revoked_at: null, publishable_key: pk }).execute();
+      await tx.insertInto('api_keys').values({ id: newId('apiKey', Date.now()), account_id: id, livemode: 0, kind: 'secret', key_hash: hashKey(sk), display: 'sk_test_…aaaa', created_at: now, revoked_at: null, publishable_key: null }).execute();
+      await tx.insertInto('api_keys').values({ id: newId('apiKey', Date.now()), account_id: id, livemode: 0, kind: 'publishable', key_hash: hashKey(pk), display: 'pk_test_…bbbb', created_at: now, revoked_at: null, publishable_key: pk }).execute();
     });
     assert.deepEqual(await store.migrate('0008_publishable_keys_hashed_only'), ['0008_publishable_keys_hashed_only']);
     const stored = await store.db.selectFrom('api_keys').selectAll().where('account_id', '=', id).execute();
@@ -631,6 +644,7 @@ describe('checkout: no client secret and no card number in the logs', () => {
       // Pasted where it does not belong: a path.
       await built.app.inject({ method: 'GET', url: `/v1/nowhere/${secret}` });
       await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${secret}/client`, headers: { authorization: `Bearer ${secret}` } });
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}`, headers: auth(keys.secretKey.key) })).json().status === 'complete', 'completion');
       // Closed: every request's line has been written.
       await built.close();

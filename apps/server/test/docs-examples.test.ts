@@ -74,6 +74,7 @@ describe('the guides\' examples, pasted', () => {
     // The seller, the courier and the merchant (whose payout account the guide set) are all paid.
     const settlements = await t.store.db.selectFrom('settlements').selectAll().where('run_id', '=', run.id).execute();
     assert.deepEqual(settlements.map((s) => s.amount).sort((a, b) => a - b), [500, 1481, 7920]);
+    // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
     await eventually(async () => {
       const rows = await t.store.db.selectFrom('settlements').select('status').where('run_id', '=', run.id).execute();
       return rows.every((r) => r.status === 'paid');
@@ -111,6 +112,7 @@ describe('the guides\' examples, pasted', () => {
       await browser.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
       await browser.getByRole('button', { name: 'Pagar' }).click();
       await browser.locator('#result', { hasText: 'visa •••• 4242' }).waitFor();
+      // Waits for I/O: the browser's request reaching the merchant's server.
       await eventually(async () => received.length === 1, 'the token reaches the merchant\'s server');
       const { cardToken } = JSON.parse(received[0]);
       assert.match(cardToken, /^tok_/);

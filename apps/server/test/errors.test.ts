@@ -152,6 +152,7 @@ for (const engine of ENGINES) {
         const pay = (token: string, key?: string) => down.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(keys.secretKey, key ? { 'idempotency-key': key } : {}), payload: { amountInCents: 100, method: 'credit_card', cardToken: token } });
         for (let i = 0; i < 2; i++) {
           const p = (await pay('tok_provider_error')).json();
+          // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
           await eventually(async () => (await down.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(keys.secretKey) })).json().status === 'failed', 'failed');
         }
         const refused = await pay('tok_visa', 'while-down');
@@ -199,6 +200,7 @@ describe('card payments fail cleanly when the provider stays down', () => {
     try {
       const k = await signup(t);
       const p = (await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amountInCents: 10, method: 'credit_card', cardToken: 'tok_provider_error' } })).json();
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const failed = await eventually(async () => {
         const b = (await t.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(k.secretKey) })).json();
         return b.status === 'failed' && b;

@@ -410,6 +410,7 @@ for (const engine of ENGINES) {
         // dispatcher's lookup refuses it at connection time. (Stored directly: the API refuses it.)
         await t.store.write((tx) => tx.updateTable('webhook_endpoints').set({ url: `http://localhost:${receiverPort}/hook` }).where('id', '=', ep.id).execute());
         await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amount: 100, method: 'pix' } });
+        // Waits for I/O: the delivery crossing a loopback socket to the receiver.
         const delivery = await eventually(async () => {
           const list = (await t.app.inject({ method: 'GET', url: `/v1/webhook-endpoints/${ep.id}/deliveries`, headers: auth(k.secretKey) })).json();
           return list.data.find((d: { status: string }) => d.status === 'failed');
@@ -435,6 +436,7 @@ for (const engine of ENGINES) {
         const k = await signup(t);
         const ep = (await t.app.inject({ method: 'POST', url: '/v1/webhook-endpoints', headers: auth(k.secretKey), payload: { url: `http://127.0.0.1:${port}/hook`, events: ['payment.created'] } })).json();
         await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amount: 100, method: 'pix' } });
+        // Waits for I/O: the delivery crossing a loopback socket to the receiver.
         const delivery = await eventually(async () => {
           const list = (await t.app.inject({ method: 'GET', url: `/v1/webhook-endpoints/${ep.id}/deliveries`, headers: auth(k.secretKey) })).json();
           return list.data.find((d: { status: string }) => d.status === 'failed');

@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import { Store } from '../src/store/index.js';
 import { buildApp, type App } from '../src/app.js';
 import type { PaymentProvider } from '../src/providers/port.js';
-import type { Clock } from '../src/clock.js';
+import { ManualClock, type Clock } from '../src/clock.js';
 
 export type EngineName = 'sqlite' | 'postgres';
 
@@ -74,9 +74,9 @@ export const TEST_CONFIG: Partial<Config> = {
 export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean; http?: ServerOptions; clock?: Clock; https?: import('node:https').ServerOptions } = {}): Promise<TestApp> {
   const db = options.db ?? (await testDatabase(engine));
   const config = loadConfig({}, { ...TEST_CONFIG, databaseUrl: db.url, ...overrides });
-  const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending });
+  const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending, clock: options.clock });
   await store.migrate();
-  const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true, http: options.http, clock: options.clock, https: options.https });
+  const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true, http: options.http, clock: store.clock, https: options.https });
   if (options.worker !== false) await built.startWorker();
   let closed = false;
   return {
@@ -96,6 +96,37 @@ export async function startApp(engine: EngineName, overrides: Partial<Config> = 
       }
     },
   };
+}
+
+export interface ManualApp extends TestApp {
+  clock: ManualClock;
+  // Moves the clock forward by `ms`, then runs what fell due: the jobs (and the jobs those make
+  // due now), then the webhook deliveries. Returns how many of each ran.
+  advance(ms: number): Promise<{ jobs: number; deliveries: number }>;
+  // Runs what is due now without moving the clock.
+  runDue(): Promise<{ jobs: number; deliveries: number }>;
+}
+
+// An app whose time moves only when the test says so (clock.ts): its worker and dispatcher do not
+// poll; a test advances the clock across a rule's edge and runs what is due, instead of waiting.
+export async function startManualApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; startMs?: number } = {}): Promise<ManualApp> {
+  const clock = new ManualClock(options.startMs);
+  const t = await startApp(engine, overrides, { ...options, clock, worker: false });
+  const runDue = async () => {
+    const jobs = await t.worker.runDue();
+    const deliveries = await t.dispatcher.runDue();
+    // A delivery's bookkeeping may have made jobs due (none today), and jobs deliveries: once more.
+    const more = deliveries > 0 ? await t.worker.runDue() : 0;
+    return { jobs: jobs + more, deliveries };
+  };
+  return Object.assign(t, {
+    clock,
+    runDue,
+    async advance(ms: number) {
+      clock.advance(ms);
+      return runDue();
+    },
+  });
 }
 
 export interface Keys {

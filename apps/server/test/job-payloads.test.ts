@@ -34,6 +34,7 @@ for (const engine of ENGINES) {
         await tx.insertInto('jobs').values(row('job_wellformed', 'refund.process', '{"refundId": "ref_01jc6v8x2a9m3yq0d7b4e5f6g8"}')).execute();
       });
       t.worker.kick();
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => {
         const rows = await t.store.db.selectFrom('jobs').select(['id', 'last_error']).where('id', 'like', 'job_%formed%').execute();
         return rows.length === Object.keys(malformed).length && rows.every((r) => r.last_error !== null) ? rows : null;
@@ -51,6 +52,7 @@ for (const engine of ENGINES) {
       // The worker keeps going: a new job after them still runs.
       await t.store.write((tx) => tx.insertInto('jobs').values(row('job_after', 'refund.process', '{"refundId": "ref_01jc6v8x2a9m3yq0d7b4e5f6g9"}')).execute());
       t.worker.kick();
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => !(await t.store.db.selectFrom('jobs').select('id').where('id', '=', 'job_after').executeTakeFirst()), 'the next job to run');
     });
   });

@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePixBrCode } from '../src/domain/pix.js';
-import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, startManualApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
 import { SandboxProvider } from '../src/providers/sandbox.js';
 import { cardOutcome } from '../src/modules/payments/service.js';
 import type { PaymentProvider } from '../src/providers/port.js';
@@ -43,12 +43,41 @@ for (const engine of ENGINES) {
       assert.deepEqual(fetched.json(), p);
     });
 
+    test('reads that share a query (PostgreSQL: one per turn of the event loop): each caller gets its own payment; another account\'s and made-up ids are 404 in the same turn', async () => {
+      const other = await signup(t, 'Other merchant');
+      const mine = await Promise.all(Array.from({ length: 12 }, (_, i) => create({ amount: 1000 + i, currency: 'BRL', method: 'pix' })));
+      const theirs = await Promise.all(Array.from({ length: 4 }, (_, i) => create({ amount: 2000 + i, currency: 'BRL', method: 'pix' }, {}, other.secretKey)));
+      const mineIds = mine.map((r) => r.json().id as string);
+      const theirIds = theirs.map((r) => r.json().id as string);
+      const made = 'pay_' + '0'.repeat(26);
+      // All sent at once, so on PostgreSQL they land in the same turn and share queries.
+      const reads = await Promise.all([
+        ...mineIds.map((id) => get(id)),
+        ...theirIds.map((id) => get(id)), // mine key, their payments
+        ...theirIds.map((id) => get(id, other.secretKey)),
+        get(made),
+        get(mineIds[0]), // the same id twice in one turn
+      ]);
+      mineIds.forEach((id, i) => { assert.equal(reads[i].statusCode, 200); assert.equal(reads[i].json().id, id); assert.equal(reads[i].json().amount, 1000 + i); });
+      for (let i = 0; i < theirIds.length; i++) {
+        const cross = reads[mineIds.length + i];
+        assert.equal(cross.statusCode, 404);
+        assert.equal(cross.json().error.code, 'NOT_FOUND');
+        const own = reads[mineIds.length + theirIds.length + i];
+        assert.equal(own.statusCode, 200);
+        assert.equal(own.json().amount, 2000 + i);
+      }
+      assert.equal(reads.at(-2)!.statusCode, 404);
+      assert.equal(reads.at(-1)!.json().id, mineIds[0]);
+    });
+
     test('shape B card payment becomes approved a moment later, with fee and net', async () => {
       const res = await create({ amountInCents: 10000, method: 'credit_card', cardToken: 'tok_visa' });
       assert.equal(res.statusCode, 200);
       const p = res.json();
       assert.equal(p.status, 'pending');
       assert.deepEqual(p.card, { brand: 'visa', last4: '4242' });
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const approved = await eventually(async () => {
         const body = (await get(p.id)).json();
         return body.status === 'approved' && body;
@@ -62,9 +91,12 @@ for (const engine of ENGINES) {
       const mc = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_mastercard' })).json();
       const declined = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_declined' })).json();
       const poor = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_insufficient_funds' })).json();
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await statusOf(mc.id)) === 'approved', 'mastercard approval');
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const d = await eventually(async () => { const b = (await get(declined.id)).json(); return b.status === 'declined' && b; }, 'decline');
       assert.deepEqual(d.failure, { code: 'card_declined', message: 'The card was declined.' });
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const i = await eventually(async () => { const b = (await get(poor.id)).json(); return b.status === 'declined' && b; }, 'decline');
       assert.equal(i.failure.code, 'insufficient_funds');
       assert.equal(i.feeAmount, null);
@@ -72,6 +104,7 @@ for (const engine of ENGINES) {
 
     test('provider errors are retried with backoff, then the payment fails without any charge', async () => {
       const p = (await create({ amountInCents: 700, method: 'credit_card', cardToken: 'tok_provider_error' })).json();
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const failed = await eventually(async () => { const b = (await get(p.id)).json(); return b.status === 'failed' && b; }, 'failure');
       assert.equal(failed.failure.code, 'provider_unavailable');
       const row = await t.store.db.selectFrom('payments').select('provider_attempts').where('id', '=', p.id).executeTakeFirstOrThrow();
@@ -82,6 +115,7 @@ for (const engine of ENGINES) {
 
     test('a provider answer lost on the way back is retried with the same key: one charge, approved', async () => {
       const p = (await create({ amountInCents: 777, method: 'credit_card', cardToken: 'tok_provider_timeout' })).json();
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const approved = await eventually(async () => { const b = (await get(p.id)).json(); return b.status === 'approved' && b; }, 'approval');
       const charges = await t.store.db.selectFrom('sandbox_provider_charges').selectAll().where('amount', '=', 777).execute();
       assert.equal(charges.length, 1, 'exactly one charge at the provider');
@@ -102,14 +136,22 @@ for (const engine of ENGINES) {
     });
 
     test('pix expires after its expiry and can then not be paid', async () => {
-      const p = (await create({ amount: 300, method: 'pix', pixExpiresInSeconds: 60 })).json();
-      // Make the expiry due now instead of waiting a minute: the job row is the schedule.
-      await t.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: Date.now() }).where('payload', 'like', `%${p.id}%`).execute());
-      t.worker.kick();
-      await eventually(async () => (await statusOf(p.id)) === 'expired', 'expiry');
-      const pay = await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${p.id}/pay`, headers: auth(k.secretKey) });
-      assert.equal(pay.statusCode, 409);
-      assert.equal(pay.json().error.code, 'INVALID_STATE');
+      // On a ManualClock: the minute passes by moving the clock, not by editing the job's row.
+      const m = await startManualApp(engine);
+      try {
+        const mk = await signup(m);
+        const p = (await m.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(mk.secretKey), payload: { amount: 300, method: 'pix', pixExpiresInSeconds: 60 } })).json();
+        const status = async () => (await m.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(mk.secretKey) })).json().status as string;
+        await m.advance(59_999);
+        assert.equal(await status(), 'pending');
+        await m.advance(1);
+        assert.equal(await status(), 'expired');
+        const pay = await m.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${p.id}/pay`, headers: auth(mk.secretKey) });
+        assert.equal(pay.statusCode, 409);
+        assert.equal(pay.json().error.code, 'INVALID_STATE');
+      } finally {
+        await m.teardown();
+      }
     });
 
     test('cancel a pending payment; cancel again is INVALID_STATE', async () => {
@@ -191,6 +233,7 @@ for (const engine of ENGINES) {
       assert.equal(back.hasMore, true);
       const pix = (await list('?method=pix')).json();
       assert.deepEqual(pix.data.map((p: { id: string }) => p.id), [ids[6], ids[4], ids[2], ids[0]]);
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await list('?status=declined')).json().data.length === 3, 'declines');
       const future = (await list(`?createdGte=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).json();
       assert.deepEqual(future.data, []);
@@ -278,7 +321,9 @@ for (const engine of ENGINES) {
         // All three jobs are due: the worker claims them in one round and confirms them together.
         await t.startWorker();
         const get = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await get(ids[0])).status === 'approved' && (await get(ids[2])).status === 'approved', 'approvals');
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => voided.length === 1, 'the void');
         assert.equal(racing.canceled, 1);
         const raced = await get(ids[1]);
@@ -297,6 +342,7 @@ for (const engine of ENGINES) {
         // The void comes before its job's completion (a failed void leaves the job to try again),
         // so the job may still be there for a moment after the void is seen.
         const confirmJobs = async () => Number((await t.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').executeTakeFirstOrThrow()).n);
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await confirmJobs()) === 0, 'every confirmation job is done');
       } finally {
         await t.teardown();
@@ -354,6 +400,7 @@ for (const engine of ENGINES) {
           await create(timedOutAmount);
           state.paymentId = ids[0];
           await t.startWorker();
+          // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
           await eventually(async () => state.canceled === 1 && (await t.store.db.selectFrom('jobs').select('locked_by').where('type', '=', 'payment.confirm').executeTakeFirst())?.locked_by === null, 'the first attempt, rescheduled');
           await t.worker.stop();
           for (const a of amounts) if (a !== timedOutAmount) await create(a);
@@ -365,8 +412,10 @@ for (const engine of ENGINES) {
           await t.startWorker();
         }
         const get = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => voided.length === 1, 'the void');
         const jobsLeft = async () => Number((await t.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').execute())[0].n);
+        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
         await eventually(async () => (await jobsLeft()) === 0, 'every confirmation job done');
         const charges = await t.store.db.selectFrom('sandbox_provider_charges').selectAll().where('amount', '=', timedOutAmount).execute();
         assert.equal(charges.length, 1, 'one charge at the provider, made by the call whose answer was lost');

@@ -30,8 +30,9 @@ for (const engine of ENGINES) {
     };
     // A run is carried out by the worker: waited for until completed.
     const run = async () => {
-      const res = await api('POST', '/admin/settlement-runs', { date: localDate(), reason: 'Test run' }, admin);
+      const res = await api('POST', '/admin/settlement-runs', { date: localDate(Date.now()), reason: 'Test run' }, admin);
       assert.equal(res.status, 200, res.raw);
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       return eventually(async () => {
         const r = await api('GET', `/admin/settlement-runs/${res.body.id}`, undefined, admin);
         return r.body.status === 'completed' && r.body;
@@ -127,6 +128,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(released.bankAccount, { ...BANK, agency: '1234-X' });
       const updated = (await api('GET', '/v1/events?type=settlement.updated')).body.data;
       assert.ok(updated.some((e: { data: { object: { id: string; status: string } } }) => e.data.object.id === held.id && e.data.object.status === 'pending'));
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await api('GET', `/v1/settlements/${held.id}`)).body.status === 'paid', 'the released settlement is paid');
       // The same request again is the stored answer and releases nothing twice.
       const again = await setPayout(k.accountId, { ...BANK, agency: '1234-x' }, 'payout-1');
@@ -149,6 +151,7 @@ for (const engine of ENGINES) {
       const [latest] = await merchantSettlements();
       assert.notEqual(latest.status, 'held');
       assert.deepEqual(latest.bankAccount, { ...BANK, account: '55555-5' });
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await api('GET', `/v1/settlements/${latest.id}`)).body.status === 'paid', 'paid');
     });
 
@@ -157,6 +160,7 @@ for (const engine of ENGINES) {
       await setPayout(other.accountId, { ...BANK, account: SANDBOX_FAILING_ACCOUNT });
       await paidPix(3_000, other);
       await run();
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       const failed = await eventually(async () => {
         const [s] = await merchantSettlements(other);
         return s?.status === 'failed' && s;
@@ -166,6 +170,7 @@ for (const engine of ENGINES) {
       await run();
       const retried = await merchantSettlements(other);
       assert.equal(retried.length, 2);
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await api('GET', `/v1/settlements/${retried[0].id}`, undefined, auth(other.secretKey))).body.status === 'paid', 'paid on the next run');
     });
   });
@@ -176,11 +181,11 @@ for (const engine of ENGINES) {
     try {
       await store.migrate('0004_backoffice');
       const now = new Date().toISOString();
-      const accountId = newId('account');
+      const accountId = newId('account', Date.now());
       await store.write(async (tx) => {
         await tx.insertInto('accounts').values({ id: accountId, name: 'Old', email: null, live_enabled: 0, settings: '{}', created_at: now }).execute();
         await tx.insertInto('settlements').values({
-          id: newId('settlement'), account_id: accountId, livemode: 0, run_id: 'str_old', payee_type: 'merchant', payee_id: accountId, amount: 100, receivable_count: 1,
+          id: newId('settlement', Date.now()), account_id: accountId, livemode: 0, run_id: 'str_old', payee_type: 'merchant', payee_id: accountId, amount: 100, receivable_count: 1,
           status: 'paid', bank_account: null, settlement_date: '2026-01-01', paid_at: now, failure_reason: null, created_at: now, updated_at: now,
         } as never).execute();
       });

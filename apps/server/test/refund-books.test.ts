@@ -56,7 +56,7 @@ for (const engine of ENGINES) {
     // The account's one active rule from now on (none for no splits). Split rules are admin-only
     // and the admin API has its own suite: here the rule is a row.
     const rule = async (splits: unknown[]) => {
-      const id = newId('splitRule');
+      const id = newId('splitRule', Date.now());
       const now = new Date().toISOString();
       await t.store.write((tx) => tx.updateTable('split_rules').set({ active: 0 }).where('account_id', '=', k.accountId).execute());
       if (splits.length === 0) return null;
@@ -191,8 +191,8 @@ for (const engine of ENGINES) {
       // 0 by the 30th refund, whose row still recorded the uncapped net (14 of fee, 319 of net
       // each; 30 × 319 = 9,570 > 9,561). And a second sale, refunded once, whose events were
       // purged (its receivables' original amounts cannot be recovered).
-      const broken = newId('payment');
-      const purged = newId('payment');
+      const broken = newId('payment', Date.now());
+      const purged = newId('payment', Date.now());
       await old.write(async (tx) => {
         for (const [id, amount, fee, refunded, status] of [[broken, 9999, 438, 9990, 'partially_refunded'], [purged, 10000, 99, 5000, 'partially_refunded']] as const) {
           await tx.insertInto('payments').values({
@@ -206,10 +206,10 @@ for (const engine of ENGINES) {
           id, account_id: account.id, livemode: 0, payment_id: paymentId, source_id: paymentId, line: 0, payee_type: 'merchant', payee_id: account.id,
           split_rule_id: null, amount, status, available_on: '2026-12-20', settlement_id: null, refund_id: null, created_at: at, updated_at: at,
         });
-        const brokenRcv = newId('receivable');
-        await tx.insertInto('receivables').values([rcv(brokenRcv, broken, 0, 'canceled'), rcv(newId('receivable'), purged, 4950, 'pending')] as never).execute();
+        const brokenRcv = newId('receivable', Date.now());
+        await tx.insertInto('receivables').values([rcv(brokenRcv, broken, 0, 'canceled'), rcv(newId('receivable', Date.now()), purged, 4950, 'pending')] as never).execute();
         await tx.insertInto('events').values({
-          id: newId('event'), account_id: account.id, livemode: 0, type: 'receivable.created', created_at: at, created_at_ms: Date.parse(at),
+          id: newId('event', Date.now()), account_id: account.id, livemode: 0, type: 'receivable.created', created_at: at, created_at_ms: Date.parse(at),
           data: JSON.stringify({ object: { id: brokenRcv, object: 'receivable', paymentId: broken, amount: 9561 } }),
         }).execute();
         for (let i = 0; i < 30; i++) {
@@ -219,7 +219,7 @@ for (const engine of ENGINES) {
           }).execute();
         }
         await tx.insertInto('refunds').values({
-          id: newId('refund'), account_id: account.id, livemode: 0, payment_id: purged, amount: 5000, fee_refunded: 49, net_amount: 4951,
+          id: newId('refund', Date.now()), account_id: account.id, livemode: 0, payment_id: purged, amount: 5000, fee_refunded: 49, net_amount: 4951,
           status: 'succeeded', reason: null, metadata: null, provider_refund_id: null, created_at: at, updated_at: at,
         }).execute();
       });

@@ -52,8 +52,10 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
       await holder.query('begin');
       await holder.query('select id from payments where id = $1 for update', [id]);
       const first = api('POST', '/v1/refunds', { paymentId: id, amount: 4_000 });
+      // Waits for I/O: another PostgreSQL connection queueing behind the held lock.
       await eventually(async () => (await waitersOnHolder()) >= 1, 'the first refund waiting on the locked payment');
       const second = api('POST', '/v1/refunds', { paymentId: id, amount: 4_500 });
+      // Waits for I/O: another PostgreSQL connection queueing behind the held lock.
       await eventually(async () => (await waitersOnHolder()) >= 2, 'the second refund waiting too');
       await holder.query('commit');
       const answers = await Promise.all([first, second]);

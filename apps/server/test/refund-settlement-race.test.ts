@@ -38,7 +38,7 @@ for (const engine of ENGINES) {
       // Three payees per sale, so a refund locks several receivables and each run several payees.
       const now = new Date().toISOString();
       await t.store.write((tx) => tx.insertInto('split_rules').values({
-        id: newId('splitRule'), account_id: k.accountId, livemode: 0, priority: 1, conditions: null, active: 1, description: null, created_at: now, updated_at: now,
+        id: newId('splitRule', Date.now()), account_id: k.accountId, livemode: 0, priority: 1, conditions: null, active: 1, description: null, created_at: now, updated_at: now,
         splits: JSON.stringify([{ recipientId: recipients[0], percentage: 30 }, { recipientId: recipients[1], amount: 150 }]),
       }).execute());
     });
@@ -87,8 +87,10 @@ for (const engine of ENGINES) {
           await holder.query('begin');
           await holder.query("select id from receivables where payment_id = $1 and payee_type = 'merchant' for update", [p.body.id]);
           const run = runSettlement({ store: t.store, provider }, { trigger: 'admin' });
+          // Waits for I/O: another PostgreSQL connection queueing behind the held lock.
           await eventually(async () => (await waitersOn(holder)) >= 1, 'the run waiting on the locked receivable');
           const refund = api('POST', '/v1/refunds', { paymentId: p.body.id, amount: 5_000 });
+          // Waits for I/O: another PostgreSQL connection queueing behind the held lock.
           await eventually(async () => (await waitersOn(holder)) >= 2, 'the refund waiting too');
           await holder.query('commit');
           const [answer] = await Promise.all([refund, run]);

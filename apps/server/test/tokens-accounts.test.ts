@@ -36,6 +36,7 @@ for (const engine of ENGINES) {
     test('the token drives the sandbox outcome and is single use', async () => {
       const declined = (await tokenize({ ...card, number: '4000000000000002' })).json();
       const p = (await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amountInCents: 100, method: 'credit_card', cardToken: declined.id } })).json();
+      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => (await t.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(k.secretKey) })).json().status === 'declined', 'decline');
       const again = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amountInCents: 100, method: 'credit_card', cardToken: declined.id } });
       assert.equal(again.statusCode, 422);

@@ -138,6 +138,7 @@ function suiteHelpers(get: () => TestApp) {
   };
   // Waits until every delivery of the endpoint is settled (succeeded or failed) and returns them.
   const settled = (key: string, endpointId: string, count: number, what = 'deliveries settled') =>
+    // Waits for I/O: the delivery crossing a loopback socket to the receiver.
     eventually(async () => {
       const d = await deliveries(key, endpointId);
       return d.length === count && d.every((x) => x.status !== 'pending') && d;
@@ -221,6 +222,7 @@ for (const engine of ENGINES) {
       const epAll = await h.createEndpoint(k.secretKey, all.url, ['*']);
       const paid = await h.payPix(k.secretKey);
       const declined = await h.ok('POST', '/v1/payments', k.secretKey, { amountInCents: 500, method: 'credit_card', cardToken: 'tok_declined' });
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => all.events().some((e) => e.type === 'payment.declined' && e.data.object.id === declined.id), 'the decline at the catch-all endpoint');
       await h.settled(k.secretKey, epAll.id, 5);
       // Deliveries are written with their events: a missing row means it was never going to be sent.
@@ -258,6 +260,7 @@ for (const engine of ENGINES) {
       const r = await receiver((_hit, i) => (i === 0 ? 500 : 'hold'));
       const ep = await h.createEndpoint(k.secretKey, r.url, ['payment.created']);
       await h.createPix(k.secretKey);
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => r.openHeld === 1, 'the second attempt');
       const [retrying] = await h.deliveries(k.secretKey, ep.id);
       assert.equal(retrying.status, 'pending');
@@ -308,6 +311,7 @@ for (const engine of ENGINES) {
       const epGone = await h.createEndpoint(k.secretKey, gone.url, ['*']);
       const epControl = await h.createEndpoint(k.secretKey, control.url, ['*']);
       await h.createPix(k.secretKey);
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       const disabled = await eventually(async () => {
         const e = await h.ok('GET', `/v1/webhook-endpoints/${epGone.id}`, k.secretKey);
         return e.enabled === false && e;
@@ -318,8 +322,10 @@ for (const engine of ENGINES) {
       assert.equal(d.attempts, 1, 'no retry after a 410');
       assert.equal(d.lastResponseCode, 410);
       // The disabling is itself an event, delivered to the endpoints still enabled.
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => control.events().some((e) => e.type === 'webhook_endpoint.disabled' && e.data.object.id === epGone.id), 'the webhook_endpoint.disabled event');
       const p2 = await h.createPix(k.secretKey);
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => control.events().some((e) => e.type === 'payment.created' && e.data.object.id === p2.id), 'the next event at the control endpoint');
       await h.settled(k.secretKey, epControl.id, 3);
       assert.equal((await h.deliveries(k.secretKey, epGone.id)).length, 1, 'no new delivery to a disabled endpoint');
@@ -335,6 +341,7 @@ for (const engine of ENGINES) {
       const failingSinceMs = Date.now() - t.config.webhookDisableAfterMs - 60_000;
       await t.store.write((tx) => tx.updateTable('webhook_endpoints').set({ failing_since_ms: failingSinceMs }).where('id', '=', ep.id).execute());
       await h.createPix(k.secretKey);
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       const disabled = await eventually(async () => {
         const e = await h.ok('GET', `/v1/webhook-endpoints/${ep.id}`, k.secretKey);
         return e.enabled === false && e;
@@ -377,6 +384,7 @@ for (const engine of ENGINES) {
       assert.ok(overlapMs > 23.9 * 3600_000 && overlapMs <= 24 * 3600_000, 'the old secret signs for 24 hours');
 
       await h.createPix(k.secretKey);
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => r.hits.length === 1, 'the delivery after rotation');
       const both = r.hits[0];
       const sigs = signatures(both);
@@ -392,6 +400,7 @@ for (const engine of ENGINES) {
       // The overlap is over: only the new secret signs.
       await t.store.write((tx) => tx.updateTable('webhook_endpoints').set({ previous_secret_expires_at_ms: Date.now() - 1 }).where('id', '=', ep.id).execute());
       await h.createPix(k.secretKey);
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => r.hits.length === 2, 'the delivery after the overlap');
       const single = r.hits[1];
       assert.equal(signatures(single).length, 1);
@@ -539,6 +548,7 @@ for (const engine of ENGINES) {
       assert.equal(off.enabled, false);
       assert.equal(off.disabledReason, 'disabled by you');
       const p1 = await h.createPix(k.secretKey);
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => control.events().some((e) => e.data.object.id === p1.id), 'the control delivery');
       assert.deepEqual(await h.deliveries(k.secretKey, ep.id), []);
       assert.equal(r.hits.length, 0);
@@ -557,6 +567,7 @@ for (const engine of ENGINES) {
         assert.equal(res.json().error.code, 'NOT_FOUND');
       }
       const p3 = await h.createPix(k.secretKey);
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => control.events().some((e) => e.data.object.id === p3.id), 'the control delivery');
       assert.equal(r.hits.length, 1, 'nothing reaches a deleted endpoint');
     });
@@ -640,6 +651,7 @@ for (const engine of ENGINES) {
       const k = await signup(t);
       const p1 = await h.createPix(k.secretKey);
       const first = await h.eventOf(k.secretKey, 'payment.created', p1.id);
+      // Waits for the system clock this suite's app runs on to pass one millisecond (two events with distinct createdAt).
       await eventually(async () => Date.now() > Date.parse(first.createdAt) + 1, 'the clock to move on');
       const mark = new Date().toISOString();
       const p2 = await h.payPix(k.secretKey);
@@ -692,6 +704,7 @@ for (const engine of ENGINES) {
       const epSlow = await h.createEndpoint(k.secretKey, slow.url, ['payment.created']);
       const epFast = await h.createEndpoint(k.secretKey, fast.url, ['payment.created']);
       await h.createPix(k.secretKey);
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => slow.openHeld >= 1, 'the slow endpoint holding the first delivery');
       // Four more events while the slow endpoint still holds the first one.
       for (let i = 0; i < 4; i++) await h.createPix(k.secretKey);
@@ -700,6 +713,7 @@ for (const engine of ENGINES) {
       assert.equal(slow.answeredCount, 0, 'the slow endpoint has answered nothing yet');
       assert.ok(slow.openHeld >= 1, 'and still holds its first request');
       // The slow endpoint gets its deliveries too once it answers.
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => {
         slow.release(200);
         const d = await h.deliveries(k.secretKey, epSlow.id);
@@ -727,6 +741,7 @@ for (const engine of ENGINES) {
       assert.equal(slow.answeredCount, 0);
       assert.ok(slow.openHeld >= 1, 'the slow endpoint is holding requests');
       assert.ok(slow.hits.length <= t.config.webhookPerEndpointMaxInFlight, `at most ${t.config.webhookPerEndpointMaxInFlight} at once to one endpoint, got ${slow.hits.length}`);
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => {
         slow.release(200);
         const d = await h.deliveries(k.secretKey, epSlow.id);
@@ -760,6 +775,7 @@ for (const engine of ENGINES) {
       assert.equal(d.lastResponseCode, null);
       assert.match(d.lastError, /no answer within 300 ms/);
       // Every attempt that reached the receiver was given up by the sender, none answered.
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => r.hits.length >= 1 && r.hits.every((x) => x.aborted), 'the attempts given up');
       assert.ok(r.hits.length <= d.attempts);
       assert.ok(r.hits.every((x) => x.answered === null && x.headers['webhook-id'] === r.hits[0].headers['webhook-id']));
@@ -776,6 +792,7 @@ for (const engine of ENGINES) {
       assert.equal(d.lastResponseCode, 200);
       assert.ok(d.attempts >= 2, 'retried after the timeout');
       assert.equal(r.hits[0].answered, null);
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       await eventually(async () => r.hits[0].aborted, 'the first attempt given up');
       verifyBoth(r.hits[r.hits.length - 1], ep.secret);
     });
@@ -839,6 +856,7 @@ for (const engine of ENGINES) {
       const first = spawnWorker();
       const p = await h.createPix(k.secretKey);
       const event = await h.eventOf(k.secretKey, 'payment.created', p.id);
+      // Waits for I/O: the worker child process.
       await eventually(async () => r.hits.length === 1, `the first worker sending (output: ${output.join('').slice(-2000)})`, 30_000);
       const claimed = await t.store.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', ep.id).executeTakeFirstOrThrow();
       assert.equal(claimed.status, 'pending');
@@ -850,6 +868,7 @@ for (const engine of ENGINES) {
       assert.equal(first.signalCode, 'SIGKILL');
 
       spawnWorker();
+      // Waits for I/O: the worker child process.
       const done = await eventually(async () => {
         const row = await t.store.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', ep.id).executeTakeFirstOrThrow();
         return row.status !== 'pending' && row;

@@ -49,7 +49,7 @@ export const READY_TOKENS: Record<string, { brand: CardBrand; last4: string; out
   tok_provider_timeout: { brand: 'visa', last4: '0127', outcome: 'provider_timeout' },
 };
 
-export function expiryValid(month: number, year: number, now: Date = new Date()): boolean {
+export function expiryValid(month: number, year: number, now: Date): boolean {
   if (!Number.isInteger(month) || month < 1 || month > 12) return false;
   if (!Number.isInteger(year) || year < 2000 || year > 2100) return false;
   const nowYear = now.getUTCFullYear();

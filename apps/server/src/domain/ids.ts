@@ -59,7 +59,8 @@ function encodeRandom(bytes: Uint8Array): string {
   return out;
 }
 
-export function ulid(nowMs: number = Date.now()): string {
+// `nowMs` from the caller's Clock (clock.ts).
+export function ulid(nowMs: number): string {
   if (nowMs <= lastMs) {
     // Same (or earlier, clock stepped back) millisecond: increment the random part.
     for (let i = lastRandom.length - 1; i >= 0; i--) {
@@ -75,7 +76,7 @@ export function ulid(nowMs: number = Date.now()): string {
   return encodeTime(nowMs) + encodeRandom(lastRandom);
 }
 
-export function newId(kind: IdKind, nowMs?: number): string {
+export function newId(kind: IdKind, nowMs: number): string {
   return ID_PREFIXES[kind] + ulid(nowMs);
 }
 

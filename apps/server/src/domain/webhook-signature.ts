@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { systemClock } from '../clock.js';
 
 // Standard Webhooks (standardwebhooks.com) signatures: HMAC-SHA256 over "id.timestamp.body"
 // with the bytes of the base64 secret after `whsec_`, sent as `v1,<base64>`; several
@@ -40,9 +41,10 @@ function header(headers: Headers, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-// Verifies a delivery. `rawBody` must be the exact bytes received: a re-serialized JSON object
+// Verifies a delivery (what a receiver runs: the server itself never verifies, so its default "now"
+// is the system clock's; tests pass `nowSeconds`). `rawBody` must be the exact bytes received: a re-serialized JSON object
 // has different bytes and never verifies, which is why an object is refused outright.
-export function verify(rawBody: string | Buffer | Uint8Array, headers: Headers, secret: string | string[], toleranceSeconds = 300, nowSeconds = Math.floor(Date.now() / 1000)): { id: string; timestamp: number } {
+export function verify(rawBody: string | Buffer | Uint8Array, headers: Headers, secret: string | string[], toleranceSeconds = 300, nowSeconds = Math.floor(systemClock.nowMs() / 1000)): { id: string; timestamp: number } {
   if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
     throw new WebhookVerificationError('Pass the raw request body (string, Buffer or Uint8Array), not parsed JSON: signatures cover the exact bytes sent.');
   }

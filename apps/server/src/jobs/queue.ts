@@ -12,8 +12,9 @@ export interface JobRow {
   attempts: number;
 }
 
-export async function enqueue(tx: Tx, type: string, payload: unknown, runAtMs: number = Date.now(), id?: string): Promise<string> {
-  const jobId = id ?? newId('job');
+// `nowMs`: the caller's Clock's now; the job runs at `runAtMs` (now by default).
+export async function enqueue(tx: Tx, nowMs: number, type: string, payload: unknown, runAtMs: number = nowMs, id?: string): Promise<string> {
+  const jobId = id ?? newId('job', nowMs);
   await defer(tx, 'jobs', [{
     id: jobId,
     type,
@@ -23,7 +24,7 @@ export async function enqueue(tx: Tx, type: string, payload: unknown, runAtMs: n
     locked_until_ms: null,
     locked_by: null,
     last_error: null,
-    created_at: new Date().toISOString(),
+    created_at: new Date(nowMs).toISOString(),
   }]);
   return jobId;
 }
@@ -32,7 +33,7 @@ export async function enqueue(tx: Tx, type: string, payload: unknown, runAtMs: n
 // side by side without waiting on each other; SQLite has one writer at a time, so a plain
 // UPDATE ... RETURNING in the write transaction is already exclusive. A worker that dies keeps
 // its jobs only until the lease ends; then another claims them again (at least once).
-export async function claim(store: Store, workerId: string, limit: number, leaseMs: number, nowMs = Date.now()): Promise<JobRow[]> {
+export async function claim(store: Store, workerId: string, limit: number, leaseMs: number, nowMs = store.clock.nowMs()): Promise<JobRow[]> {
   return store.write(async (tx) => {
     const due = (qb: Tx) => qb.selectFrom('jobs').select('id')
       .where('run_at_ms', '<=', nowMs)

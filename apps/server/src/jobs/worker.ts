@@ -4,6 +4,7 @@ import type { Store } from '../store/index.js';
 import type { TSchema } from 'typebox';
 import { claim, enqueue, reschedule, type JobRow } from './queue.js';
 import { PayloadCheck } from './payloads.js';
+import type { Clock, ClockTimer } from '../clock.js';
 
 export type JobHandler = (job: JobRow, workerId: string) => Promise<void>;
 // Runs the jobs of one type from one claim together (one transaction for all, say). If it
@@ -33,6 +34,11 @@ export interface WorkerOptions {
 
 const YIELD_STEP_MS = 10;
 const PARKED_AT_MS = 8_000_000_000_000_000; // far future: kept for inspection, never run again
+// A job whose handler throws runs again after 2^attempts seconds (2 s, 4 s, 8 s ...), at most an hour.
+export const JOB_RETRY_BASE_MS = 1000;
+export const JOB_RETRY_MAX_MS = 3_600_000;
+// runDue() rounds before it gives up: a handler that keeps making due work is a bug, not a test.
+const RUN_DUE_MAX_ROUNDS = 1_000;
 
 // Runs jobs from the jobs table: in the server process by default, or alone as `cli worker`.
 // Any number of workers can share one PostgreSQL; claims never overlap (SKIP LOCKED + lease).
@@ -50,6 +56,8 @@ export class Worker {
   private activeJobs = 0;
   private readonly recurring: Array<{ id: string; type: string; everyMs: number }> = [];
   private readonly payloads: PayloadCheck;
+  // The store's: job times, leases, back-off and the poll timer all come from it (clock.ts).
+  private readonly clock: Clock;
 
   constructor(
     private readonly store: Store,
@@ -59,6 +67,7 @@ export class Worker {
     private readonly batchHandlers: Record<string, BatchJobHandler> = {},
   ) {
     this.payloads = new PayloadCheck(options.payloads);
+    this.clock = store.clock;
     // A handler without a payload schema is a mistake of the code, found when the worker is
     // made rather than when its first job fails.
     for (const type of [...Object.keys(handlers), ...Object.keys(batchHandlers)]) this.requireSchema(type);
@@ -76,20 +85,42 @@ export class Worker {
     this.recurring.push({ id, type, everyMs });
     this.handlers[type] = async (job, workerId) => {
       await handler(job, workerId);
-      await this.store.write((tx) => reschedule(tx, job, workerId, Date.now() + everyMs, null));
+      await this.store.write((tx) => reschedule(tx, job, workerId, this.clock.nowMs() + everyMs, null));
     };
   }
 
   async start(): Promise<void> {
     if (this.running) return;
+    await this.scheduleRecurring();
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  private async scheduleRecurring(): Promise<void> {
     for (const r of this.recurring) {
       await this.store.write(async (tx) => {
         const exists = await tx.selectFrom('jobs').select('id').where('id', '=', r.id).executeTakeFirst();
-        if (!exists) await enqueue(tx, r.type, {}, Date.now() + 1000, r.id);
+        const nowMs = this.clock.nowMs();
+        if (!exists) await enqueue(tx, nowMs, r.type, {}, nowMs + 1000, r.id);
       });
     }
-    this.running = true;
-    this.loop = this.run();
+  }
+
+  // Runs every job due at the clock's now, and what those jobs make due now, to the end; returns
+  // how many ran. Work they put off (a retry's back-off, the next round of a recurring job) waits
+  // for the clock. What tests on a ManualClock call after advance(), instead of starting the
+  // polling loop and waiting for it.
+  async runDue(): Promise<number> {
+    const batchSize = this.options.batchSize ?? 64;
+    await this.scheduleRecurring();
+    let ran = 0;
+    for (let round = 0; round < RUN_DUE_MAX_ROUNDS; round++) {
+      const jobs = await this.checkPayloads(await claim(this.store, this.id, batchSize, this.options.leaseMs));
+      if (jobs.length === 0) return ran;
+      await Promise.all(this.groups(jobs).map((group) => (group.length > 1 ? this.executeBatch(group) : this.execute(group[0]))));
+      ran += jobs.length;
+    }
+    throw new Error(`runDue: jobs still due after ${RUN_DUE_MAX_ROUNDS} rounds (a job that keeps rescheduling itself at now?)`);
   }
 
   kick(): void {
@@ -126,7 +157,7 @@ export class Worker {
         continue;
       }
       if (free > 0) {
-        this.lastRoundMs = performance.now();
+        this.lastRoundMs = this.clock.nowMs();
         try {
           jobs = await claim(this.store, this.id, Math.min(batchSize, free), this.options.leaseMs);
         } catch (error) {
@@ -162,15 +193,15 @@ export class Worker {
   private yieldMs(): number {
     const busy = this.options.yieldTo;
     if (!busy) return 0;
-    const waitMs = this.lastRoundMs + (this.options.busyRoundMs ?? 100) - performance.now();
+    const waitMs = this.lastRoundMs + (this.options.busyRoundMs ?? 100) - this.clock.nowMs();
     return waitMs > 0 && busy.busy() ? waitMs : 0;
   }
 
   private async sleep(ms: number): Promise<void> {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
+      const timer: ClockTimer = this.clock.setTimeout(resolve, ms);
       this.wake = () => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         resolve();
       };
     });
@@ -242,10 +273,11 @@ export class Worker {
       await handler(job, this.id);
     } catch (error) {
       const maxAttempts = this.options.maxAttempts ?? 20;
-      const delayMs = job.attempts >= maxAttempts ? PARKED_AT_MS - Date.now() : Math.min(1000 * 2 ** job.attempts, 3_600_000);
+      const nowMs = this.clock.nowMs();
+      const runAtMs = job.attempts >= maxAttempts ? PARKED_AT_MS : nowMs + Math.min(JOB_RETRY_BASE_MS * 2 ** job.attempts, JOB_RETRY_MAX_MS);
       this.log.error({ err: error, jobId: job.id, jobType: job.type, attempts: job.attempts }, 'job failed');
       try {
-        await this.store.write((tx) => reschedule(tx, job, this.id, Date.now() + delayMs, (error as Error).message ?? String(error)));
+        await this.store.write((tx) => reschedule(tx, job, this.id, runAtMs, (error as Error).message ?? String(error)));
       } catch (e) {
         // The lease runs out and another round retries it: nothing is lost.
         this.log.error({ err: e, jobId: job.id }, 'could not reschedule job');

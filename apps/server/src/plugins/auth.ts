@@ -35,7 +35,7 @@ export class KeyCache {
 
   async lookup(plain: string): Promise<AuthRecord | null> {
     const hash = hashKey(plain);
-    const now = Date.now();
+    const now = this.store.clock.nowMs();
     const hit = this.entries.get(hash);
     if (hit && hit.expiresAtMs > now) return hit.record;
     const record = await findKey(this.store, plain);
@@ -108,7 +108,7 @@ async function checkoutSecret(secret: string, store: Store, options: { sessionId
     .select(['checkout_sessions.account_id as accountId', 'checkout_sessions.livemode', 'checkout_sessions.client_secret', 'checkout_sessions.status', 'checkout_sessions.expires_at_ms', 'accounts.live_enabled'])
     .where('checkout_sessions.id', '=', sessionId).executeTakeFirst();
   if (!row || !sameSecret(row.client_secret, secret)) throw invalid();
-  if (options.openOnly && (row.status !== 'open' || row.expires_at_ms <= Date.now())) {
+  if (options.openOnly && (row.status !== 'open' || row.expires_at_ms <= store.clock.nowMs())) {
     throw new ApiError('PERMISSION_DENIED', 'This checkout session is no longer open: its client secret makes no more card tokens.');
   }
   return { keyId: `checkout:${sessionId}`, accountId: row.accountId, livemode: row.livemode === 1, kind: 'checkout', liveEnabled: row.live_enabled === 1, checkoutSessionId: sessionId };

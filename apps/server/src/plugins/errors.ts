@@ -6,6 +6,7 @@ import { PATTERN_MESSAGES } from '../http/common.js';
 import { ulid } from '../domain/ids.js';
 import { responseHeaders } from '../http/headers.js';
 import { chargeAdminRefusal } from './rate-limit.js';
+import type { Clock } from '../clock.js';
 
 interface AjvError {
   keyword: string;
@@ -292,7 +293,7 @@ export function clientErrorToApiError(err: NodeJS.ErrnoException & { reason?: st
 // a malformed request line or chunked body, a timeout), so there is no request to answer through
 // Fastify. The answer is written on the socket as raw HTTP, in the envelope, and the connection
 // closed (the parser cannot find the next request in what follows).
-export function clientErrorHandler(log: FastifyBaseLogger) {
+export function clientErrorHandler(log: FastifyBaseLogger, clock: Clock) {
   return (err: NodeJS.ErrnoException & { reason?: string }, socket: Socket): void => {
     // A reset connection has nobody left to answer.
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
@@ -308,7 +309,7 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
       return;
     }
     const apiError = clientErrorToApiError(err);
-    const correlationId = (inFlight && correlationIds.get(inFlight)) || 'req_' + ulid();
+    const correlationId = (inFlight && correlationIds.get(inFlight)) || 'req_' + ulid(clock.nowMs());
     log.info({ correlationId, code: apiError.code, parserError: err.code }, 'request refused by the HTTP parser');
     writeRawError(socket, apiError, correlationId);
   };
@@ -343,13 +344,13 @@ const latestResponses = new WeakMap<Socket, ServerResponse>();
 // onRequest hook in registerErrorHandling: Node's own check is off, see app.ts.)
 // It also remembers each connection's latest response, so that a timeout in the body of a request
 // already answered closes the connection instead of answering it twice (clientErrorHandler).
-export function answerWhatNodeWould(server: Server, log: FastifyBaseLogger): void {
+export function answerWhatNodeWould(server: Server, log: FastifyBaseLogger, clock: Clock): void {
   // Every request, routed or not (a bad URL is answered before any Fastify hook runs).
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     latestResponses.set(req.socket, res);
   });
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
-    const correlationId = 'req_' + ulid();
+    const correlationId = 'req_' + ulid(clock.nowMs());
     log.info({ correlationId, code: 'METHOD_NOT_ALLOWED' }, 'CONNECT refused');
     writeRawError(socket, new ApiError('METHOD_NOT_ALLOWED', 'CONNECT is not supported: this is an HTTP API, not a proxy.'), correlationId);
   });

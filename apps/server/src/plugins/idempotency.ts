@@ -9,6 +9,7 @@ import { MicroBatch, defer, selectWhere } from '../store/index.js';
 import type { StoreErrorHook } from './errors.js';
 import { MUTATING_METHODS } from './route-rules.js';
 import { countRawHeader } from '../http/headers.js';
+import type { Clock } from '../clock.js';
 
 // What a service needs from the request: whose data, which mode, and the one way to write.
 export interface RequestContext {
@@ -18,6 +19,8 @@ export interface RequestContext {
   // Runs `op` in a (group-committed) transaction. With an Idempotency-Key, the key's record and
   // the serialized response commit in that same transaction: either both or neither.
   write: <T>(op: WriteOp<T>) => Promise<T>;
+  // The app's clock (the store's): "now" for everything the request writes (clock.ts).
+  clock: Clock;
 }
 
 declare module 'fastify' {
@@ -92,8 +95,7 @@ const IN_FLIGHT_STALE_MS = 60_000;
 
 // The stored response of a keyed request: written in the transaction of its effects (or alone,
 // for an error response), so a retry with the key gets the same bytes.
-export function insertKey(tx: Tx, auth: { accountId: string; livemode: boolean }, key: string, fp: string, statusCode: number, body: string): Promise<void> {
-  const nowMs = Date.now();
+export function insertKey(tx: Tx, auth: { accountId: string; livemode: boolean }, key: string, fp: string, statusCode: number, body: string, nowMs: number): Promise<void> {
   return defer(tx, 'idempotency_keys', [{
     account_id: auth.accountId,
     livemode: auth.livemode ? 1 : 0,
@@ -186,6 +188,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
       accountId: auth.accountId,
       livemode: auth.livemode,
       correlationId: req.id,
+      clock: store.clock,
       write: <T>(op: WriteOp<T>) => {
         once();
         return unguarded(() => store.write(op));
@@ -212,11 +215,11 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
     const scope = `${keyScope.accountId}\u0000${keyScope.livemode ? 1 : 0}\u0000${key}`;
 
     const startedMs = inFlight.get(scope);
-    if (startedMs !== undefined && Date.now() - startedMs < IN_FLIGHT_STALE_MS) {
+    if (startedMs !== undefined && store.clock.nowMs() - startedMs < IN_FLIGHT_STALE_MS) {
       throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry in a moment.', { headers: { 'retry-after': '1' } });
     }
     // Marked before the first await: a concurrent duplicate in this process sees it.
-    inFlight.set(scope, Date.now());
+    inFlight.set(scope, store.clock.nowMs());
     reply.raw.once('close', () => inFlight.delete(scope));
 
     const stored = await lookup(keyScope.accountId, keyScope.livemode, key);
@@ -238,7 +241,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
           // bytes sent; committed with the effects or not at all.
           body = reply.serialize(result) as string;
           try {
-            await insertKey(tx, keyScope, key, fp, reply.statusCode, body);
+            await insertKey(tx, keyScope, key, fp, reply.statusCode, body, store.clock.nowMs());
           } catch (error) {
             if (isUniqueViolation(error)) throw new KeyConflict();
             throw error;
@@ -263,7 +266,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
     // the payment): the key's answer is then the other's, replayed, never this one's own.
     req.storeIdempotentError = async (statusCode, body) => {
       try {
-        await unguarded(() => store.write((tx) => insertKey(tx, keyScope, key, fp, statusCode, body)));
+        await unguarded(() => store.write((tx) => insertKey(tx, keyScope, key, fp, statusCode, body, store.clock.nowMs())));
         return null;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;

@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import type { Clock } from '../clock.js';
 
 // Token bucket per caller, in this process's memory: `limit` requests per window, refilled
 // continuously. Bounded in size: past `maxBuckets` the oldest idle buckets are dropped.
 export class RateLimiter {
   private buckets = new Map<string, { tokens: number; updatedMs: number }>();
-  constructor(readonly limit: number, readonly windowMs: number, private readonly maxBuckets = 100_000) {}
+  constructor(readonly limit: number, readonly windowMs: number, private readonly clock: Clock, private readonly maxBuckets = 100_000) {}
 
-  take(key: string, nowMs = Date.now()): { ok: boolean; remaining: number; resetSeconds: number } {
+  take(key: string, nowMs = this.clock.nowMs()): { ok: boolean; remaining: number; resetSeconds: number } {
     const rate = this.limit / this.windowMs;
     let bucket = this.buckets.get(key);
     if (!bucket) {

@@ -3,6 +3,7 @@ import type { Store } from '../store/index.js';
 import type { TestOutcome } from '../domain/card.js';
 import { defer, selectWhere } from '../store/index.js';
 import { ProviderRejected, ProviderUnavailable, type AuthorizeInput, type AuthorizeResult, type PaymentProvider, type PayoutInput, type RefundInput } from './port.js';
+import { nowIso } from '../clock.js';
 
 export const SANDBOX_FAILING_ACCOUNT = '0000000-0';
 
@@ -29,7 +30,7 @@ export class SandboxProvider implements PaymentProvider {
       charge_id: chargeId,
       outcome,
       amount: input.amountCents,
-      created_at: new Date().toISOString(),
+      created_at: nowIso(this.store.clock),
     }]));
     // The charge is made, but the answer is "lost" on the way back: the caller must retry and
     // get this same charge, not a new one.

@@ -11,6 +11,7 @@ import { batchOf } from './batch.js';
 import type { DeferredWork, Engine, StoreOptions, Tx, WriteOp, WriteStats } from './types.js';
 import { openSqlite, sqliteDriverName, type SqliteDriverName } from './sqlite.js';
 import { OwnSchemaPostgresDialect } from './pg-introspector.js';
+import { systemClock, type Clock } from '../clock.js';
 
 // The write path, behind this one module: Store.write (the group commit, store/batcher.ts and
 // store/batch.ts), what a write defers (defer, deferWork), the compiled-once statements
@@ -34,6 +35,9 @@ export class Store {
   private readonly writeChecks: Array<() => void> = [];
   // Which SQLite driver this Node got (store/sqlite.ts); null on PostgreSQL.
   sqliteDriver: SqliteDriverName | null = null;
+  // The one clock of the process's app, worker and jobs: every module that has the store takes
+  // "now" from here (time is an input, clock.ts); code that has only a transaction is given it.
+  clock: Clock = systemClock;
 
   private constructor(engine: Engine, db: Kysely<Database>, writer: Kysely<Database>, batcher: WriteBatcher) {
     this.engine = engine;
@@ -54,7 +58,9 @@ export class Store {
       const dialect = new OwnSchemaPostgresDialect({ pool });
       const db = new Kysely<Database>({ dialect });
       const batcher = new WriteBatcher(db, dialect, 'postgres', batchMax, maxPending, options.pgWriters ?? 4);
-      return new Store('postgres', db, db, batcher);
+      const store = new Store('postgres', db, db, batcher);
+      store.clock = options.clock ?? systemClock;
+      return store;
     }
     if (!url.startsWith('sqlite:')) throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:..."`);
     const file = url.slice('sqlite:'.length);
@@ -76,6 +82,7 @@ export class Store {
     lendStatements(reader, readerStatements);
     const store = new Store('sqlite', reader, writer, new WriteBatcher(writer, writerDialect, 'sqlite', batchMax, maxPending, 1, writerStatements));
     store.sqliteDriver = driver;
+    store.clock = options.clock ?? systemClock;
     return store;
   }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import type { Clock } from '../clock.js';
 
 // The types the write path shares, in one place (store/index.ts re-exports what modules use).
 
@@ -22,6 +23,9 @@ export interface StoreOptions {
   // Concurrent committing connections on PostgreSQL (SQLite has exactly one writer).
   pgWriters?: number;
   pgPoolSize?: number;
+  // Where the store's users take the time (clock.ts): systemClock unless given (tests pass a
+  // ManualClock, and buildApp the same one).
+  clock?: Clock;
 }
 
 export interface WriteStats {

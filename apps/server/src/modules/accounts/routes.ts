@@ -48,7 +48,7 @@ export const accountSchemas = [SandboxAccountRequest, NewApiKey, SandboxAccount]
 
 export function accountRoutes(appInstance: FastifyInstance, store: Store, options: { enabled: boolean; perHour: number }): void {
   const app = typed(appInstance);
-  const limiter = new RateLimiter(options.perHour, 3_600_000);
+  const limiter = new RateLimiter(options.perHour, 3_600_000, store.clock);
   app.post('/v1/sandbox/accounts', {
     // The body is optional: `curl -X POST .../v1/sandbox/accounts` signs up a "Sandbox merchant".
     config: { auth: 'none', idempotent: false, bodyOptional: true, rateLimit: { limiter, what: 'sandbox sign-ups from this address' }, throws: ['NOT_FOUND'] },

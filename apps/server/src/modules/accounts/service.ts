@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Store, Tx } from '../../store/index.js';
 import { newId } from '../../domain/ids.js';
 import { ApiError } from '../../errors.js';
+import { nowIso } from '../../clock.js';
 
 export type KeyKind = 'secret' | 'publishable';
 
@@ -52,9 +53,9 @@ export interface CreatedKey {
   display: string;
 }
 
-export async function insertKey(tx: Tx, accountId: string, kind: KeyKind, livemode: boolean): Promise<CreatedKey> {
+export async function insertKey(tx: Tx, accountId: string, kind: KeyKind, livemode: boolean, nowMs: number): Promise<CreatedKey> {
   const key = keyPrefix(kind, livemode) + randomBase62(32);
-  const id = newId('apiKey');
+  const id = newId('apiKey', nowMs);
   const display = `${keyPrefix(kind, livemode)}…${key.slice(-4)}`;
   await tx.insertInto('api_keys').values({
     id,
@@ -63,7 +64,7 @@ export async function insertKey(tx: Tx, accountId: string, kind: KeyKind, livemo
     kind,
     key_hash: hashKey(key),
     display,
-    created_at: new Date().toISOString(),
+    created_at: new Date(nowMs).toISOString(),
     revoked_at: null,
     // Every key is kept hashed only, publishable ones too (migration 0008 cleared the readable
     // copies the hosted page once used; it tokenizes with its session's client secret now).
@@ -79,11 +80,12 @@ export interface CreatedAccount {
 
 export async function createAccount(store: Store, input: { name: string; email?: string | null }): Promise<CreatedAccount> {
   return store.write(async (tx) => {
-    const id = newId('account');
-    const createdAt = new Date().toISOString();
+    const nowMs = store.clock.nowMs();
+    const id = newId('account', nowMs);
+    const createdAt = new Date(nowMs).toISOString();
     await tx.insertInto('accounts').values({ id, name: input.name, email: input.email ?? null, live_enabled: 0, settings: '{}', created_at: createdAt }).execute();
-    const secretKey = await insertKey(tx, id, 'secret', false);
-    const publishableKey = await insertKey(tx, id, 'publishable', false);
+    const secretKey = await insertKey(tx, id, 'secret', false, nowMs);
+    const publishableKey = await insertKey(tx, id, 'publishable', false, nowMs);
     return {
       account: { id, object: 'account' as const, name: input.name, email: input.email ?? null, liveEnabled: false, livemode: false as const, createdAt },
       keys: { secretKey, publishableKey },
@@ -95,7 +97,7 @@ export async function createKey(store: Store, accountId: string, kind: KeyKind, 
   return store.write(async (tx) => {
     const account = await tx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
     if (!account) throw new ApiError('NOT_FOUND', `No such account: ${accountId}.`);
-    return insertKey(tx, accountId, kind, livemode);
+    return insertKey(tx, accountId, kind, livemode, store.clock.nowMs());
   });
 }
 
@@ -105,7 +107,7 @@ export async function revokeKey(store: Store, keyIdOrKey: string): Promise<{ id:
     const row = await tx.selectFrom('api_keys').select(['id', 'display', 'revoked_at'])
       .where(byHash ? 'key_hash' : 'id', '=', byHash ?? keyIdOrKey).executeTakeFirst();
     if (!row) throw new ApiError('NOT_FOUND', 'No such key.');
-    if (!row.revoked_at) await tx.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', row.id).execute();
+    if (!row.revoked_at) await tx.updateTable('api_keys').set({ revoked_at: nowIso(store.clock) }).where('id', '=', row.id).execute();
     return { id: row.id, display: row.display };
   });
 }

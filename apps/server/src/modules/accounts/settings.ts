@@ -27,7 +27,8 @@ export function parseSettings(json: string | null | undefined): AccountSettings 
 // gives the local calendar date that D+0 / D+30 and settlement dates are counted in.
 const SAO_PAULO_OFFSET_MS = -3 * 3600_000;
 
-export function localDate(ms: number = Date.now()): string {
+// São Paulo's calendar date at `ms` (today: `localDate(clock.nowMs())`, from the Clock).
+export function localDate(ms: number): string {
   return new Date(ms + SAO_PAULO_OFFSET_MS).toISOString().slice(0, 10);
 }
 

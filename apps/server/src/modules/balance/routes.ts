@@ -26,7 +26,7 @@ export const Balance = Type.Object(
 interface Totals { pending: number; available: number; settled: number }
 
 export async function getBalance(store: Store, owner: Owner) {
-  const today = localDate();
+  const today = localDate(store.clock.nowMs());
   // A literal, not a parameter: PostgreSQL only matches the GROUP BY expression to the selected
   // one when they are the same text (`today` is our own YYYY-MM-DD, never user input).
   const bucket = sql<string>`case when status = 'settled' then 'settled' when available_on <= ${sql.lit(today)} then 'available' else 'pending' end`;

@@ -25,7 +25,7 @@ const EXPIRY_RETRY_MS = 5_000;
 const CLIENT_SECRET_CHARS = 40;
 
 export async function createCheckoutSession(deps: PaymentDeps, ctx: RequestContext, body: CreateCheckoutSessionRequest, baseUrl: string): Promise<CheckoutSession> {
-  const nowMs = Date.now();
+  const nowMs = ctx.clock.nowMs();
   const nowIso = new Date(nowMs).toISOString();
   const id = newId('checkoutSession', nowMs);
   const expiresAtMs = nowMs + (body.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS) * 1000;
@@ -58,7 +58,7 @@ export async function createCheckoutSession(deps: PaymentDeps, ctx: RequestConte
   return ctx.write(async (tx) => {
     await defer(tx, 'checkout_sessions', [row]);
     // The session expires on time even if nobody looks at it.
-    await enqueue(tx, JOB_CHECKOUT_EXPIRE, { sessionId: id }, expiresAtMs);
+    await enqueue(tx, nowMs, JOB_CHECKOUT_EXPIRE, { sessionId: id }, expiresAtMs);
     return toCheckoutSession(row);
   });
 }
@@ -75,16 +75,16 @@ async function expireNow(tx: Tx, row: CheckoutSessionRow, nowMs: number): Promis
   const payment = await latestPayment(tx, row);
   if (payment?.status === 'pending') {
     if (payment.method !== 'pix') return 'busy';
-    await moveWithEvent(tx, payment, 'expired');
+    await moveWithEvent(tx, payment, 'expired', nowMs);
   }
   return markExpired(tx, row, nowMs);
 }
 
 // Sessions past their expiry read as expired even before their job has run: the read expires it.
 async function expireIfDue(store: Store, row: CheckoutSessionRow): Promise<CheckoutSessionRow> {
-  if (row.status !== 'open' || row.expires_at_ms > Date.now()) return row;
+  if (row.status !== 'open' || row.expires_at_ms > store.clock.nowMs()) return row;
   return store.write(async (tx) => {
-    const nowMs = Date.now();
+    const nowMs = store.clock.nowMs();
     const locked = await lockCheckoutSessionAndPayment(tx, store.engine, row.id);
     if (!locked || locked.status !== 'open' || locked.expires_at_ms > nowMs) return locked ?? row;
     const result = await expireNow(tx, locked, nowMs);
@@ -112,7 +112,7 @@ export async function expireCheckoutSession(deps: PaymentDeps, ctx: RequestConte
     const row = ownCheckoutSession(await lockCheckoutSessionAndPayment(tx, deps.store.engine, id), ctx);
     if (row.status === 'expired') throw invalidState('This checkout session has already expired.');
     if (row.status === 'complete') throw invalidState('This checkout session is complete: its payment was approved. Refund the payment instead.');
-    const result = await expireNow(tx, row, Date.now());
+    const result = await expireNow(tx, row, ctx.clock.nowMs());
     if (result === 'busy') throw invalidState('A card payment of this session is being confirmed; try again in a few seconds.');
     return toCheckoutSession(result);
   });
@@ -122,7 +122,7 @@ export async function expireCheckoutSession(deps: PaymentDeps, ctx: RequestConte
 export async function expireCheckoutSessionJob(deps: PaymentDeps, job: JobRow, workerId: string): Promise<void> {
   const { sessionId } = readPayload(job, JOB_CHECKOUT_EXPIRE);
   await deps.store.write(async (tx) => {
-    const nowMs = Date.now();
+    const nowMs = deps.store.clock.nowMs();
     const row = await lockCheckoutSessionAndPayment(tx, deps.store.engine, sessionId);
     if (!row || row.status !== 'open') return void (await complete(tx, job, workerId));
     if (row.expires_at_ms > nowMs) return reschedule(tx, job, workerId, row.expires_at_ms, null);
@@ -195,7 +195,7 @@ export async function payCheckoutSession(deps: PaymentDeps, ctx: RequestContext,
   if (installments !== undefined && installments > session.installments) {
     throw new ApiError('VALIDATION_ERROR', `This checkout session allows at most ${session.installments} installment(s).`, { param: 'installments' });
   }
-  const nowMs = Date.now();
+  const nowMs = ctx.clock.nowMs();
   const common = { amount: session.amount, currency: 'BRL' as const, description: session.description ?? undefined, metadata: session.metadata ? (JSON.parse(session.metadata) as CreatePaymentBody['metadata']) : undefined, customer: session.customer ? (JSON.parse(session.customer) as CreatePaymentBody['customer']) : undefined };
   const prepared = body.method === 'credit_card'
     ? preparePayment(deps, ctx, { ...common, method: 'credit_card', cardToken: body.cardToken, installments }, id)
@@ -209,14 +209,14 @@ export async function payCheckoutSession(deps: PaymentDeps, ctx: RequestContext,
     view = await ctx.write(async (tx) => {
       const row = await lockCheckoutSession(tx, deps.store.engine, id) as CheckoutSessionRow;
       if (row.status !== 'open') throw invalidState(`This checkout session is ${row.status}.`);
-      if (row.expires_at_ms <= Date.now()) throw invalidState('This checkout session has expired.');
+      if (row.expires_at_ms <= ctx.clock.nowMs()) throw invalidState('This checkout session has expired.');
       const current = await latestPayment(tx, row);
       if (current && current.status !== 'declined' && current.status !== 'failed' && current.status !== 'canceled' && current.status !== 'expired') {
         if (current.status === 'pending' && current.method === 'pix' && body.method === 'pix') return clientView(tx, row, current);
         throw inFlight();
       }
       await insertPayment(tx, ctx, prepared);
-      const nowIso = new Date().toISOString();
+      const nowIso = new Date(ctx.clock.nowMs()).toISOString();
       await tx.updateTable('checkout_sessions').set({ payment_id: prepared.row.id, updated_at: nowIso }).where('id', '=', id).execute();
       created = true;
       return clientView(tx, { ...row, payment_id: prepared.row.id, updated_at: nowIso }, prepared.row);

@@ -25,7 +25,7 @@ export function takeDeliveriesCreated(): boolean {
   return was;
 }
 
-export function newEventRow(owner: Owner, type: EventType | typeof TEST_EVENT_TYPE, object: unknown, nowMs: number = Date.now()): Insertable<EventsTable> {
+export function newEventRow(owner: Owner, type: EventType | typeof TEST_EVENT_TYPE, object: unknown, nowMs: number): Insertable<EventsTable> {
   return {
     id: newId('event', nowMs),
     account_id: owner.accountId,
@@ -54,7 +54,7 @@ export function newDeliveryRow(endpointId: string, event: { id: string; account_
 // Every state change writes its events here, in the transaction of the change (outbox): an
 // event exists if and only if the change committed, and so does one delivery row per enabled
 // webhook endpoint of the account and mode whose filter matches.
-export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: EventType; object: unknown }>, nowMs: number = Date.now()): Promise<string[]> {
+export async function emitEvents(tx: Tx, owner: Owner, events: Array<{ type: EventType; object: unknown }>, nowMs: number): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((e) => newEventRow(owner, e.type, e.object, nowMs));
   await defer(tx, 'events', rows);
@@ -76,17 +76,17 @@ const fanOut: DeferredWork<EventRow> = {
     const endpoints = await read.selectFrom('webhook_endpoints').select(['id', 'account_id', 'livemode', 'events'])
       .where('enabled', '=', 1).where('account_id', 'in', accountIds).execute();
     if (endpoints.length === 0) return;
-    const nowMs = Date.now();
+    // A delivery is due when its event happened (the writer's clock, carried by the event row).
     const deliveries = events.flatMap((event) => endpoints
       .filter((e) => e.account_id === event.account_id && e.livemode === event.livemode && matchesFilter(e.events, event.type))
-      .map((e) => newDeliveryRow(e.id, event as { id: string; account_id: string; livemode: number }, nowMs)));
+      .map((e) => newDeliveryRow(e.id, event as { id: string; account_id: string; livemode: number }, event.created_at_ms)));
     if (deliveries.length === 0) return;
     await defer(tx, 'webhook_deliveries', deliveries);
     markDeliveriesCreated();
   },
 };
 
-export async function recordEvent(tx: Tx, owner: Owner, type: EventType, object: unknown, nowMs: number = Date.now()): Promise<string> {
+export async function recordEvent(tx: Tx, owner: Owner, type: EventType, object: unknown, nowMs: number): Promise<string> {
   const [id] = await emitEvents(tx, owner, [{ type, object }], nowMs);
   return id;
 }

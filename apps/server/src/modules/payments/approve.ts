@@ -27,7 +27,11 @@ export interface ApprovalMemo {
 export class ApprovalBatch {
   private readonly approvals: PendingApproval[] = [];
   private readonly jobIds: string[] = [];
-  private readonly nowIso = new Date().toISOString();
+  private readonly nowIso: string;
+
+  constructor(nowMs: number) {
+    this.nowIso = new Date(nowMs).toISOString();
+  }
 
   approve(row: PaymentRow, changes: Partial<PaymentRow>): PaymentRow {
     checkTransition(row, 'approved');
@@ -51,7 +55,8 @@ export class ApprovalBatch {
 // Approval is one transaction: the status move, its fee and net, the receivables of the split
 // and their events. The guarded UPDATE in transition() makes a second approval impossible, and
 // the receivables' unique (source_id, line) key would refuse a second set anyway.
-export async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>, memo?: ApprovalMemo, later?: ApprovalBatch): Promise<Payment> {
+// `nowMs` from the caller's Clock: the approval's time, and the D+N of its receivables counts from it.
+export async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>, nowMs: number, memo?: ApprovalMemo, later?: ApprovalBatch): Promise<Payment> {
   let settings = memo?.settings.get(row.account_id);
   if (!settings) {
     settings = await readAccountSettings(tx, row.account_id);
@@ -59,7 +64,6 @@ export async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentR
   }
   const method = row.method as PaymentMethod;
   const { feeCents, netCents } = computeFee(row.amount, method, settings.fees);
-  const nowMs = Date.now();
   const owner = { accountId: row.account_id, livemode: row.livemode === 1 };
   let rules: SplitRule[] | undefined;
   if (memo) {
@@ -71,7 +75,7 @@ export async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentR
     }
   }
   const moved = { ...changes, fee_amount: feeCents, net_amount: netCents };
-  const approved = toPayment(later ? later.approve(row, moved) : await transition(tx, row, 'approved', moved));
+  const approved = toPayment(later ? later.approve(row, moved) : await transition(tx, row, 'approved', moved, new Date(nowMs).toISOString()));
   // A checkout session completes with its payment's approval, in this same transaction.
   if (row.checkout_session_id) await completeCheckoutSession(tx, row.checkout_session_id, approved.id, nowMs);
   const receivables = await createSaleReceivables(tx, { paymentId: row.id, ...owner, amountCents: row.amount, netCents, method }, settings, nowMs, rules);
@@ -89,10 +93,11 @@ export async function sandboxPayPix(_deps: PaymentDeps, ctx: RequestContext, id:
   return ctx.write(async (tx) => {
     const row = await loadPayment(tx, ctx, id);
     if (row.method !== 'pix') throw invalidState('Only pix payments are paid through the simulator; card payments are confirmed by the provider.');
-    if (row.status === 'pending' && row.expires_at && Date.parse(row.expires_at) <= Date.now()) {
+    const nowMs = ctx.clock.nowMs();
+    if (row.status === 'pending' && row.expires_at && Date.parse(row.expires_at) <= nowMs) {
       throw new ApiError('INVALID_STATE', 'This Pix BR Code has expired.');
     }
-    return approve(tx, row, {});
+    return approve(tx, row, {}, nowMs);
   });
 }
 

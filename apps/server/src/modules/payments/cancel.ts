@@ -7,5 +7,5 @@ import type { Payment } from './schemas.js';
 // a payment past pending; the guarded UPDATE refuses one that moved meanwhile. A confirmation
 // whose approval arrives after this voids it (approve.ts voidUnwanted).
 export async function cancelPayment(_deps: PaymentDeps, ctx: RequestContext, id: string): Promise<Payment> {
-  return ctx.write(async (tx) => moveWithEvent(tx, await loadPayment(tx, ctx, id), 'canceled'));
+  return ctx.write(async (tx) => moveWithEvent(tx, await loadPayment(tx, ctx, id), 'canceled', ctx.clock.nowMs()));
 }

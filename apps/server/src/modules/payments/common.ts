@@ -45,9 +45,10 @@ export function providerKey(paymentId: string, operation: string): string {
 }
 
 // A move along the state table with its event, in the caller's transaction.
-export async function moveWithEvent(tx: Tx, row: PaymentRow, to: 'approved' | 'declined' | 'failed' | 'canceled' | 'expired', changes: Partial<PaymentRow> = {}): Promise<Payment> {
-  const moved = toPayment(await transition(tx, row, to, changes));
-  await recordEvent(tx, { accountId: row.account_id, livemode: row.livemode === 1 }, `payment.${to}`, moved);
+// `nowMs` from the caller's Clock.
+export async function moveWithEvent(tx: Tx, row: PaymentRow, to: 'approved' | 'declined' | 'failed' | 'canceled' | 'expired', nowMs: number, changes: Partial<PaymentRow> = {}): Promise<Payment> {
+  const moved = toPayment(await transition(tx, row, to, changes, new Date(nowMs).toISOString()));
+  await recordEvent(tx, { accountId: row.account_id, livemode: row.livemode === 1 }, `payment.${to}`, moved, nowMs);
   return moved;
 }
 
@@ -59,5 +60,5 @@ function backoffMs(baseMs: number, attempt: number): number {
 
 // The job runs again after the provider backoff (its lease released).
 export function retryLater(deps: PaymentDeps, tx: Tx, job: JobRow, workerId: string, reason: string): Promise<void> {
-  return reschedule(tx, job, workerId, Date.now() + backoffMs(deps.config.providerRetryBaseMs, job.attempts), reason);
+  return reschedule(tx, job, workerId, deps.store.clock.nowMs() + backoffMs(deps.config.providerRetryBaseMs, job.attempts), reason);
 }

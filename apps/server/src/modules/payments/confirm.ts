@@ -27,7 +27,7 @@ async function authorizeCard(deps: PaymentDeps, current: PaymentRow): Promise<Au
     return { kind: 'answer', outcome };
   } catch (error) {
     if (!(error instanceof ProviderUnavailable)) throw error;
-    deps.breaker.recordFailure();
+    deps.breaker.recordFailure(deps.store.clock.nowMs());
     return { kind: 'unavailable', error };
   }
 }
@@ -51,7 +51,7 @@ async function persistAuthorization(deps: PaymentDeps, tx: Tx, job: JobRow, work
   const attempts = { provider_attempts: job.attempts };
   if (auth.kind === 'unavailable') {
     if (job.attempts >= deps.config.providerMaxAttempts) {
-      await moveWithEvent(tx, row, 'failed', { failure_code: 'provider_unavailable', failure_message: 'The payment provider could not be reached; no charge was made.', ...attempts });
+      await moveWithEvent(tx, row, 'failed', deps.store.clock.nowMs(), { failure_code: 'provider_unavailable', failure_message: 'The payment provider could not be reached; no charge was made.', ...attempts });
       await finish();
     } else {
       await recordProviderAttempts(tx, row.id, job.attempts);
@@ -60,8 +60,9 @@ async function persistAuthorization(deps: PaymentDeps, tx: Tx, job: JobRow, work
     return true;
   }
   const { outcome } = auth;
-  if (outcome.status === 'approved') await approve(tx, row, { provider_charge_id: outcome.chargeId, ...attempts }, memo, later);
-  else await moveWithEvent(tx, row, 'declined', { failure_code: outcome.code, failure_message: outcome.message, ...attempts });
+  const nowMs = deps.store.clock.nowMs();
+  if (outcome.status === 'approved') await approve(tx, row, { provider_charge_id: outcome.chargeId, ...attempts }, nowMs, memo, later);
+  else await moveWithEvent(tx, row, 'declined', nowMs, { failure_code: outcome.code, failure_message: outcome.message, ...attempts });
   await finish();
   return true;
 }
@@ -133,7 +134,7 @@ export async function confirmCardJobs(deps: PaymentDeps, jobs: JobRow[], workerI
   try {
     honoured = await store.write(async (tx) => {
       const memo: ApprovalMemo = { settings: new Map(), rules: new Map() };
-      const later = new ApprovalBatch();
+      const later = new ApprovalBatch(store.clock.nowMs());
       const done: boolean[] = [];
       for (let i = 0; i < jobs.length; i++) {
         const row = currents.get(paymentIds[i]);

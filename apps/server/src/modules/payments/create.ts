@@ -78,12 +78,12 @@ export interface PreparedPayment {
 export function preparePayment(deps: PaymentDeps, owner: Owner, body: CreatePaymentBody, checkoutSessionId: string | null = null): PreparedPayment {
   const amountCents = checkPaymentShape(body);
   if (body.method === 'credit_card') {
-    const retryAfter = deps.breaker.retryAfterSeconds();
+    const retryAfter = deps.breaker.retryAfterSeconds(deps.store.clock.nowMs());
     if (retryAfter > 0) {
       throw new ApiError('PROVIDER_UNAVAILABLE', 'The card provider is not answering; nothing was charged. Retry later with the same Idempotency-Key.', { headers: { 'retry-after': String(retryAfter) } });
     }
   }
-  const nowMs = Date.now();
+  const nowMs = deps.store.clock.nowMs();
   const nowIso = new Date(nowMs).toISOString();
   const id = newId('payment', nowMs);
   const customer = maskCustomer(body.customer);
@@ -144,7 +144,7 @@ export async function insertPayment(tx: Tx, owner: Owner, prepared: PreparedPaym
     row.card_last4 = card.last4;
   }
   await insertPaymentRow(tx, row);
-  await enqueue(tx, row.method === 'credit_card' ? JOB_CONFIRM : JOB_EXPIRE, { paymentId: row.id }, prepared.jobAtMs);
+  await enqueue(tx, Date.parse(row.created_at), row.method === 'credit_card' ? JOB_CONFIRM : JOB_EXPIRE, { paymentId: row.id }, prepared.jobAtMs);
   const resource = toPayment(row);
   await recordEvent(tx, owner, 'payment.created', resource, Date.parse(row.created_at));
   return resource;

@@ -18,7 +18,7 @@ export async function expirePixJob(deps: PaymentDeps, job: JobRow, workerId: str
   }
   await deps.store.write(async (tx) => {
     const row = await readPayment(tx, paymentId);
-    if (row && row.status === 'pending') await moveWithEvent(tx, row, 'expired');
+    if (row && row.status === 'pending') await moveWithEvent(tx, row, 'expired', deps.store.clock.nowMs());
     await complete(tx, job, workerId);
   });
 }

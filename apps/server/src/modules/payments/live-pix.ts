@@ -94,7 +94,7 @@ export async function applyCharge(deps: PaymentDeps, paymentId: string, resolved
       let status: 'matched' | 'amount_mismatch' | 'late_returned';
       if (row.provider_e2eid === pix.e2eid) status = 'matched';
       else if (row.status === 'pending' && pix.amountCents === row.amount) {
-        await approve(tx, row, { provider_e2eid: pix.e2eid });
+        await approve(tx, row, { provider_e2eid: pix.e2eid }, clock.nowMs());
         status = 'matched';
       } else if (row.status === 'pending') status = 'amount_mismatch';
       else status = 'late_returned';
@@ -140,7 +140,7 @@ async function recordReturns(deps: PaymentDeps, paymentId: string, payments: Rec
     if (amount <= 0) continue;
     const owner = ownerOf(current);
     await createRefund(
-      { ...owner, correlationId: `med:${ret.id}`, write: (op) => deps.store.write(op) },
+      { ...owner, correlationId: `med:${ret.id}`, clock: deps.clock, write: (op) => deps.store.write(op) },
       { paymentId, amount, reason: ret.nature === 'MED_FRAUDE' ? 'fraudulent' : 'requested_by_customer', metadata: { pixReturn: ret.id, nature: ret.nature } },
       { engine: deps.store.engine, kickWorker: deps.kickWorker, kind: ret.nature === 'MED_FRAUDE' ? 'med_fraud' : 'med_operational', providerRefundId: ret.id, nowMs: deps.clock.nowMs() },
     );
@@ -166,7 +166,7 @@ export async function finishRefund(deps: PaymentDeps, refundId: string, to: 'suc
     if (!refund || refund.status !== 'pending') return;
     const nowIso = new Date(deps.clock.nowMs()).toISOString();
     const r = await tx.updateTable('refunds').set({ status: to, updated_at: nowIso }).where('id', '=', refundId).where('status', '=', 'pending').executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, { accountId: refund.account_id, livemode: refund.livemode === 1 }, `refund.${to}`, toRefund({ ...refund, status: to, updated_at: nowIso }));
+    if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, { accountId: refund.account_id, livemode: refund.livemode === 1 }, `refund.${to}`, toRefund({ ...refund, status: to, updated_at: nowIso }), deps.clock.nowMs());
   });
 }
 
@@ -275,7 +275,7 @@ export async function enqueueSyncs(tx: Tx, connectorAccountId: string, hints: { 
   if (hints.e2eids.length > 0) {
     for (const p of await tx.selectFrom('payments').select('id').where('connector_account_id', '=', connectorAccountId).where('provider_e2eid', 'in', hints.e2eids.slice(0, 100)).execute()) ids.add(p.id);
   }
-  for (const id of ids) await enqueue(tx, JOB_PIX_SYNC, { paymentId: id }, nowMs);
+  for (const id of ids) await enqueue(tx, nowMs, JOB_PIX_SYNC, { paymentId: id }, nowMs);
   return ids.size;
 }
 

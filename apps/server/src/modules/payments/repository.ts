@@ -8,7 +8,7 @@ import { qrSvg } from '../../domain/qr.js';
 import { assertTransition, IllegalTransition, type PaymentStatus } from '../../domain/states.js';
 import { invalidState, notFound } from '../../errors.js';
 import type { Owner } from '../events/service.js';
-import { defer, selectWhere, updateWhere } from '../../store/index.js';
+import { defer, MicroBatch, selectWhere, updateWhere } from '../../store/index.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 
@@ -65,6 +65,40 @@ export async function findPayment(db: Db, owner: Owner, id: string, options: { l
   // instead of 0.03 ms per lookup on 23k rows of one account).
   const row = await readPayment(db, id, options);
   if (!row || row.account_id !== owner.accountId || row.livemode !== (owner.livemode ? 1 : 0)) return undefined;
+  return row;
+}
+
+// GET /v1/payments/{id} outside any write. On PostgreSQL each read is a round trip (Parse, Bind,
+// Execute and a socket write each way, plus a pooled connection), which made GET 0.37-0.40 of
+// its ceiling; the reads of one turn of the event loop share one query instead (at most
+// MAX_IDS_PER_QUERY ids), as the idempotency key lookups do. A read starts after the write it
+// might follow has committed (a request answers after its commit), so sharing a query changes
+// nothing a client can see. SQLite reads a local B-tree: no need.
+const MAX_IDS_PER_QUERY = 500;
+const sharedReads = new WeakMap<Store, MicroBatch<string, PaymentRow | undefined>>();
+function sharedPaymentReads(store: Store): MicroBatch<string, PaymentRow | undefined> {
+  let reads = sharedReads.get(store);
+  if (!reads) {
+    reads = new MicroBatch<string, PaymentRow | undefined>({
+      maxItemsPerRun: MAX_IDS_PER_QUERY,
+      maxConcurrentRuns: Number.POSITIVE_INFINITY,
+      maxPending: Number.POSITIVE_INFINITY, // one per request in flight: bounded by the server's connections
+      run: async (ids) => {
+        // One statement text whatever the count (= any of an array, by the primary key).
+        const rows = await store.db.selectFrom('payments').selectAll().where(sql<boolean>`id = any(${[...new Set(ids)]}::text[])`).execute();
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        return ids.map((id) => ({ ok: true as const, value: byId.get(id) }));
+      },
+    });
+    sharedReads.set(store, reads);
+  }
+  return reads;
+}
+
+export async function readPaymentOutsideWrites(store: Store, owner: Owner, id: string): Promise<PaymentRow> {
+  const row = store.engine === 'postgres' ? await sharedPaymentReads(store).add(id) : await readPayment(store.db, id);
+  // Another account's or the other mode's payment is as absent as a made-up id.
+  if (!row || row.account_id !== owner.accountId || row.livemode !== (owner.livemode ? 1 : 0)) throw notFound('payment', 'id');
   return row;
 }
 
@@ -153,7 +187,7 @@ export function checkTransition(row: PaymentRow, to: PaymentStatus): void {
   }
 }
 
-export async function transition(tx: Tx, row: PaymentRow, to: PaymentStatus, changes: Partial<PaymentRow> = {}, nowIso = new Date().toISOString()): Promise<PaymentRow> {
+export async function transition(tx: Tx, row: PaymentRow, to: PaymentStatus, changes: Partial<PaymentRow>, nowIso: string): Promise<PaymentRow> {
   checkTransition(row, to);
   const updated = await updateWhere(tx, 'payments', { ...changes, status: to, updated_at: nowIso }, { id: row.id, status: row.status });
   if (updated !== 1) throw invalidState(`The payment changed while this request ran; fetch it and try again.`);

@@ -1,6 +1,6 @@
 import type { Owner } from '../events/service.js';
 import type { PaymentDeps } from './common.js';
-import { listPayments as listPaymentRows, loadPayment, toPayment } from './repository.js';
+import { listPayments as listPaymentRows, readPaymentOutsideWrites, toPayment } from './repository.js';
 import type { ListPaymentsQuery, Payment } from './schemas.js';
 
 // The payments module's operations, one file each (validate, load, persist, call the provider,
@@ -14,7 +14,7 @@ export { cancelPayment } from './cancel.js';
 export { expirePixJob } from './expire.js';
 
 export async function getPayment(deps: PaymentDeps, owner: Owner, id: string): Promise<Payment> {
-  return toPayment(await loadPayment(deps.store.db, owner, id));
+  return toPayment(await readPaymentOutsideWrites(deps.store, owner, id));
 }
 
 export async function listPayments(deps: PaymentDeps, owner: Owner, query: ListPaymentsQuery) {

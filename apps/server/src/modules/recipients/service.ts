@@ -88,7 +88,7 @@ export async function createRecipient(ctx: RequestContext, body: CreateRecipient
   const name = checkName(body.name);
   const document = checkDocument(body.document);
   const bankAccount = checkBankAccount(body.bankAccount);
-  const nowMs = Date.now();
+  const nowMs = ctx.clock.nowMs();
   const nowIso = new Date(nowMs).toISOString();
   const row: RecipientRow = {
     id: newId('recipient', nowMs),
@@ -148,7 +148,7 @@ export async function updateRecipient(ctx: RequestContext, id: string, body: Upd
         ? canonicalJson(row.metadata ? JSON.parse(row.metadata) : {}) !== canonicalJson(changes.metadata ? JSON.parse(changes.metadata) : {})
         : row[column] !== changes[column]);
     if (changed.length === 0) return toRecipient(row);
-    const nowMs = Date.now();
+    const nowMs = ctx.clock.nowMs();
     const set: Partial<RecipientRow> = { updated_at: new Date(nowMs).toISOString() };
     for (const column of changed) (set as Record<string, unknown>)[column] = changes[column];
     await tx.updateTable('recipients').set(set).where('id', '=', row.id).execute();

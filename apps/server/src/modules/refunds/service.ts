@@ -74,7 +74,7 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
     assert(refundedBeforeCents === payment.amount_refunded, "a payment's refunded amount is the sum of its refunds");
     const completes = amountCents === refundableCents;
 
-    const nowMs = deps.nowMs ?? Date.now();
+    const nowMs = deps.nowMs ?? ctx.clock.nowMs();
     const nowIso = new Date(nowMs).toISOString();
     const id = newId('refund', nowMs);
     const owner: Owner = { accountId: payment.account_id, livemode: payment.livemode === 1 };
@@ -145,7 +145,7 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
       ...updatedEvents.map((r) => ({ type: 'receivable.updated' as const, object: toReceivable(r) })),
       ...adjustments.map((r) => ({ type: 'receivable.created' as const, object: toReceivable(r) })),
     ], nowMs);
-    await enqueue(tx, JOB_REFUND, { refundId: id }, nowMs);
+    await enqueue(tx, nowMs, JOB_REFUND, { refundId: id });
     return resource;
   });
   deps.kickWorker();
@@ -246,18 +246,19 @@ export async function refundJob(deps: PaymentDeps & { retryBaseMs: number }, job
     outcome = { status: 'succeeded', providerId: r.refundId };
   } catch (error) {
     if (error instanceof ProviderUnavailable) {
-      await store.write((tx) => reschedule(tx, job, workerId, Date.now() + Math.min(deps.retryBaseMs * 2 ** job.attempts, 3_600_000), error.message));
+      await store.write((tx) => reschedule(tx, job, workerId, store.clock.nowMs() + Math.min(deps.retryBaseMs * 2 ** job.attempts, 3_600_000), error.message));
       return;
     }
     if (!(error instanceof ProviderRejected)) throw error;
     outcome = { status: 'failed' };
   }
   await store.write(async (tx: Tx) => {
-    const nowIso = new Date().toISOString();
+    const nowMs = store.clock.nowMs();
+    const nowIso = new Date(nowMs).toISOString();
     const move = refundMove('pending', outcome.status);
     const changes = outcome.status === 'succeeded' ? { status: move.to, provider_refund_id: outcome.providerId, updated_at: nowIso } : { status: move.to, updated_at: nowIso };
     const r = await tx.updateTable('refunds').set(changes).where('id', '=', refund.id).where('status', '=', move.from).executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, owner, `refund.${outcome.status}`, toRefund({ ...refund, ...changes }));
+    if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, owner, `refund.${outcome.status}`, toRefund({ ...refund, ...changes }), nowMs);
     await complete(tx, job, workerId);
   });
 }

@@ -13,6 +13,7 @@ import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../
 import { HOLD_NO_PAYOUT_BANK_ACCOUNT, type ListSettlementsQuery, type Settlement, type SettlementRun } from './schemas.js';
 import { settlementMove, settlementRunMove } from '../../domain/states.js';
 import type { BankAccount } from '../../domain/bank-account.js';
+import { nowIso } from '../../clock.js';
 
 export const JOB_PAYOUT = 'settlement.payout' satisfies JobType;
 export const JOB_DAILY_RUN = 'settlement.daily' satisfies JobType;
@@ -65,10 +66,11 @@ type RunRow = Selectable<SettlementRunsTable>;
 
 // A run as a row: `pending` until a worker starts it. Written by POST /admin/settlement-runs in
 // its idempotent write, with the job that carries it out (settlementRunJob).
-export async function createRun(tx: Tx, options: { date?: string; trigger: 'schedule' | 'admin'; status?: 'pending' | 'running' }): Promise<RunRow> {
+// `nowMs` from the caller's Clock; the run's date is São Paulo's today then, unless given.
+export async function createRun(tx: Tx, options: { nowMs: number; date?: string; trigger: 'schedule' | 'admin'; status?: 'pending' | 'running' }): Promise<RunRow> {
   const row: RunRow = {
-    id: newId('settlementRun'), run_date: options.date ?? localDate(), status: options.status ?? 'pending', trigger: options.trigger,
-    settlement_count: 0, receivable_count: 0, total_amount: 0, started_at: new Date().toISOString(), finished_at: null,
+    id: newId('settlementRun', options.nowMs), run_date: options.date ?? localDate(options.nowMs), status: options.status ?? 'pending', trigger: options.trigger,
+    settlement_count: 0, receivable_count: 0, total_amount: 0, started_at: new Date(options.nowMs).toISOString(), finished_at: null,
   };
   await tx.insertInto('settlement_runs').values(row).execute();
   return row;
@@ -76,7 +78,7 @@ export async function createRun(tx: Tx, options: { date?: string; trigger: 'sche
 
 // Creates a run and carries it out here and now (the daily schedule, the bench, tests).
 export async function runSettlement(deps: SettlementDeps, options: { date?: string; trigger: 'schedule' | 'admin' }): Promise<SettlementRun> {
-  const run = await deps.store.write((tx) => createRun(tx, { ...options, status: 'running' }));
+  const run = await deps.store.write((tx) => createRun(tx, { ...options, nowMs: deps.store.clock.nowMs(), status: 'running' }));
   return executeRun(deps, run);
 }
 
@@ -90,7 +92,7 @@ export async function settlementRunJob(deps: SettlementDeps, job: JobRow, worker
     await deps.store.write((tx) => complete(tx, job, workerId));
     return;
   }
-  const startedAt = new Date().toISOString();
+  const startedAt = nowIso(deps.store.clock);
   // A run already `running` is one a lost lease left half done: it carries on from there.
   const start = settlementRunMove('pending', 'running');
   await deps.store.write((tx) => tx.updateTable('settlement_runs').set({ status: start.to, started_at: startedAt }).where('id', '=', runId).where('status', '=', start.from).execute());
@@ -133,7 +135,7 @@ async function executeRun(deps: SettlementDeps, run: RunRow, finish?: (tx: Tx) =
     // Guarded: a second worker on the same run (a lost lease) finds it completed and leaves it.
     const end = settlementRunMove('running', 'completed');
     await tx.updateTable('settlement_runs').set({
-      status: end.to, settlement_count: Number(totals.settlements), receivable_count: Number(totals.receivables ?? 0), total_amount: Number(totals.amount ?? 0), finished_at: new Date().toISOString(),
+      status: end.to, settlement_count: Number(totals.settlements), receivable_count: Number(totals.receivables ?? 0), total_amount: Number(totals.amount ?? 0), finished_at: nowIso(store.clock),
     }).where('id', '=', runId).where('status', '=', end.from).execute();
     if (finish) await finish(tx);
     return tx.selectFrom('settlement_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
@@ -148,7 +150,7 @@ async function settlePayee(
   g: { account_id: string; livemode: number; payee_type: 'merchant' | 'recipient'; payee_id: string },
 ): Promise<{ amount: number; receivableCount: number }> {
   return store.write(async (tx) => {
-    const nowMs = Date.now();
+    const nowMs = store.clock.nowMs();
     const nowIso = new Date(nowMs).toISOString();
     const id = newId('settlement', nowMs);
     // Where it will be paid, as it is now: the recipient's bank account, or the merchant
@@ -200,7 +202,7 @@ async function settlePayee(
       failure_reason: null, created_at: nowIso, updated_at: nowIso,
     };
     await recordEvent(tx, { accountId: g.account_id, livemode: g.livemode === 1 }, 'settlement.created', toSettlement(row), nowMs);
-    if (!held) await enqueue(tx, JOB_PAYOUT, { settlementId: id }, nowMs);
+    if (!held) await enqueue(tx, nowMs, JOB_PAYOUT, { settlementId: id });
     return { amount, receivableCount: count };
   });
 }
@@ -208,13 +210,12 @@ async function settlePayee(
 // The merchant account got its payout bank account: each of its held settlements (both modes)
 // takes a snapshot of it and goes to payout, in the transaction that set it (its event and its
 // payout job with it). Returns how many were released.
-export async function releaseHeldSettlements(tx: Tx, accountId: string, bankAccount: BankAccount): Promise<number> {
+export async function releaseHeldSettlements(tx: Tx, accountId: string, bankAccount: BankAccount, nowMs: number): Promise<number> {
   const move = settlementMove('held', 'pending');
   // The literal repeats the partial index settlements_held's condition (SQLite uses it only then).
   const held = await tx.selectFrom('settlements').selectAll()
     .where('account_id', '=', accountId).where('payee_type', '=', 'merchant').where('status', '=', sql.lit(move.from))
     .orderBy('id').execute();
-  const nowMs = Date.now();
   const nowIso = new Date(nowMs).toISOString();
   const snapshot = JSON.stringify({ bankCode: bankAccount.bankCode, agency: bankAccount.agency, account: bankAccount.account, accountType: bankAccount.accountType });
   let released = 0;
@@ -224,7 +225,7 @@ export async function releaseHeldSettlements(tx: Tx, accountId: string, bankAcco
     if (Number(r.numUpdatedRows) !== 1) continue;
     released++;
     await recordEvent(tx, { accountId, livemode: s.livemode === 1 }, 'settlement.updated', toSettlement({ ...s, ...changes }), nowMs);
-    await enqueue(tx, JOB_PAYOUT, { settlementId: s.id }, nowMs);
+    await enqueue(tx, nowMs, JOB_PAYOUT, { settlementId: s.id });
   }
   return released;
 }
@@ -248,12 +249,13 @@ export async function payoutJob(deps: SettlementDeps & { retryBaseMs: number }, 
     await provider.payout({ idempotencyKey: payoutKey(s.id), amountCents: s.amount, bankAccount: s.bank_account ? (JSON.parse(s.bank_account) as BankAccount) : null, livemode: owner.livemode });
   } catch (error) {
     if (error instanceof ProviderUnavailable) {
-      await store.write((tx) => reschedule(tx, job, workerId, Date.now() + Math.min(deps.retryBaseMs * 2 ** job.attempts, 3_600_000), error.message));
+      await store.write((tx) => reschedule(tx, job, workerId, store.clock.nowMs() + Math.min(deps.retryBaseMs * 2 ** job.attempts, 3_600_000), error.message));
       return;
     }
     if (!(error instanceof ProviderRejected)) throw error;
     await store.write(async (tx) => {
-      const nowIso = new Date().toISOString();
+      const nowMs = store.clock.nowMs();
+      const nowIso = new Date(nowMs).toISOString();
       const move = settlementMove('pending', 'failed');
       const r = await tx.updateTable('settlements').set({ status: move.to, failure_reason: error.message, updated_at: nowIso })
         .where('id', '=', s.id).where('status', '=', move.from).executeTakeFirst();
@@ -261,18 +263,19 @@ export async function payoutJob(deps: SettlementDeps & { retryBaseMs: number }, 
         // In id order first, as every writer of receivables locks them (see settlePayee).
         if (store.engine === 'postgres') await tx.selectFrom('receivables').select('id').where('settlement_id', '=', s.id).orderBy('id').forUpdate().execute();
         await tx.updateTable('receivables').set({ status: 'pending', settlement_id: null, updated_at: nowIso }).where('settlement_id', '=', s.id).execute();
-        await recordEvent(tx, owner, 'settlement.failed', toSettlement({ ...s, status: 'failed', failure_reason: error.message, updated_at: nowIso }));
+        await recordEvent(tx, owner, 'settlement.failed', toSettlement({ ...s, status: 'failed', failure_reason: error.message, updated_at: nowIso }), nowMs);
       }
       await complete(tx, job, workerId);
     });
     return;
   }
   await store.write(async (tx) => {
-    const nowIso = new Date().toISOString();
+    const nowMs = store.clock.nowMs();
+    const nowIso = new Date(nowMs).toISOString();
     const move = settlementMove('pending', 'paid');
     const r = await tx.updateTable('settlements').set({ status: move.to, paid_at: nowIso, updated_at: nowIso })
       .where('id', '=', s.id).where('status', '=', move.from).executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, owner, 'settlement.paid', toSettlement({ ...s, status: 'paid', paid_at: nowIso, updated_at: nowIso }));
+    if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, owner, 'settlement.paid', toSettlement({ ...s, status: 'paid', paid_at: nowIso, updated_at: nowIso }), nowMs);
     await complete(tx, job, workerId);
   });
 }
@@ -280,7 +283,7 @@ export async function payoutJob(deps: SettlementDeps & { retryBaseMs: number }, 
 // The daily run: once per São Paulo date, whichever worker gets to it first (the run row is
 // written before anything settles, so a second worker sees it and skips).
 export async function dailyRunJob(deps: SettlementDeps): Promise<void> {
-  const today = localDate();
+  const today = localDate(deps.store.clock.nowMs());
   const done = await deps.store.db.selectFrom('settlement_runs').select('id').where('run_date', '=', today).where('trigger', '=', 'schedule').executeTakeFirst();
   if (done) return;
   await runSettlement(deps, { date: today, trigger: 'schedule' });

@@ -75,12 +75,13 @@ export function tokenRoutes(appInstance: FastifyInstance, _store: Store): void {
     if (!luhnValid(number)) throw validation('The card number is not valid.', 'card.number');
     const brand = cardBrand(number);
     if (!cvcValid(card.cvc, brand)) throw validation('The CVC is not valid for this card.', 'card.cvc');
-    if (!expiryValid(card.expMonth, card.expYear)) throw validation('The card has expired.', 'card.expYear');
+    const nowMs = req.ctx.clock.nowMs();
+    if (!expiryValid(card.expMonth, card.expYear, new Date(nowMs))) throw validation('The card has expired.', 'card.expYear');
     const livemode = req.ctx.livemode;
     const testOutcome = livemode ? 'approve' : TEST_CARDS[number] ?? 'approve';
-    const nowIso = new Date().toISOString();
+    const nowIso = new Date(nowMs).toISOString();
     const token = {
-      id: newId('token'),
+      id: newId('token', nowMs),
       object: 'token' as const,
       card: { brand, last4: number.slice(-4), expMonth: card.expMonth, expYear: card.expYear },
       used: false,

@@ -8,6 +8,7 @@ import { deliveryMove } from '../../domain/states.js';
 import { emitEvents, eventPayload } from '../events/service.js';
 import { ipLiteralHost, isPrivateAddress, publicOnlyLookup } from './ssrf.js';
 import { toEndpoint, type EndpointRow } from './service.js';
+import { nowIso as isoOf, type Clock } from '../../clock.js';
 
 export interface DispatcherOptions {
   timeoutMs: number; // a 2xx within this is a success
@@ -84,7 +85,28 @@ export class WebhookDispatcher {
     live: { http: new http.Agent({ keepAlive: true, maxSockets: 1024 }), https: new https.Agent({ keepAlive: true, maxSockets: 1024 }) },
   };
 
-  constructor(private readonly store: Store, private readonly options: DispatcherOptions, private readonly log: FastifyBaseLogger) {}
+  // The store's (clock.ts): due times, leases, the retry schedule and the poll timer. Only an
+  // HTTP exchange's own timeout is real time (it bounds a socket, not a rule).
+  private readonly clock: Clock;
+
+  constructor(private readonly store: Store, private readonly options: DispatcherOptions, private readonly log: FastifyBaseLogger) {
+    this.clock = store.clock;
+  }
+
+  // Sends every delivery due at the clock's now and waits for each answer and its bookkeeping;
+  // returns how many were sent. Retries are scheduled by the clock and wait for it. What tests on a
+  // ManualClock call after advance(), instead of starting the polling loop and waiting for it.
+  async runDue(): Promise<number> {
+    let sent = 0;
+    for (let round = 0; round < 1_000; round++) {
+      const claimed = await this.claim(Math.min(this.options.maxInFlight, 256));
+      if (claimed.length === 0) return sent;
+      await this.dispatch(claimed);
+      await Promise.allSettled([...this.inFlight.values()]);
+      sent += claimed.length;
+    }
+    throw new Error('runDue: deliveries still due after 1000 rounds');
+  }
 
   start(): void {
     if (this.running) return;
@@ -109,7 +131,7 @@ export class WebhookDispatcher {
   }
 
   private async claim(limit: number): Promise<Claimed[]> {
-    const nowMs = Date.now();
+    const nowMs = this.clock.nowMs();
     const perEndpoint = this.options.perEndpointMaxInFlight;
     // An endpoint with little room is treated as full (no claim per completion),
     // candidates are filtered by room BEFORE locking (no hand-back), and the lease moves
@@ -158,9 +180,9 @@ export class WebhookDispatcher {
       }
       if (this.kicked || !this.running || this.roomSeq !== seq) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.pollMs);
+        const timer = this.clock.setTimeout(resolve, this.options.pollMs);
         this.wake = () => {
-          clearTimeout(timer);
+          this.clock.clearTimeout(timer);
           resolve();
         };
       });
@@ -211,7 +233,7 @@ export class WebhookDispatcher {
   }
 
   private async writeSuccesses(batch: Array<{ id: string; code: number }>): Promise<Array<Settled<void>>> {
-    const at = new Date().toISOString();
+    const at = isoOf(this.clock);
     const move = deliveryMove('pending', 'succeeded');
     await this.store.write(async (tx) => {
       const byCode = new Map<number, string[]>();
@@ -232,7 +254,7 @@ export class WebhookDispatcher {
   }
 
   private async deliver(c: Claimed, endpoint: EndpointRow | undefined, payload: string | undefined, release: () => void): Promise<void> {
-    const nowIso = () => new Date().toISOString();
+    const nowIso = () => isoOf(this.clock);
     if (!endpoint || endpoint.enabled !== 1 || payload === undefined) {
       release();
       const move = deliveryMove('pending', 'failed');
@@ -241,7 +263,7 @@ export class WebhookDispatcher {
         .where('id', '=', c.id).where('status', '=', move.from).where('locked_by', '=', this.id).execute());
       return;
     }
-    const nowMs = Date.now();
+    const nowMs = this.clock.nowMs();
     const secrets = [endpoint.secret];
     if (endpoint.previous_secret && (endpoint.previous_secret_expires_at_ms ?? 0) > nowMs) secrets.push(endpoint.previous_secret);
     const timestamp = Math.floor(nowMs / 1000);
@@ -267,14 +289,15 @@ export class WebhookDispatcher {
         return;
       }
       const gone = result.status === 410;
-      const failingSinceMs = endpoint.failing_since_ms ?? Date.now();
-      const tooLong = Date.now() - failingSinceMs >= this.options.disableAfterMs;
+      const answeredMs = this.clock.nowMs();
+      const failingSinceMs = endpoint.failing_since_ms ?? answeredMs;
+      const tooLong = answeredMs - failingSinceMs >= this.options.disableAfterMs;
       const last = attempts >= this.options.scheduleMs.length;
       const delayMs = last ? 0 : Math.round(this.options.scheduleMs[attempts] * (0.9 + Math.random() * 0.2));
       const move = deliveryMove('pending', gone || last || tooLong ? 'failed' : 'pending');
       await tx.updateTable('webhook_deliveries').set({
         status: move.to, attempts, last_response_code: result.status, last_error: result.error,
-        last_attempt_at: at, next_attempt_at_ms: move.to === 'failed' ? null : Date.now() + delayMs, locked_by: null, locked_until_ms: null, updated_at: at,
+        last_attempt_at: at, next_attempt_at_ms: move.to === 'failed' ? null : answeredMs + delayMs, locked_by: null, locked_until_ms: null, updated_at: at,
       }).where('id', '=', c.id).where('status', '=', move.from).where('locked_by', '=', this.id).execute();
       if (gone || tooLong) {
         const reason = gone ? 'the endpoint answered 410 Gone' : `every delivery failed for ${describeSpan(this.options.disableAfterMs)}`;
@@ -285,7 +308,7 @@ export class WebhookDispatcher {
             .where('endpoint_id', '=', endpoint.id).where('status', '=', stop.from).where('locked_by', 'is', null).execute();
           await emitEvents(tx, { accountId: endpoint.account_id, livemode: endpoint.livemode === 1 }, [
             { type: 'webhook_endpoint.disabled', object: toEndpoint({ ...endpoint, enabled: 0, disabled_reason: reason, updated_at: at }) },
-          ]);
+          ], answeredMs);
         }
       } else if (endpoint.failing_since_ms === null) {
         await tx.updateTable('webhook_endpoints').set({ failing_since_ms: failingSinceMs }).where('id', '=', endpoint.id).where('failing_since_ms', 'is', null).execute();
@@ -329,6 +352,7 @@ export class WebhookDispatcher {
         res.on('close', () => done(res.statusCode ?? null, null));
         res.on('error', () => done(res.statusCode ?? null, null));
       });
+      // Real time on purpose: it bounds a socket's wait, which no test clock can move.
       const timer = setTimeout(() => {
         req.destroy(new Error('timeout'));
         done(null, `no answer within ${this.options.timeoutMs} ms`);

@@ -86,9 +86,9 @@ export async function createEndpoint(ctx: RequestContext, body: CreateWebhookEnd
     const count = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n'))
       .where('account_id', '=', ctx.accountId).where('livemode', '=', ctx.livemode ? 1 : 0).executeTakeFirstOrThrow();
     if (Number(count.n) >= MAX_ENDPOINTS_PER_ACCOUNT) throw new ApiError('UNPROCESSABLE', `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints in each mode.`);
-    const nowIso = new Date().toISOString();
+    const nowIso = new Date(ctx.clock.nowMs()).toISOString();
     const row: EndpointRow = {
-      id: newId('webhookEndpoint'), account_id: ctx.accountId, livemode: ctx.livemode ? 1 : 0, url, events: JSON.stringify([...new Set(body.events)]),
+      id: newId('webhookEndpoint', Date.parse(nowIso)), account_id: ctx.accountId, livemode: ctx.livemode ? 1 : 0, url, events: JSON.stringify([...new Set(body.events)]),
       description: body.description ?? null, enabled: 1, secret: generateSecret(), previous_secret: null, previous_secret_expires_at_ms: null,
       disabled_reason: null, failing_since_ms: null, created_at: nowIso, updated_at: nowIso,
     };
@@ -101,7 +101,7 @@ export async function updateEndpoint(ctx: RequestContext, id: string, body: Upda
   const url = body.url !== undefined ? await checkUrl(body.url, ctx.livemode, policy) : undefined;
   return ctx.write(async (tx) => {
     const row = await loadEndpoint(tx, ctx, id);
-    const nowIso = new Date().toISOString();
+    const nowIso = new Date(ctx.clock.nowMs()).toISOString();
     const changes: Partial<EndpointRow> = { updated_at: nowIso };
     if (url !== undefined) changes.url = url;
     if (body.events !== undefined) changes.events = JSON.stringify([...new Set(body.events)]);
@@ -119,7 +119,7 @@ export async function updateEndpoint(ctx: RequestContext, id: string, body: Upda
 export async function deleteEndpoint(ctx: RequestContext, id: string): Promise<WebhookEndpoint & { deleted: true }> {
   return ctx.write(async (tx) => {
     const row = await loadEndpoint(tx, ctx, id);
-    const nowIso = new Date().toISOString();
+    const nowIso = new Date(ctx.clock.nowMs()).toISOString();
     const move = deliveryMove('pending', 'failed');
     await tx.updateTable('webhook_deliveries').set({ status: move.to, last_error: 'endpoint deleted', next_attempt_at_ms: null, updated_at: nowIso })
       .where('endpoint_id', '=', row.id).where('status', '=', move.from).execute();
@@ -131,7 +131,7 @@ export async function deleteEndpoint(ctx: RequestContext, id: string): Promise<W
 export async function rotateSecret(ctx: RequestContext, id: string): Promise<WebhookEndpoint> {
   return ctx.write(async (tx) => {
     const row = await loadEndpoint(tx, ctx, id);
-    const nowMs = Date.now();
+    const nowMs = ctx.clock.nowMs();
     const changes = { secret: generateSecret(), previous_secret: row.secret, previous_secret_expires_at_ms: nowMs + ROTATION_OVERLAP_MS, updated_at: new Date(nowMs).toISOString() };
     await tx.updateTable('webhook_endpoints').set(changes).where('id', '=', row.id).execute();
     return toEndpoint({ ...row, ...changes }, true);
@@ -145,7 +145,7 @@ export async function sendTest(ctx: RequestContext, id: string): Promise<Webhook
     // The dispatcher sends nothing to a disabled endpoint: say so rather than queue a delivery
     // that would only fail.
     if (endpoint.enabled !== 1) throw new ApiError('INVALID_STATE', 'This webhook endpoint is disabled; enable it first.');
-    const nowMs = Date.now();
+    const nowMs = ctx.clock.nowMs();
     const event = newEventRow(ctx, TEST_EVENT_TYPE, { object: 'webhook_test', endpointId: endpoint.id, message: 'This is a test delivery.' }, nowMs);
     await tx.insertInto('events').values(event).execute();
     const delivery = newDeliveryRow(endpoint.id, event, nowMs);
@@ -170,7 +170,7 @@ export async function redeliver(ctx: RequestContext, eventId: string, endpointId
         .where('account_id', '=', ctx.accountId).where('livemode', '=', ctx.livemode ? 1 : 0).where('enabled', '=', 1).execute())
         .filter((e) => matchesFilter(e.events, event.type));
     }
-    const nowMs = Date.now();
+    const nowMs = ctx.clock.nowMs();
     const rows = endpoints.map((e) => newDeliveryRow(e.id, event, nowMs));
     if (rows.length > 0) {
       await tx.insertInto('webhook_deliveries').values(rows).execute();

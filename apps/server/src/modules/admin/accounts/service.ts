@@ -119,7 +119,7 @@ export async function updatePayoutBankAccount(ctx: RequestContext, id: string, b
     const row = await loadAccount(tx, id);
     const payout = JSON.stringify({ bankCode: bankAccount.bankCode, agency: bankAccount.agency, account: bankAccount.account, accountType: bankAccount.accountType });
     await tx.updateTable('accounts').set({ payout_bank_account: payout }).where('id', '=', id).execute();
-    await releaseHeldSettlements(tx, id, bankAccount);
+    await releaseHeldSettlements(tx, id, bankAccount, ctx.clock.nowMs());
     return toAdminAccount({ ...row, payout_bank_account: payout });
   });
 }
@@ -194,12 +194,13 @@ export async function activateLiveModeFromCommandLine(
   if (!can(actor.role, 'accounts:activate_live')) {
     throw new ApiError('PERMISSION_DENIED', `The admin role of ${actor.email} (${actor.role}) does not allow this: it needs the accounts:activate_live permission.`);
   }
-  const correlationId = `cli_${ulid()}`;
+  const correlationId = `cli_${ulid(store.clock.nowMs())}`;
   let auditEntryId = '';
   const ctx: RequestContext = {
     accountId: `admin:${actor.id}`,
     livemode: false,
     correlationId,
+    clock: store.clock,
     write: (op) => store.write(async (tx) => {
       const before = await accountSnapshot(tx, id);
       const result = await op(tx);
@@ -207,7 +208,7 @@ export async function activateLiveModeFromCommandLine(
         actor, action: spec.action, objectType: spec.objectType, objectId: id,
         before, after: await accountSnapshot(tx, id), reason,
         ip: 'command line', userAgent: by.where, correlationId,
-      });
+      }, store.clock.nowMs());
       return result;
     }),
   };

@@ -92,7 +92,7 @@ export function sessionRoutes(scopeInstance: FastifyInstance, options: SessionOp
       throw new ApiError('AUTHENTICATION_REQUIRED', LOGIN_FAILED_MESSAGE);
     }
     await throttle.recordSuccess(email, ip, attemptMs);
-    const created = await store.write((tx) => insertSession(tx, user.id, ttlMs));
+    const created = await store.write((tx) => insertSession(tx, user.id, ttlMs, store.clock.nowMs()));
     req.log.info({ adminId: user.id }, 'admin signed in');
     reply.header('set-cookie', sessionCookie(created.sessionId, maxAgeSeconds, { secure: secureCookie }));
     return sessionView({ adminId: user.id, email: user.email, role: user.role, csrfToken: created.csrfToken, expiresAtMs: created.expiresAtMs });

@@ -59,7 +59,7 @@ export interface CreatedSession {
 
 // Runs inside the login's write; also sweeps expired sessions (a bounded batch) so the table
 // does not grow with every login.
-export async function insertSession(tx: Tx, adminId: string, ttlMs: number, nowMs = Date.now()): Promise<CreatedSession> {
+export async function insertSession(tx: Tx, adminId: string, ttlMs: number, nowMs: number): Promise<CreatedSession> {
   const expired = tx.selectFrom('admin_sessions').select('id_hash').where('expires_at_ms', '<=', nowMs).limit(1000);
   await tx.deleteFrom('admin_sessions').where('id_hash', 'in', expired).execute();
   const sessionId = randomBytes(32).toString('base64url');
@@ -77,7 +77,7 @@ export async function insertSession(tx: Tx, adminId: string, ttlMs: number, nowM
 
 // The live session for a cookie value, or null (malformed, unknown, expired, or its admin gone).
 // The role is read with it on every request, so a changed role applies at once.
-export async function findSession(store: Store, sessionId: string, nowMs = Date.now()): Promise<SessionRecord | null> {
+export async function findSession(store: Store, sessionId: string, nowMs = store.clock.nowMs()): Promise<SessionRecord | null> {
   if (!TOKEN.test(sessionId)) return null;
   const row = await store.db.selectFrom('admin_sessions')
     .innerJoin('admin_users', 'admin_users.id', 'admin_sessions.admin_id')
@@ -146,7 +146,7 @@ export class LoginThrottle {
   // Refused while the email or the address is locked out; otherwise counted as a failure before
   // the (slow) password check, so parallel guesses cannot slip past the limit, and taken back by
   // recordSuccess. One transaction: the count and the check are one step for every process.
-  async attempt(email: string, ip: string, nowMs = Date.now()): Promise<SignInAttempt> {
+  async attempt(email: string, ip: string, nowMs = this.store.clock.nowMs()): Promise<SignInAttempt> {
     const limits: Array<[string, number]> = [[`e:${email}`, this.maxFailuresPerEmail], [`i:${ip}`, this.maxFailuresPerIp]];
     limits.sort((a, b) => (a[0] < b[0] ? -1 : 1));
     return this.store.write(async (tx) => {

@@ -40,13 +40,14 @@ export async function startRun(ctx: RequestContext, body: SettlementRunRequest, 
   // A run settles what is available on or before its date: a date after today would pay out
   // receivables before their money is available (a card sale's D+30). Refused outright; there
   // is no early payout (docs/split-and-settlement.md).
-  const today = localDate();
+  const nowMs = ctx.clock.nowMs();
+  const today = localDate(nowMs);
   if (body.date !== undefined && body.date > today) {
     throw new ApiError('VALIDATION_ERROR', `date must be today (${today} in São Paulo) or earlier: a run settles only receivables already available, and nothing is paid early.`, { param: 'date' });
   }
   const run = await ctx.write(async (tx) => {
-    const created = await createRun(tx, { date: body.date, trigger: 'admin' });
-    await enqueue(tx, JOB_RUN, { runId: created.id });
+    const created = await createRun(tx, { nowMs, date: body.date, trigger: 'admin' });
+    await enqueue(tx, nowMs, JOB_RUN, { runId: created.id });
     return toRun(created);
   });
   kickWorker();

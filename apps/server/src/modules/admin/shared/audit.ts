@@ -60,7 +60,7 @@ export interface AuditEntryInput {
   correlationId: string;
 }
 
-export async function insertAuditEntry(tx: Tx, entry: AuditEntryInput, nowMs = Date.now()): Promise<string> {
+export async function insertAuditEntry(tx: Tx, entry: AuditEntryInput, nowMs: number): Promise<string> {
   const id = newId('auditEntry', nowMs);
   await tx.insertInto('admin_audit_log').values({
     id,
@@ -133,7 +133,7 @@ export function auditAdminWrites(scope: FastifyInstance): void {
         ip: req.ip,
         userAgent: typeof userAgent === 'string' ? userAgent.slice(0, MAX_USER_AGENT_LENGTH) : null,
         correlationId: req.id,
-      });
+      }, req.ctx.clock.nowMs());
       return result;
     });
   });

@@ -8,6 +8,7 @@ import { activeRules, planSale } from '../../receivables/service.js';
 import type { AuditSpec } from '../shared/audit.js';
 import { splitRuleSnapshot, toSplitRule } from './service.js';
 import { type ReorderSplitRulesRequest, type SplitPreview, type SplitPreviewRequest, type SplitRule } from './schemas.js';
+import { nowIso as isoOf } from '../../../clock.js';
 
 // What the back office does to split rules beyond create/update/(de)activate: put an account's
 // rules in a new order, and preview what a sale would produce now.
@@ -44,7 +45,7 @@ export async function reorderSplitRules(ctx: RequestContext, body: ReorderSplitR
     if (body.ruleIds.length !== rows.length) {
       throw new ApiError('VALIDATION_ERROR', `ruleIds must list every split rule of this account in ${livemode ? 'live' : 'sandbox'} mode (${rows.length}), in the new order.`, { param: 'ruleIds' });
     }
-    const nowIso = new Date().toISOString();
+    const nowIso = isoOf(ctx.clock);
     const ordered: SplitRule[] = [];
     for (const [index, id] of body.ruleIds.entries()) {
       const row = byId.get(id)!;

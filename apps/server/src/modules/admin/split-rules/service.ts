@@ -8,6 +8,7 @@ import { validateSplitRuleShape } from '../../../domain/split.js';
 import { paginate, type Page } from '../../../http/pagination.js';
 import type { AuditSpec } from '../shared/audit.js';
 import { ListSplitRulesQuery, type CreateSplitRuleRequest, type SplitRule, type SplitRuleConditionsBody, type SplitShareBody, type UpdateSplitRuleRequest } from './schemas.js';
+import { nowIso } from '../../../clock.js';
 
 // Split rules are configured only here (never under /v1). Validation of a rule, as a whole, on
 // create and on every update:
@@ -140,9 +141,10 @@ export async function createSplitRule(ctx: RequestContext, body: CreateSplitRule
   return ctx.write(async (tx) => {
     await checkAccount(tx, body.accountId);
     await checkRecipients(tx, body.accountId, livemode, fields.splits);
-    const now = new Date().toISOString();
+    const nowMs = ctx.clock.nowMs();
+    const now = new Date(nowMs).toISOString();
     const row: Row = {
-      id: newId('splitRule'),
+      id: newId('splitRule', nowMs),
       account_id: body.accountId,
       livemode: livemode ? 1 : 0,
       priority: fields.priority,
@@ -177,7 +179,7 @@ export async function updateSplitRule(ctx: RequestContext, id: string, body: Upd
       conditions: Object.keys(fields.conditions).length > 0 ? JSON.stringify(fields.conditions) : null,
       splits: JSON.stringify(fields.splits),
       description: body.description === undefined ? row.description : body.description,
-      updated_at: new Date().toISOString(),
+      updated_at: nowIso(ctx.clock),
     };
     await tx.updateTable('split_rules').set(changes).where('id', '=', id).execute();
     return toSplitRule({ ...row, ...changes });
@@ -189,7 +191,7 @@ export async function setSplitRuleActive(ctx: RequestContext, id: string, active
   return ctx.write(async (tx) => {
     const row = await loadRule(tx, id);
     if ((row.active === 1) === active) return toSplitRule(row);
-    const changes = { active: active ? 1 : 0, updated_at: new Date().toISOString() };
+    const changes = { active: active ? 1 : 0, updated_at: nowIso(ctx.clock) };
     await tx.updateTable('split_rules').set(changes).where('id', '=', id).execute();
     return toSplitRule({ ...row, ...changes });
   });

@@ -44,14 +44,15 @@ export async function createAdminUser(store: Store, email: string, password: str
   const existing = await store.db.selectFrom('admin_users').select('id').where('email', '=', normalized).executeTakeFirst();
   if (existing) throw duplicate();
   const passwordHash = await hashPassword(password);
-  const id = newId('admin');
+  const nowMs = store.clock.nowMs();
+  const id = newId('admin', nowMs);
   try {
     await store.write((tx) => tx.insertInto('admin_users').values({
       id,
       email: normalized,
       password_hash: passwordHash,
       role,
-      created_at: new Date().toISOString(),
+      created_at: new Date(nowMs).toISOString(),
     }).execute());
   } catch (error) {
     // Two creations racing for one email: the unique index decides.
