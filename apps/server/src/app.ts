@@ -31,6 +31,10 @@ import { cardOutcome, checkPaymentShape, confirmCardJob, confirmCardJobs, expire
 import { SandboxProvider } from './providers/sandbox.js';
 import type { PaymentProvider } from './providers/port.js';
 import { CircuitBreaker } from './providers/breaker.js';
+import { ConnectorRegistry } from './providers/registry.js';
+import { connectorAccountRoutes } from './modules/admin/connector-accounts/routes.js';
+import { providerCallbackRoutes, providerCallbackSchemas } from './modules/payments/provider-callbacks.js';
+import { JOB_PIX_RECONCILE, JOB_PIX_SYNC, pixReconcileJob, pixSyncJob } from './modules/payments/live-pix.js';
 import { Worker, type JobHandler } from './jobs/worker.js';
 import { LoadGauge } from './jobs/load.js';
 import type { JobRow } from './jobs/queue.js';
@@ -77,10 +81,15 @@ export interface AppOptions {
   config: Config;
   store: Store;
   provider?: PaymentProvider;
+  // The connectors (default: the standard API Pix for every Pix connector account).
+  connectors?: ConnectorRegistry;
   logger?: pino.Logger | false;
   // Record every response whose status or headers its route does not declare in the OpenAPI
   // document (http/contract.ts) in `contractViolations`. Tests turn it on.
   checkContract?: boolean;
+  // Serve HTTPS (tests: PSP callbacks arrive over mutual TLS; `requestCert` lets the callback
+  // route check the PSP's client certificate).
+  https?: import('node:https').ServerOptions;
   // Node's HTTP server options (tests shorten connectionsCheckingInterval, how often Node looks
   // for requests over their headers/request timeouts).
   http?: ServerOptions;
@@ -99,6 +108,8 @@ export type ServerPlugin = (app: FastifyInstance) => void | Promise<void>;
 
 export interface App {
   app: FastifyInstance;
+  // What the payment jobs use (tests run a job's handler, e.g. the Pix reconciliation, directly).
+  paymentDeps: PaymentDeps;
   worker: Worker;
   dispatcher: WebhookDispatcher;
   keyCache: KeyCache;
@@ -154,6 +165,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // Fastify's own 503 on closing is not our envelope; requests already received finish
     // normally while the server closes (see close()).
     return503OnClosing: false,
+    ...(options.https ? { https: options.https } : {}),
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // Every answer in the envelope, including those to requests that never reach a route (bad
@@ -183,7 +195,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const schemas = [
     ...sharedSchemas, ...paymentRequestSchemas, ...paymentPartSchemas, Payment, PaymentList, ...accountSchemas, ...tokenSchemas,
     ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, BalanceAmounts, RecipientBalance, Balance, ...webhookSchemas, ...adminSchemas,
-    ...checkoutSchemas,
+    ...checkoutSchemas, ...providerCallbackSchemas,
   ];
   for (const schema of schemas) {
     app.addSchema(schema);
@@ -239,7 +251,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerIdempotency(app, store, { writeGuard: config.writeGuard });
 
   const metrics = new Metrics();
-  registerMetrics(app, store, metrics, { token: config.metricsToken, production: config.production });
+  registerMetrics(app, store, metrics, { token: config.metricsToken, production: config.production, clock });
 
   app.addHook('onSend', async (req, reply, payload) => {
     for (const [name, value] of Object.entries(responseHeaders(req.url, req.id))) {
@@ -266,7 +278,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const provider = options.provider ?? new SandboxProvider(store, (token) => cardOutcome(store, token));
   const workerRef: { current: Worker | null } = { current: null };
   const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs, clock);
-  const deps: PaymentDeps = { store, config, provider, kickWorker: () => workerRef.current?.kick(), breaker };
+  const connectors = options.connectors ?? new ConnectorRegistry(config.masterKeys, clock);
+  const deps: PaymentDeps = { store, config, provider, kickWorker: () => workerRef.current?.kick(), breaker, connectors, clock };
 
   healthRoutes(app, store, () => shuttingDown);
   accountRoutes(app, store, { enabled: config.sandboxSignupEnabled, perHour: config.sandboxSignupPerHour });
@@ -279,7 +292,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   balanceRoutes(app, store);
   webhookRoutes(app, store, { allowPrivateUrls: config.webhookAllowPrivateUrls });
   checkoutRoutes(app, deps);
-  await registerAdmin(app, { store, config, keyCache, routes: [(scope) => settlementRunRoutes(scope, { store, kickWorker: deps.kickWorker })] });
+  providerCallbackRoutes(app, deps);
+  await registerAdmin(app, { store, config, keyCache, routes: [
+    (scope) => settlementRunRoutes(scope, { store, kickWorker: deps.kickWorker }),
+    (scope) => connectorAccountRoutes(scope, { store, keyring: config.masterKeys, clock, pix: connectors.pixConnector('pix_api'), get publicUrl() { return config.publicUrl; } }),
+  ] });
   backofficeRoutes(app, { dir: config.backofficeDist ?? undefined });
   checkoutPageRoutes(app, store, { pageDir: config.checkoutPageDist, scriptFile: config.checkoutJsDist });
   for (const plugin of options.plugins ?? []) await plugin(app);
@@ -292,6 +309,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   return {
     app,
+    paymentDeps: deps,
     routes,
     load,
     contractViolations,
@@ -311,6 +329,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       await app.close();
       await worker.stop();
       await dispatcher.stop();
+      connectors.close();
       await store.close();
       logger.flush?.();
     },
@@ -339,10 +358,12 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
     [JOB_REFUND]: (job, workerId) => refundJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
     [JOB_RUN]: (job, workerId) => settlementRunJob(deps, job, workerId),
     [JOB_CHECKOUT_EXPIRE]: (job, workerId) => expireCheckoutSessionJob(deps, job, workerId),
+    [JOB_PIX_SYNC]: (job, workerId) => pixSyncJob(deps, job, workerId),
   };
   const batchHandlers = { [JOB_CONFIRM]: (jobs: JobRow[], workerId: string) => confirmCardJobs(deps, jobs, workerId) };
   const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency, yieldTo: load, busyRoundMs: config.workerBusyRoundMs, concurrencyWithRequests: config.workerConcurrencyWithRequests }, log, batchHandlers);
   if (config.settlementScheduleEnabled) worker.every(JOB_DAILY_RUN, 3_600_000, () => dailyRunJob(deps));
+  worker.every(JOB_PIX_RECONCILE, config.pixReconcileEveryMs, () => pixReconcileJob(deps, log));
   worker.every(JOB_PURGE, 3_600_000, () => purgeExpired(store, config));
   return worker;
 }

@@ -11,10 +11,13 @@ import { createAccount, createKey, findKey, revokeKey } from './modules/accounts
 import { activateLiveModeFromCommandLine } from './modules/admin/accounts/service.js';
 import { SandboxProvider } from './providers/sandbox.js';
 import { CircuitBreaker } from './providers/breaker.js';
+import { ConnectorRegistry } from './providers/registry.js';
+import { systemClock } from './clock.js';
 import { cardOutcome } from './modules/payments/service.js';
 import { createAdminUser } from './modules/admin/index.js';
 import { audit, formatAudit } from './modules/audit.js';
-import { systemClock } from './clock.js';
+import { newMasterKey } from './providers/secrets/envelope.js';
+import { rewrapAll } from './providers/secrets/rewrap.js';
 
 const USAGE = `Usage: npm run cli -- <command>
 
@@ -32,6 +35,9 @@ const USAGE = `Usage: npm run cli -- <command>
   admin:create --email E --password P [--role admin|viewer]
                                          create a back-office user (admin: manages; viewer: reads only)
   audit                                  check the money invariants over the whole store (exit 1 on failure)
+  keys:new --id ID                       print a new master key for MASTER_KEYS (ID:base64 of 32 random bytes)
+  keys:rewrap                            rewrap every connector account's secrets with the first key of
+                                         MASTER_KEYS (after putting a new key first; see docs/providers.md)
 
 Configuration comes from the environment (see README): DATABASE_URL, PORT, HOST, LOG_LEVEL, ...`;
 
@@ -142,7 +148,8 @@ async function worker(config: Config): Promise<void> {
   const log = createLogger(config);
   const provider = new SandboxProvider(store, (token) => cardOutcome(store, token));
   const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs, store.clock);
-  const w = createWorker(store, config, { store, config, provider, kickWorker: () => {}, breaker }, log);
+  const connectors = new ConnectorRegistry(config.masterKeys, store.clock);
+  const w = createWorker(store, config, { store, config, provider, kickWorker: () => {}, breaker, connectors, clock: store.clock }, log);
   await w.start();
   const dispatcher = createDispatcher(store, config, log);
   store.onCommit(() => {
@@ -168,13 +175,18 @@ async function main(argv: string[]): Promise<void> {
     allowPositionals: true,
     options: {
       name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, live: { type: 'boolean' }, publishable: { type: 'boolean' },
-      plugin: { type: 'string', multiple: true }, reason: { type: 'string' }, admin: { type: 'string' },
+      plugin: { type: 'string', multiple: true }, reason: { type: 'string' }, admin: { type: 'string' }, id: { type: 'string' },
     },
   });
   const config = loadConfig();
   switch (command) {
     case 'serve': return serve(config, values.plugin ?? []);
     case 'worker': return worker(config);
+    case 'keys:new': {
+      if (!values.id) throw new Error('usage: keys:new --id ID (e.g. --id k2026a: letters, digits, _ or -)');
+      process.stdout.write(newMasterKey(values.id) + '\n');
+      return;
+    }
     case undefined: case 'help': case '--help':
       process.stdout.write(USAGE + '\n');
       return;
@@ -223,6 +235,12 @@ async function main(argv: string[]): Promise<void> {
         const report = await audit(store);
         process.stdout.write(formatAudit(report) + '\n');
         if (!report.ok) process.exitCode = 1;
+        break;
+      }
+      case 'keys:rewrap': {
+        if (!config.masterKeys) throw new Error('MASTER_KEYS is not set: put the new key first and keep the old one listed, then run keys:rewrap');
+        const { rewrapped, current } = await rewrapAll(store, config.masterKeys);
+        process.stdout.write(`${rewrapped} connector account(s) rewrapped with ${config.masterKeys.current.id}; ${current} already were\n`);
         break;
       }
       default:

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { parseKeyring, type Keyring } from './providers/secrets/envelope.js';
 
 // Configuration from the environment, read once. Every limit has a unit in its name.
 export interface Config {
@@ -59,6 +60,12 @@ export interface Config {
   trustProxy: boolean | number | string[];
   // Bearer token for /metrics; unset: /metrics is open outside production and off in it.
   metricsToken: string | null;
+  // MASTER_KEYS: the master keys that wrap connector secrets (providers/secrets/envelope.ts);
+  // null: connector accounts cannot be created or used.
+  masterKeys: Keyring | null;
+  // How often the Pix reconciliation job asks each PSP (GET /pix), and the window it asks for.
+  pixReconcileEveryMs: number;
+  pixReconcileWindowMs: number;
   // Webhook URLs may reach loopback and private networks (local development).
   webhookAllowPrivateUrls: boolean;
 }
@@ -196,6 +203,9 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env, overrides: P
     rateLimitAnonymousPerMinute: int(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 300),
     trustProxy: trustProxy(env),
     metricsToken: env.METRICS_TOKEN || null,
+    masterKeys: parseKeyring(env.MASTER_KEYS),
+    pixReconcileEveryMs: int(env, 'PIX_RECONCILE_EVERY_SECONDS', 300) * 1000,
+    pixReconcileWindowMs: int(env, 'PIX_RECONCILE_WINDOW_MINUTES', 120) * 60_000,
     webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
     ...overrides,
   };

@@ -1,6 +1,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { selfSignedCert, webhookOnlyPsp } from './connector-certs.js';
+import { newMasterKey, parseKeyring } from '../src/providers/secrets/envelope.js';
 import { createAdminUser } from '../src/modules/admin/index.js';
 import { PERMISSION_NAMES, permissionsOf } from '../src/modules/admin/shared/permissions.js';
 import { SANDBOX_FAILING_ACCOUNT } from '../src/providers/sandbox.js';
@@ -78,8 +80,10 @@ for (const engine of ENGINES) {
     const receivablesOf = async (paymentId: string, key: string) => (await api('GET', `/v1/receivables?paymentId=${paymentId}&limit=100`, undefined, key)).body.data as Array<{ payee: { type: string; id: string }; amount: number; splitRuleId: string | null }>;
     const asSet = (lines: Array<{ payee: { type: string; id: string }; amount: number }>) => lines.map((l) => `${l.payee.type}:${l.payee.id}:${l.amount}`).sort();
 
+    let psp: Awaited<ReturnType<typeof webhookOnlyPsp>>;
     before(async () => {
-      t = await startApp(engine);
+      psp = await webhookOnlyPsp();
+      t = await startApp(engine, { masterKeys: parseKeyring(newMasterKey('walk')), publicUrl: 'https://pay.example.com' });
       k = await signup(t, 'Loja Backoffice');
       adminEmail = fresh('ops');
       viewerEmail = fresh('viewer');
@@ -90,7 +94,7 @@ for (const engine of ENGINES) {
       seller = await recipient('Loja do Zé LTDA');
       platform = await recipient('Plataforma SA');
     });
-    after(async () => t.teardown());
+    after(async () => { await t.teardown(); await psp.close(); });
 
     // ------------------------------------------------------------------------------------------
     // Roles
@@ -179,6 +183,19 @@ for (const engine of ENGINES) {
         'PATCH /admin/accounts/{id}/payout-bank-account': { url: `/admin/accounts/${account}/payout-bank-account`, body: { bankAccount: bank(), reason: 'walk: bank letter' }, audit: { action: 'account.set_payout_bank_account', objectType: 'account', objectId: account, reason: 'walk: bank letter' } },
         'POST /admin/settlement-runs': { url: '/admin/settlement-runs', body: { reason: 'walk: run' }, audit: { action: 'settlement_run.create', objectType: 'settlement_run', reason: 'walk: run' } },
       };
+      // Connector accounts (issue 25): one made for the walk, against a loopback PSP.
+      const cert = selfSignedCert();
+      // A merchant's own production account: test payments of the other suites stay on the sandbox.
+      const connectorBody = { name: 'Walk PSP', ownerAccountId: account, connector: 'pix_api', dialect: 'standard', method: 'pix', environment: 'production', baseUrl: psp.url, pixKey: 'walk@loja.example', clientId: 'walk', clientSecret: 'walk-secret', ...cert, caPem: psp.caPem };
+      const walkConnector = (await call('POST', '/admin/connector-accounts', { ...connectorBody, reason: 'walk: setup' })).body.id as string;
+      Object.assign(cases, {
+        'POST /admin/connector-accounts': { url: '/admin/connector-accounts', body: { ...connectorBody, reason: 'walk: new PSP' }, audit: { action: 'connector_account.create', objectType: 'connector_account', reason: 'walk: new PSP' } },
+        'PATCH /admin/connector-accounts/{id}': { url: `/admin/connector-accounts/${walkConnector}`, body: { timeoutMs: 2000, reason: 'walk: slower' }, audit: { action: 'connector_account.update', objectType: 'connector_account', objectId: walkConnector, reason: 'walk: slower' } },
+        'POST /admin/connector-accounts/{id}/rotate': { url: `/admin/connector-accounts/${walkConnector}/rotate`, body: { clientSecret: 'walk-secret-2', reason: 'walk: rotate' }, audit: { action: 'connector_account.rotate', objectType: 'connector_account', objectId: walkConnector, reason: 'walk: rotate' } },
+        'POST /admin/connector-accounts/{id}/register-webhook': { url: `/admin/connector-accounts/${walkConnector}/register-webhook`, body: { reason: 'walk: webhook' }, audit: { action: 'connector_account.register_webhook', objectType: 'connector_account', objectId: walkConnector, reason: 'walk: webhook' } },
+        'POST /admin/connector-accounts/{id}/test': { url: `/admin/connector-accounts/${walkConnector}/test`, audit: null },
+        'POST /admin/connector-accounts/{id}/disable': { url: `/admin/connector-accounts/${walkConnector}/disable`, body: { reason: 'walk: off' }, audit: { action: 'connector_account.disable', objectType: 'connector_account', objectId: walkConnector, reason: 'walk: off' } },
+      });
       // A reorder needs the account to have a rule; give the walk account one.
       const walkRule = await t.store.write(async (tx) => {
         const id = `spr_walk${engine}${Date.now()}`;
@@ -190,7 +207,7 @@ for (const engine of ENGINES) {
 
       assert.deepEqual(documented.sort(), Object.keys(cases).sort(), 'every mutating admin route has a case here (add one for a new route)');
       const exempt = Object.entries(cases).filter(([, c]) => c.audit === null).map(([name]) => name).sort();
-      assert.deepEqual(exempt, ['DELETE /admin/session', 'POST /admin/session', 'POST /admin/split-rules/preview'], 'only these change nothing an operator manages');
+      assert.deepEqual(exempt, ['DELETE /admin/session', 'POST /admin/connector-accounts/{id}/test', 'POST /admin/session', 'POST /admin/split-rules/preview'], 'only these change nothing an operator manages');
 
       for (const [name, c] of Object.entries(cases)) {
         const method = name.split(' ')[0] as Method;

@@ -71,12 +71,12 @@ export const TEST_CONFIG: Partial<Config> = {
   writeGuard: true,
 };
 
-export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean; http?: ServerOptions; clock?: Clock } = {}): Promise<TestApp> {
+export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean; http?: ServerOptions; clock?: Clock; https?: import('node:https').ServerOptions } = {}): Promise<TestApp> {
   const db = options.db ?? (await testDatabase(engine));
   const config = loadConfig({}, { ...TEST_CONFIG, databaseUrl: db.url, ...overrides });
   const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending, clock: options.clock });
   await store.migrate();
-  const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true, http: options.http, clock: store.clock });
+  const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true, http: options.http, clock: store.clock, https: options.https });
   if (options.worker !== false) await built.startWorker();
   let closed = false;
   return {
@@ -159,10 +159,10 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
 
 // A new admin user, signed in: its session cookie and CSRF token.
 let adminSeq = 0;
-export async function adminSession(t: TestApp): Promise<{ cookie: string; csrf: string }> {
+export async function adminSession(t: TestApp, role: 'admin' | 'viewer' = 'admin'): Promise<{ cookie: string; csrf: string }> {
   const { createAdminUser } = await import('../src/modules/admin/index.js');
   const email = `admin-${process.pid}-${++adminSeq}@example.com`;
-  await createAdminUser(t.store, email, 'a long enough passphrase');
+  await createAdminUser(t.store, email, 'a long enough passphrase', role);
   // A client address of its own: the sign-in throttle counts per address.
   const res = await t.app.inject({ method: 'POST', url: '/admin/session', payload: { email, password: 'a long enough passphrase' }, remoteAddress: `10.99.${Math.floor(adminSeq / 250)}.${(adminSeq % 250) + 1}` });
   if (res.statusCode !== 200) throw new Error(`admin sign-in failed: ${res.statusCode} ${res.body}`);

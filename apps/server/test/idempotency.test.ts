@@ -129,7 +129,7 @@ for (const engine of ENGINES) {
       const { createWorker } = await import('../src/app.js');
       const purgeJob = await t.store.db.selectFrom('jobs').selectAll().where('type', '=', 'maintenance.purge').executeTakeFirst();
       assert.equal(purgeJob, undefined, 'no worker started in this suite');
-      const w = createWorker(t.store, t.config, { store: t.store, config: t.config, provider: null as never, kickWorker: () => {}, breaker: null as never }, t.app.log);
+      const w = createWorker(t.store, t.config, { store: t.store, config: t.config, provider: null as never, kickWorker: () => {}, breaker: null as never, connectors: null as never, clock: null as never }, t.app.log);
       await t.store.write((tx) => tx.insertInto('jobs').values({ id: 'job_recurring_maintenance.purge', type: 'maintenance.purge', payload: '{}', run_at_ms: 0, attempts: 0, locked_until_ms: null, locked_by: null, last_error: null, created_at: new Date().toISOString() }).execute());
       await w.start();
       try {

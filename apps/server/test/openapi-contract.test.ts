@@ -20,7 +20,8 @@ type Op = { path: string; method: string; op: Json };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const ERROR_REF = '#/components/schemas/ErrorResponse';
 // POSTs that change nothing (config.idempotent: false): no key is stored, no 409/422 of keys.
-const READ_ONLY_POSTS = new Set(['adminPreviewSplit']);
+// Posts that store nothing an Idempotency-Key would keep (adminTestConnectorAccount only reads at the PSP).
+const READ_ONLY_POSTS = new Set(['adminPreviewSplit', 'adminTestConnectorAccount']);
 
 function operations(doc: Json): Op[] {
   const out: Op[] = [];
@@ -168,7 +169,8 @@ describe('OpenAPI contract', () => {
         if (when !== declared.has(status)) problems.push(`${where}: ${status} ${when ? 'missing' : 'declared, but it cannot happen'}`);
       };
       expect(401, needsKey || admin);
-      expect(403, needsKey || admin);
+      // PSP callbacks: 403 for a client certificate that did not verify (test/pix-live.test.ts).
+      expect(403, needsKey || admin || path.startsWith('/v1/provider-callbacks/'));
       expect(413, body);
       expect(415, body);
       // Admin requests refused without a session count against the address's anonymous limit.
@@ -256,7 +258,8 @@ describe('OpenAPI contract', () => {
         for (const status of Object.keys(op.responses).map(Number)) {
           const probe = probes[status];
           if (!probe) continue;
-          if (status === 403 && usesPk) continue; // the publishable routes take both kinds of key: 403 is live mode not activated (errors.test)
+          if (status === 403 && usesPk) continue;
+          if (status === 403 && path.startsWith('/v1/provider-callbacks/')) continue; // a callback without the PSP's certificate: test/pix-live.test.ts // the publishable routes take both kinds of key: 403 is live mode not activated (errors.test)
           if (status === 429 && admin) continue; // sign-in throttling: admin.test; requests without a session: hardening.test
           if (status === 404 && cs) continue; // the session's own secret names an existing session: test/checkout.test.ts
           const res = await probe();

@@ -604,9 +604,10 @@ for (const engine of ENGINES) {
       await t.store.write((tx) => tx.updateTable('webhook_endpoints').set({ url: rLive.url }).where('id', '=', epLive.id).execute());
 
       const testPayment = await h.createPix(k.secretKey);
-      const livePayment = await h.createPix(live.key);
-      assert.equal(livePayment.livemode, true);
-      const liveEvent = await h.eventOf(live.key, 'payment.created', livePayment.id);
+      // A live object (live payments need a PSP since issue 25): a live recipient.
+      const liveRecipient = await h.ok('POST', '/v1/recipients', live.key, { name: 'Parceiro LTDA', document: '11.222.333/0001-81', bankAccount: { bankCode: '341', agency: '1234', account: '12345-6', accountType: 'checking' } });
+      assert.equal(liveRecipient.livemode, true);
+      const liveEvent = await h.eventOf(live.key, 'recipient.created', liveRecipient.id);
       const testEvent = await h.eventOf(k.secretKey, 'payment.created', testPayment.id);
       assert.equal(liveEvent.livemode, true);
       const [liveDelivery] = await h.settled(live.key, epLive.id, 1);

@@ -181,6 +181,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/connector-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connector accounts
+         * @description Every connector account (platform and merchant ones), newest first, secrets masked.
+         */
+        get: operations["adminListConnectorAccounts"];
+        put?: never;
+        /**
+         * Create a connector account
+         * @description A PSP's credentials and settings. The certificate must match its key and not be expired (VALIDATION_ERROR otherwise); a PKCS#12 file is converted to PEM. Secrets are sealed with the instance's master key (MASTER_KEYS; UNPROCESSABLE when unset) and never returned. A `production` account serves live payments of its method (of its merchant, or of every merchant without one of its own).
+         */
+        post: operations["adminCreateConnectorAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/connector-accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a connector account
+         * @description One connector account, secrets masked, with its certificate's expiry.
+         */
+        get: operations["adminGetConnectorAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a connector account
+         * @description Its settings (secrets change through rotate). INVALID_STATE once disabled.
+         */
+        patch: operations["adminUpdateConnectorAccount"];
+        trace?: never;
+    };
+    "/admin/connector-accounts/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a connector account
+         * @description It serves no new payment (live payments of its method are then refused unless another production account serves them); payments it made are still synced and refunded through it.
+         */
+        post: operations["adminDisableConnectorAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/connector-accounts/{id}/register-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register our callback at the PSP
+         * @description `PUT /webhook/{chave}` at the PSP with this connector account's callback URL (built on PUBLIC_URL, with an unguessable token). PROVIDER_UNAVAILABLE when the PSP refuses or does not answer.
+         */
+        post: operations["adminRegisterConnectorWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/connector-accounts/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a connector account's secrets
+         * @description New client secret, certificate and key, or CA (any of them; the others kept), sealed under a new data key and the current master key.
+         */
+        post: operations["adminRotateConnectorSecrets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/connector-accounts/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a connector account
+         * @description Gets a token over mutual TLS and reads the webhook the PSP has for the Pix key. Answers what worked; changes nothing.
+         */
+        post: operations["adminTestConnectorAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/payments": {
         parameters: {
             query?: never;
@@ -213,6 +341,26 @@ export interface paths {
          * @description Any merchant's payment, with the receivables it produced (and refund adjustments), its refunds and the events about it.
          */
         get: operations["adminGetPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/pix-received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pix received at PSPs
+         * @description What reconciliation and read-backs saw, newest first (at most 100): `status=unmatched` or `amount_mismatch` are what operators resolve (docs/providers.md, "Reconciliation").
+         */
+        get: operations["adminListPixReceived"];
         put?: never;
         post?: never;
         delete?: never;
@@ -652,7 +800,7 @@ export interface components {
             /** @constant */
             object: "admin_session";
             /** @description What this role may do, as `resource:verb` (e.g. `split_rules:update`). The server enforces them (PERMISSION_DENIED); the back office shows only what they allow. */
-            permissions: ("accounts:view" | "accounts:update" | "accounts:activate_live" | "accounts:set_payout_bank_account" | "accounts:set_embed_origins" | "recipients:view" | "split_rules:view" | "split_rules:preview" | "split_rules:create" | "split_rules:update" | "split_rules:activate" | "split_rules:deactivate" | "payments:view" | "settlement_runs:view" | "settlement_runs:create" | "audit_log:view")[];
+            permissions: ("accounts:view" | "accounts:update" | "accounts:activate_live" | "accounts:set_payout_bank_account" | "accounts:set_embed_origins" | "recipients:view" | "split_rules:view" | "split_rules:preview" | "split_rules:create" | "split_rules:update" | "split_rules:activate" | "split_rules:deactivate" | "payments:view" | "settlement_runs:view" | "settlement_runs:create" | "audit_log:view" | "connector_accounts:view" | "connector_accounts:manage")[];
         };
         /** @description The session was ended. */
         AdminSessionEnded: {
@@ -831,6 +979,143 @@ export interface components {
              * @example 341
              */
             bankCode: string;
+        };
+        /** @description A provider's credentials and settings; secrets masked. */
+        ConnectorAccount: {
+            baseUrl: string;
+            certificate: {
+                /** Format: date-time */
+                expiresAt: string;
+                /** @description Expires within 30 days: rotate it. */
+                expiresSoon: boolean;
+                fingerprintSha256: string;
+                subject: string;
+            } | null;
+            clientId: string;
+            connector: string;
+            /** Format: date-time */
+            createdAt: string;
+            dialect: string;
+            disabledAt: string | null;
+            /** @enum {string} */
+            environment: "production" | "homologation";
+            /** @description Prefix `cna_`. */
+            id: string;
+            /** @description Admin objects are not in one mode (the admin API works across both): always `false`. */
+            livemode: boolean;
+            method: string;
+            name: string;
+            /** @constant */
+            object: "connector_account";
+            /** @description The merchant account it belongs to; null: the platform's. */
+            ownerAccountId: string | null;
+            pixKey: string;
+            scopes: string | null;
+            secrets: {
+                /** @description `set` when stored (encrypted); the value is never returned. */
+                ca: "set" | null;
+                /** @description `set` when stored (encrypted); the value is never returned. */
+                clientSecret: "set" | null;
+                /** @description The master key (MASTER_KEYS id) that wraps them. */
+                masterKeyId: string;
+                /** @description `set` when stored (encrypted); the value is never returned. */
+                privateKey: "set" | null;
+                /** Format: date-time */
+                rotatedAt: string;
+            };
+            /** @enum {string} */
+            status: "active" | "disabled";
+            timeoutMs: number | null;
+            tokenUrl: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description When our callback URL was last registered at the PSP (POST .../register-webhook). */
+            webhookRegisteredAt: string | null;
+        };
+        /** @description A page of ConnectorAccount objects, newest first. */
+        ConnectorAccountList: {
+            data: components["schemas"]["ConnectorAccount"][];
+            /** @description Whether another page follows in this direction. */
+            hasMore: boolean;
+            /** @constant */
+            object: "list";
+        };
+        /**
+         * @example {
+         *       "reason": "Moving to another PSP"
+         *     }
+         */
+        ConnectorAccountReasonRequest: {
+            /** @description Why, for the audit log. Required: a connector account decides where live money goes. */
+            reason: string;
+        };
+        /** @description What a test connection found: a token, and whose webhook the PSP has. */
+        ConnectorTestResult: {
+            /** @description What failed, without secrets. */
+            error: string | null;
+            /** @description Admin objects are not in one mode (the admin API works across both): always `false`. */
+            livemode: boolean;
+            /** @constant */
+            object: "connector_test";
+            ok: boolean;
+            /** @description An OAuth2 token was obtained over mutual TLS. */
+            token: boolean;
+            /** @description The PSP's callback URL is this connector account's. */
+            webhookIsOurs: boolean;
+            /** @description The callback URL the PSP has for the Pix key (the token part masked), or null. */
+            webhookUrl: string | null;
+        };
+        CreateConnectorAccountRequest: {
+            /** @description The PSP's API Pix base URL (https), e.g. `https://pix.api.efipay.com.br` for Efí production, `https://pix-h.api.efipay.com.br` for its homologation. The standard's paths (`/cob/{txid}`) are added to it (the `efi` dialect adds `/v2` first). */
+            baseUrl: string;
+            /** @description CA certificates to trust for the PSP's server, PEM (homologation servers with a private CA); default: the system's. */
+            caPem?: string;
+            /** @description The client certificate for mutual TLS, PEM. Give it with `privateKeyPem`, or send `pkcs12Base64` instead. */
+            certificatePem?: string;
+            /** @description The OAuth2 client id. */
+            clientId: string;
+            /** @description The OAuth2 client secret. Stored encrypted; never returned. */
+            clientSecret: string;
+            /**
+             * @description `pix_api`: the Banco Central's standard API Pix.
+             * @constant
+             */
+            connector: "pix_api";
+            /**
+             * @description What the PSP does differently from the standard: `standard` or `efi`.
+             * @enum {string}
+             */
+            dialect: "standard" | "efi";
+            /**
+             * @description `production` serves live keys; `homologation` serves test keys instead of the in-house sandbox.
+             * @enum {string}
+             */
+            environment: "production" | "homologation";
+            /**
+             * @description The payment method it serves.
+             * @constant
+             */
+            method: "pix";
+            /** @description A name operators recognise, e.g. "Efí produção". */
+            name: string;
+            /** @description A merchant account (`acct_`) whose own PSP this is (it overrides the platform's); omitted: the platform's, every merchant's default. */
+            ownerAccountId?: string;
+            /** @description The receiver's Pix key (chave) at this PSP: charges are made to it and the webhook is registered on it. */
+            pixKey: string;
+            /** @description The certificate and its key as a PKCS#12 file (`.p12`, as Efí hands it out), base64: converted to PEM on upload (older .p12 files do not load on Node 20 as they are). */
+            pkcs12Base64?: string;
+            /** @description The PKCS#12 file's password (empty for none, as Efí's). */
+            pkcs12Password?: string;
+            /** @description The certificate's private key, PEM (unencrypted). Stored encrypted; never returned. */
+            privateKeyPem?: string;
+            /** @description Why, for the audit log. Required: a connector account decides where live money goes. */
+            reason: string;
+            /** @description OAuth2 scopes to ask for (space separated); default: the dialect's (the standard: `cob.write cob.read pix.write pix.read webhook.write webhook.read`; Efí: none, they come with the application). */
+            scopes?: string;
+            /** @description Timeout of every call to the PSP, ms (default 10000). */
+            timeoutMs?: number;
+            /** @description The OAuth2 token endpoint, when not `{baseUrl}/oauth/token`. */
+            tokenUrl?: string;
         };
         /**
          * @example {
@@ -1047,6 +1332,34 @@ export interface components {
             /** @constant */
             type?: "percentage";
         };
+        /** @description A Pix a PSP received, and what it paid on our side. */
+        PixReceived: {
+            /** @description Centavos. */
+            amount: number;
+            connectorAccountId: string;
+            /** Format: date-time */
+            createdAt: string;
+            e2eid: string;
+            /** @description Admin objects are not in one mode (the admin API works across both): always `false`. */
+            livemode: boolean;
+            /** @constant */
+            object: "pix_received";
+            /** Format: date-time */
+            paidAt: string;
+            paymentId: string | null;
+            /**
+             * @description `matched`: it paid `paymentId`; `unmatched`: no payment of ours has its txid; `amount_mismatch`: the amount differs from the payment's; `late_returned`: it arrived when the payment could no longer be approved and was returned to the payer.
+             * @enum {string}
+             */
+            status: "matched" | "unmatched" | "amount_mismatch" | "late_returned";
+            txid: string | null;
+        };
+        /** @description Pix received at PSPs, newest first. */
+        PixReceivedList: {
+            data: components["schemas"]["PixReceived"][];
+            /** @constant */
+            object: "list";
+        };
         /** @description What one payee is owed from one sale (or a refund adjustment). */
         Receivable: {
             /**
@@ -1128,6 +1441,29 @@ export interface components {
             reason: string;
             /** @description Every split rule of the account in that mode (active or not), each once, in the order they should run: the first gets priority 10, the next 20, and so on. */
             ruleIds: string[];
+        };
+        /**
+         * @description New secrets (any of them; the others are kept), sealed under a new data key and the current master key.
+         * @example {
+         *       "clientSecret": "the-new-client-secret",
+         *       "reason": "Yearly rotation"
+         *     }
+         */
+        RotateConnectorSecretsRequest: {
+            /** @description CA certificates to trust for the PSP's server, PEM (homologation servers with a private CA); default: the system's. */
+            caPem?: string;
+            /** @description The client certificate for mutual TLS, PEM. Give it with `privateKeyPem`, or send `pkcs12Base64` instead. */
+            certificatePem?: string;
+            /** @description The OAuth2 client secret. Stored encrypted; never returned. */
+            clientSecret?: string;
+            /** @description The certificate and its key as a PKCS#12 file (`.p12`, as Efí hands it out), base64: converted to PEM on upload (older .p12 files do not load on Node 20 as they are). */
+            pkcs12Base64?: string;
+            /** @description The PKCS#12 file's password (empty for none, as Efí's). */
+            pkcs12Password?: string;
+            /** @description The certificate's private key, PEM (unencrypted). Stored encrypted; never returned. */
+            privateKeyPem?: string;
+            /** @description Why, for the audit log. Required: a connector account decides where live money goes. */
+            reason: string;
         };
         /** @description Days from approval until the receivables of each method are available. */
         SettlementDelayDays: {
@@ -1332,6 +1668,31 @@ export interface components {
             /** @description Why, for the audit log (optional here). */
             reason?: string;
             settlementDelayDays?: components["schemas"]["SettlementDelayDaysUpdate"];
+        };
+        /**
+         * @description Settings only; secrets change through rotate.
+         * @example {
+         *       "timeoutMs": 5000,
+         *       "reason": "The PSP answers slowly at month end (ticket 88)"
+         *     }
+         */
+        UpdateConnectorAccountRequest: {
+            /** @description The PSP's API Pix base URL (https), e.g. `https://pix.api.efipay.com.br` for Efí production, `https://pix-h.api.efipay.com.br` for its homologation. The standard's paths (`/cob/{txid}`) are added to it (the `efi` dialect adds `/v2` first). */
+            baseUrl?: string;
+            /** @description The OAuth2 client id. */
+            clientId?: string;
+            /** @description A name operators recognise, e.g. "Efí produção". */
+            name?: string;
+            /** @description The receiver's Pix key (chave) at this PSP: charges are made to it and the webhook is registered on it. */
+            pixKey?: string;
+            /** @description Why, for the audit log. Required: a connector account decides where live money goes. */
+            reason: string;
+            /** @description OAuth2 scopes to ask for (space separated); default: the dialect's (the standard: `cob.write cob.read pix.write pix.read webhook.write webhook.read`; Efí: none, they come with the application). */
+            scopes?: string;
+            /** @description Timeout of every call to the PSP, ms (default 10000). */
+            timeoutMs?: number;
+            /** @description The OAuth2 token endpoint, when not `{baseUrl}/oauth/token`. */
+            tokenUrl?: string;
         };
         /**
          * @description The sites allowed to show the hosted checkout in a frame (a modal opened by /v1/checkout.js), and why.
@@ -2487,6 +2848,1030 @@ export interface operations {
             };
         };
     };
+    adminListConnectorAccounts: {
+        parameters: {
+            query?: {
+                /** @description Cursor: an id; returns the objects before it (newer). */
+                endingBefore?: string;
+                /** @description Page size, 1-100 (default 20). */
+                limit?: number;
+                /** @description Cursor: an id from the previous page; returns the objects after it (older). */
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ConnectorAccount objects, newest first. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorAccountList"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminCreateConnectorAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+                /** @description The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise). */
+                "x-csrf-token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConnectorAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description A provider's credentials and settings; secrets masked. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorAccount"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminGetConnectorAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connector account (`cna_`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A provider's credentials and settings; secrets masked. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorAccount"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminUpdateConnectorAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+                /** @description The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise). */
+                "x-csrf-token": string;
+            };
+            path: {
+                /** @description The connector account (`cna_`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateConnectorAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description A provider's credentials and settings; secrets masked. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorAccount"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminDisableConnectorAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+                /** @description The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise). */
+                "x-csrf-token": string;
+            };
+            path: {
+                /** @description The connector account (`cna_`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectorAccountReasonRequest"];
+            };
+        };
+        responses: {
+            /** @description A provider's credentials and settings; secrets masked. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorAccount"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminRegisterConnectorWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+                /** @description The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise). */
+                "x-csrf-token": string;
+            };
+            path: {
+                /** @description The connector account (`cna_`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectorAccountReasonRequest"];
+            };
+        };
+        responses: {
+            /** @description A provider's credentials and settings; secrets masked. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorAccount"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminRotateConnectorSecrets: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+                /** @description The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise). */
+                "x-csrf-token": string;
+            };
+            path: {
+                /** @description The connector account (`cna_`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateConnectorSecretsRequest"];
+            };
+        };
+        responses: {
+            /** @description A provider's credentials and settings; secrets masked. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorAccount"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminTestConnectorAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+                /** @description The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise). */
+                "x-csrf-token": string;
+            };
+            path: {
+                /** @description The connector account (`cna_`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What a test connection found: a token, and whose webhook the PSP has. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorTestResult"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     adminListPayments: {
         parameters: {
             query?: {
@@ -2634,6 +4019,83 @@ export interface operations {
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminListPixReceived: {
+        parameters: {
+            query?: {
+                status?: "matched" | "unmatched" | "amount_mismatch" | "late_returned";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pix received at PSPs, newest first. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PixReceivedList"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;

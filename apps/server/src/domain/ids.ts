@@ -24,6 +24,8 @@ export const ID_PREFIXES = {
   settlementRun: 'str_',
   admin: 'adm_',
   auditEntry: 'aud_',
+  connectorAccount: 'cna_',
+  notification: 'ntf_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { PROVIDER_CALLBACKS_PREFIX } from '../plugins/rate-limit.js';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.js';
 
 // What each route can answer: its statuses (with the error codes behind each) and the response
@@ -75,7 +76,7 @@ export function routeContract(route: RouteLike): RouteContract | null {
   if (keyAuth) for (const c of ['AUTHENTICATION_REQUIRED', 'INVALID_API_KEY', 'PERMISSION_DENIED'] as const) codes.add(c);
   // Requests without a valid key count against their address's anonymous limit, and admin
   // requests refused without a valid session too (plugins/rate-limit.ts).
-  codes.add('RATE_LIMITED');
+  if (!route.url.startsWith(PROVIDER_CALLBACKS_PREFIX + '/')) codes.add('RATE_LIMITED');
   if (admin) {
     codes.add('PERMISSION_DENIED'); // an API key sent to /admin, or a mutation without its CSRF token
     if (!signIn) codes.add('AUTHENTICATION_REQUIRED');

@@ -17,10 +17,13 @@ export const JOB_PAYLOADS = {
   'refund.process': Type.Object({ refundId: idOf('refund') }, { additionalProperties: false }),
   'settlement.payout': Type.Object({ settlementId: idOf('settlement') }, { additionalProperties: false }),
   'settlement.run': Type.Object({ runId: idOf('settlementRun') }, { additionalProperties: false }),
+  // Read a live Pix payment's truth at its PSP (after a callback, or a refund in processing).
+  'payment.sync': Type.Object({ paymentId: idOf('payment') }, { additionalProperties: false }),
   'checkout_session.expire': Type.Object({ sessionId: idOf('checkoutSession') }, { additionalProperties: false }),
   // Recurring jobs carry nothing: the row is their schedule.
   'settlement.daily': nothing,
   'maintenance.purge': nothing,
+  'pix.reconcile': nothing,
 } satisfies Record<string, TSchema>;
 
 export type JobType = keyof typeof JOB_PAYLOADS;

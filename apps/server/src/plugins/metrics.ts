@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 import { sameSecret } from '../domain/secrets.js';
@@ -52,6 +53,8 @@ export const pendingPaymentsQuery = (db: Store['db']) =>
   db.selectFrom('payments').select(['livemode', (eb) => eb.fn.countAll<number>().as('count')]).where('status', '=', 'pending').groupBy('livemode');
 
 export interface MetricsOptions {
+  // Where the certificate gauge takes "now" from.
+  clock: Clock;
   // Bearer token a scraper must send; null: open outside production, off (404) in production.
   token: string | null;
   production: boolean;
@@ -77,6 +80,11 @@ export function registerMetrics(app: FastifyInstance, store: Store, metrics: Met
       }
     }
     const rows = await pendingPaymentsQuery(store.db).execute();
+    // Connector certificates: days left, per active connector account (alert below 30).
+    const certs = await store.db.selectFrom('connector_accounts').select(['id', 'certificate_expires_at']).where('status', '=', 'active').where('certificate_expires_at', 'is not', null).orderBy('id').limit(1000).execute();
+    const nowMs = options.clock.nowMs();
+    const certLines = ['# HELP connector_certificate_expires_in_days Days until an active connector account\'s client certificate expires (rotate it before 30).', '# TYPE connector_certificate_expires_in_days gauge',
+      ...certs.map((c) => `connector_certificate_expires_in_days{connector_account="${c.id}"} ${Math.floor((Date.parse(c.certificate_expires_at!) - nowMs) / 86_400_000)}`)];
     reply.type('text/plain; version=0.0.4');
     const s = store.stats;
     return metrics.render([0, 1].map((livemode) => ({ status: 'pending', livemode, count: Number(rows.find((r) => Number(r.livemode) === livemode)?.count ?? 0) }))) + [
@@ -96,6 +104,7 @@ export function registerMetrics(app: FastifyInstance, store: Store, metrics: Met
       '# TYPE store_commit_ms_total counter', `store_commit_ms_total ${s.commitMs.toFixed(1)}`,
       '# HELP store_transaction_ms_total Milliseconds from BEGIN to the end of COMMIT.',
       '# TYPE store_transaction_ms_total counter', `store_transaction_ms_total ${s.batchMs.toFixed(1)}`,
+      ...certLines,
     ].join('\n') + '\n';
   });
 }

@@ -172,6 +172,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
         { name: 'Webhook endpoints', description: 'Where we send events, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).' },
         { name: 'Checkout', description: 'Hosted checkout sessions: made with the secret key; the hosted page\'s own calls (`/client`) take only the session\'s client secret.' },
         { name: 'Sandbox', description: 'Sign-up and simulators that only exist in the sandbox.' },
+        { name: 'Provider callbacks', description: 'Where PSPs send their notifications (one URL per connector account, with its token). Hints only: a payment moves after we read the PSP back.' },
         { name: 'Admin', description: 'Back office (`/admin/...`): an admin session cookie and CSRF token, never an API key.' },
       ],
       components: {

@@ -55,7 +55,11 @@ declare module 'fastify' {
 // chargeAdminRefusal), so that a signed-in operator is never limited by others' traffic from the
 // same address; and the health checks, which cost nothing and must never tell a load balancer
 // "429" (it would take the instance out of rotation).
-const OWN_THROTTLE = ['/admin', '/backoffice', '/healthz', '/readyz'];
+// PSP callbacks are never throttled by address: a PSP sends bursts from a few addresses, and a
+// refused callback only delays a payment until reconciliation. An unknown token costs one indexed
+// lookup (a 404); a known one stores a deduplicated row.
+export const PROVIDER_CALLBACKS_PREFIX = '/v1/provider-callbacks';
+const OWN_THROTTLE = ['/admin', '/backoffice', '/healthz', '/readyz', PROVIDER_CALLBACKS_PREFIX];
 const under = (url: string, p: string) => url === p || url.startsWith(`${p}/`) || url.startsWith(`${p}?`);
 const hasOwnThrottle = (url: string) => OWN_THROTTLE.some((p) => under(url, p));
 

@@ -435,6 +435,70 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  '0010_connectors': {
+    async up(db: Kysely<any>) {
+      // A provider's credentials and settings (issue 25). owner_account_id null: the platform's,
+      // the default of every merchant; a merchant's own overrides it. Secrets are one sealed blob
+      // (providers/secrets/envelope.ts), never in clear.
+      await db.schema.createTable('connector_accounts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner_account_id', 'text')
+        .addColumn('connector', 'text', (c) => c.notNull())
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('environment', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('settings', 'text', (c) => c.notNull())
+        .addColumn('client_id', 'text', (c) => c.notNull())
+        .addColumn('secrets', 'text', (c) => c.notNull())
+        .addColumn('secrets_key_id', 'text', (c) => c.notNull())
+        .addColumn('secrets_rotated_at', 'text', (c) => c.notNull())
+        .addColumn('certificate_fingerprint', 'text')
+        .addColumn('certificate_subject', 'text')
+        .addColumn('certificate_expires_at', 'text')
+        .addColumn('webhook_token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('webhook_registered_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('disabled_at', 'text')
+        .execute();
+      await db.schema.createIndex('connector_accounts_owner').on('connector_accounts').columns(['owner_account_id', 'method', 'environment']).execute();
+
+      // Provider references on our objects.
+      await db.schema.alterTable('payments').addColumn('connector_account_id', 'text').execute();
+      await db.schema.alterTable('payments').addColumn('provider_txid', 'text').execute();
+      await db.schema.alterTable('payments').addColumn('provider_e2eid', 'text').execute();
+      await db.schema.createIndex('payments_provider_txid').on('payments').columns(['provider_txid']).execute();
+      // 'requested' (POST /v1/refunds) or a return the payer's bank started (MED: 'med_fraud',
+      // 'med_operational'), recorded against the payment as a refund.
+      await db.schema.alterTable('refunds').addColumn('kind', 'text', (c) => c.notNull().defaultTo('requested')).execute();
+
+      // Provider notifications, raw and deduplicated: only hints, each triggers a read-back.
+      await db.schema.createTable('provider_notifications')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('connector_account_id', 'text', (c) => c.notNull())
+        .addColumn('body_hash', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('received_at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('provider_notifications_dedupe', ['connector_account_id', 'body_hash'])
+        .execute();
+
+      // Pix received at a PSP, as reconciliation and read-backs saw them: matched to a payment, or
+      // a mismatch operators resolve (no payment, another amount, paid after expiry and returned).
+      await db.schema.createTable('pix_received')
+        .addColumn('e2eid', 'text', (c) => c.primaryKey())
+        .addColumn('connector_account_id', 'text', (c) => c.notNull())
+        .addColumn('txid', 'text')
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('paid_at', 'text', (c) => c.notNull())
+        .addColumn('payment_id', 'text')
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('pix_received_status').on('pix_received').columns(['status', 'created_at']).execute();
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

@@ -1,7 +1,7 @@
 // Row types of the store, shared by both engines. Booleans are 0/1 integers and timestamps ISO
 // strings in both engines so that one query means the same thing on SQLite and PostgreSQL.
 // Scheduling columns (`*_at_ms`) are integer milliseconds because they are compared, not shown.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface AccountsTable {
   id: string;
@@ -59,6 +59,10 @@ export interface PaymentsTable {
   updated_at: string;
   // The checkout session the payment was made in (null for API payments).
   checkout_session_id: string | null;
+  // Live Pix at a PSP (issue 25): the connector account, the charge's txid, the Pix's e2eid.
+  connector_account_id: ColumnType<string | null, string | null | undefined, string | null>;
+  provider_txid: ColumnType<string | null, string | null | undefined, string | null>;
+  provider_e2eid: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CheckoutSessionsTable {
@@ -242,6 +246,9 @@ export interface RefundsTable {
   provider_refund_id: string | null;
   created_at: string;
   updated_at: string;
+  // 'requested' (POST /v1/refunds), or a return the payer's bank started: 'med_fraud',
+  // 'med_operational' (Pix MED), recorded as a refund.
+  kind: Generated<string>;
 }
 
 export interface AdminUsersTable {
@@ -322,7 +329,53 @@ export interface WebhookDeliveriesTable {
   updated_at: string;
 }
 
+export interface ConnectorAccountsTable {
+  id: string;
+  owner_account_id: string | null; // null: the platform's (every merchant's default)
+  connector: string; // 'pix_api'
+  method: string; // 'pix'
+  environment: 'production' | 'homologation';
+  status: 'active' | 'disabled';
+  name: string;
+  settings: string; // JSON: ConnectorSettings (no secrets)
+  client_id: string;
+  secrets: string; // sealed (providers/secrets/envelope.ts)
+  secrets_key_id: string; // the master key that wraps them
+  secrets_rotated_at: string;
+  certificate_fingerprint: string | null;
+  certificate_subject: string | null;
+  certificate_expires_at: string | null;
+  webhook_token_hash: string; // sha256 of the callback URL's token
+  webhook_registered_at: string | null;
+  created_at: string;
+  updated_at: string;
+  disabled_at: string | null;
+}
+
+export interface ProviderNotificationsTable {
+  id: string;
+  connector_account_id: string;
+  body_hash: string;
+  body: string;
+  received_at: string;
+}
+
+export interface PixReceivedTable {
+  e2eid: string;
+  connector_account_id: string;
+  txid: string | null;
+  amount: number;
+  paid_at: string;
+  payment_id: string | null;
+  status: 'matched' | 'unmatched' | 'amount_mismatch' | 'late_returned';
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
+  connector_accounts: ConnectorAccountsTable;
+  provider_notifications: ProviderNotificationsTable;
+  pix_received: PixReceivedTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   recipients: RecipientsTable;

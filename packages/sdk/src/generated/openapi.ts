@@ -584,6 +584,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/provider-callbacks/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PSP callback
+         * @description Where a PSP sends its API Pix callbacks (registered by the back office's "register the webhook"). The token in the path is per connector account. Answers 200 at once; the payment moves only after a read-back from the PSP.
+         */
+        post: operations["providerCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider-callbacks/{token}/pix": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PSP callback (Pix)
+         * @description Where a PSP sends its API Pix callbacks (registered by the back office's "register the webhook"). The token in the path is per connector account. Answers 200 at once; the payment moves only after a read-back from the PSP.
+         */
+        post: operations["providerCallbackPix"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1254,7 +1294,7 @@ export interface components {
             recipients: components["schemas"]["RecipientBalance"][];
         };
         /**
-         * @description An event type the service sends, or `*` for all of them: `*`, `payment.created`, `payment.approved`, `payment.declined`, `payment.failed`, `payment.canceled`, `payment.expired`, `payment.partially_refunded`, `payment.refunded`, `refund.created`, `refund.succeeded`, `refund.failed`, `recipient.created`, `recipient.updated`, `receivable.created`, `receivable.updated`, `settlement.created`, `settlement.updated`, `settlement.paid`, `settlement.failed`, `webhook_endpoint.disabled`, `checkout_session.completed`, `checkout_session.expired`.
+         * @description An event type the service sends, or `*` for all of them: `*`, `payment.created`, `payment.approved`, `payment.declined`, `payment.failed`, `payment.canceled`, `payment.expired`, `payment.partially_refunded`, `payment.refunded`, `payment.late_pix_returned`, `refund.created`, `refund.succeeded`, `refund.failed`, `recipient.created`, `recipient.updated`, `receivable.created`, `receivable.updated`, `settlement.created`, `settlement.updated`, `settlement.paid`, `settlement.failed`, `webhook_endpoint.disabled`, `checkout_session.completed`, `checkout_session.expired`.
          * @example payment.approved
          */
         WebhookEventFilter: string;
@@ -1582,6 +1622,30 @@ export interface components {
          *     }
          */
         CheckoutPayRequest: components["schemas"]["CheckoutCardPayRequest"] | components["schemas"]["CheckoutPixPayRequest"];
+        /**
+         * @description The standard's callback: `{pix: [{endToEndId, txid, valor, horario, ...}]}`. Only read for which charges to read back.
+         * @example {
+         *       "pix": [
+         *         {
+         *           "endToEndId": "E12345678202611281200abcdef123456",
+         *           "txid": "pg01m8h1x4wgg0j8q8jhm8tj4cf9",
+         *           "valor": "10.50",
+         *           "horario": "2026-11-28T12:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        ProviderCallbackBody: {
+            [key: string]: unknown;
+        };
+        /** @description Stored (or already stored): the PSP may stop retrying. */
+        ProviderCallbackAck: {
+            /** @constant */
+            object: "provider_callback";
+            /** @description Whether the connector account serves live mode (production). */
+            livemode: boolean;
+            received: boolean;
+        };
     };
     responses: never;
     parameters: never;
@@ -5327,7 +5391,7 @@ export interface operations {
                 /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Exact event type. */
-                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
+                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "payment.late_pix_returned" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
             };
             header?: never;
             path?: never;
@@ -6510,6 +6574,204 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    providerCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connector account's callback token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProviderCallbackBody"];
+            };
+        };
+        responses: {
+            /** @description Stored (or already stored): the PSP may stop retrying. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderCallbackAck"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    providerCallbackPix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connector account's callback token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProviderCallbackBody"];
+            };
+        };
+        responses: {
+            /** @description Stored (or already stored): the PSP may stop retrying. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderCallbackAck"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };

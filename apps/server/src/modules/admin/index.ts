@@ -19,6 +19,7 @@ import { auditLogRoutes } from './audit-log/routes.js';
 import { auditLogSchemas } from './audit-log/schemas.js';
 import { checkPermission, requirePermissionDeclared } from './shared/permissions.js';
 import { settlementRunSchemas } from './settlement-runs/schemas.js';
+import { connectorAccountSchemas } from './connector-accounts/schemas.js';
 
 // The admin API (/admin/...): back-office operations behind an admin session (cookie + CSRF
 // token), never an API key. Everything lives in one encapsulated plugin scope (no prefix: routes
@@ -44,7 +45,7 @@ const baseAdminSchemas: TSchema[] = [
   ActivateLiveModeRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest,
 ];
 
-export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas];
+export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...connectorAccountSchemas];
 export { createAdminUser } from './users/service.js';
 export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions/service.js';
 export { LOGIN_FAILED_MESSAGE } from './sessions/routes.js';

@@ -9,6 +9,7 @@ import { qrSvg } from '../../domain/qr.js';
 import type { Owner } from '../events/service.js';
 import { randomBase62 } from '../accounts/service.js';
 import { insertPayment, maskCustomer, moveWithEvent, preparePayment, type PaymentDeps } from '../payments/service.js';
+import { chargeAtProvider } from '../payments/live-pix.js';
 import { readPayment, type PaymentRow } from '../payments/repository.js';
 import type { CreatePaymentBody } from '../payments/schemas.js';
 import {
@@ -200,6 +201,8 @@ export async function payCheckoutSession(deps: PaymentDeps, ctx: RequestContext,
     ? preparePayment(deps, ctx, { ...common, method: 'credit_card', cardToken: body.cardToken, installments }, id)
     // The BR Code expires with the session (or sooner, at the configured Pix expiry).
     : preparePayment(deps, ctx, { ...common, method: 'pix', pixExpiresInSeconds: Math.max(1, Math.min(deps.config.pixExpiresInSeconds, Math.floor((session.expires_at_ms - nowMs) / 1000))) }, id);
+  // Live mode: the charge at the PSP first (or a refusal, with nothing written).
+  await chargeAtProvider(deps, ctx, prepared);
   let created = false;
   let view: CheckoutSessionClientView;
   try {

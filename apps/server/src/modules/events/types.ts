@@ -10,6 +10,9 @@ export const EVENT_TYPES = [
   'payment.expired',
   'payment.partially_refunded',
   'payment.refunded',
+  // Live Pix (issue 25): money that arrived for a payment that could no longer take it, returned
+  // to the payer (a devolução); the object is the payment.
+  'payment.late_pix_returned',
   'refund.created',
   'refund.succeeded',
   'refund.failed',

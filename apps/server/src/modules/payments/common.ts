@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Store, Tx } from '../../store/index.js';
 import type { CircuitBreaker } from '../../providers/breaker.js';
+import type { ConnectorRegistry } from '../../providers/registry.js';
+import type { Clock } from '../../clock.js';
 import type { AuthorizeResult, PaymentProvider, ProviderUnavailable } from '../../providers/port.js';
 import { recordEvent } from '../events/service.js';
 import { reschedule, type JobRow } from '../../jobs/queue.js';
@@ -24,6 +26,9 @@ export interface PaymentDeps {
   // next poll.
   kickWorker: () => void;
   breaker: CircuitBreaker;
+  // Live (and homologation) providers, resolved per (merchant account, mode, method).
+  connectors: ConnectorRegistry;
+  clock: Clock;
 }
 
 // The provider's answer to an authorization, or none (it could not be reached).

@@ -10,6 +10,7 @@ import { recordEvent, type Owner } from '../events/service.js';
 import { JOB_CONFIRM, JOB_EXPIRE, type PaymentDeps } from './common.js';
 import { insertPaymentRow, markCardTokenUsed, readCardToken, readCardTokenOutcome, toPayment, type PaymentRow } from './repository.js';
 import type { CreatePaymentBody, CreatePaymentFields, Payment } from './schemas.js';
+import { chargeAtProvider } from './live-pix.js';
 
 // Create: validate (the body's shape rules, the provider's breaker), build the row, persist it
 // with its job (confirmation or expiry) and its event in one write. The provider is called by
@@ -113,6 +114,9 @@ export function preparePayment(deps: PaymentDeps, owner: Owner, body: CreatePaym
     created_at: nowIso,
     updated_at: nowIso,
     checkout_session_id: checkoutSessionId,
+    connector_account_id: null,
+    provider_txid: null,
+    provider_e2eid: null,
   };
   let jobAtMs = nowMs;
   if (body.method === 'pix') {
@@ -148,6 +152,8 @@ export async function insertPayment(tx: Tx, owner: Owner, prepared: PreparedPaym
 
 export async function createPayment(deps: PaymentDeps, ctx: RequestContext, body: CreatePaymentBody): Promise<Payment> {
   const prepared = preparePayment(deps, ctx, body);
+  // Live mode: the charge at the PSP first (or a refusal, with nothing written).
+  await chargeAtProvider(deps, ctx, prepared);
   const payment = await ctx.write((tx) => insertPayment(tx, ctx, prepared));
   if (body.method === 'credit_card') deps.kickWorker();
   return payment;

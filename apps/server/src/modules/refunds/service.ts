@@ -13,7 +13,9 @@ import { localDate } from '../accounts/settings.js';
 import { emitEvents, recordEvent, type Owner } from '../events/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
 import { readPayload, type JobType } from '../../jobs/payloads.js';
-import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
+import { ProviderRejected, ProviderUnavailable } from '../../providers/port.js';
+import type { PaymentDeps } from '../payments/common.js';
+import { finishRefund, REFUND_POLL_INTERVAL_MS, refundAtProvider } from '../payments/live-pix.js';
 import { findPayment, readPayment, toPayment, transition } from '../payments/repository.js';
 import { toReceivable, type ReceivableRow } from '../receivables/service.js';
 import type { CreateRefundBody, ListRefundsQuery, Refund } from './schemas.js';
@@ -45,7 +47,9 @@ function assert(condition: boolean, message: string): asserts condition {
 // remainder). A pending receivable shrinks (to 0: canceled); a settled one gets a negative
 // receivable that the payee's next settlement deducts. The provider call happens after, from
 // the jobs table, with a key derived from the refund id.
-export async function createRefund(ctx: RequestContext, body: CreateRefundBody, deps: { engine: Engine; kickWorker: () => void }): Promise<Refund> {
+// `kind`: a return the payer's bank started (Pix MED) is recorded by the same rules, already
+// done at the PSP (its job only marks it succeeded); `nowMs` from the caller's Clock when given.
+export async function createRefund(ctx: RequestContext, body: CreateRefundBody, deps: { engine: Engine; kickWorker: () => void; kind?: 'requested' | 'med_fraud' | 'med_operational'; providerRefundId?: string; nowMs?: number }): Promise<Refund> {
   const refund = await ctx.write(async (tx) => {
     // Locked on PostgreSQL, where another batch may be refunding the same payment at this moment:
     // everything below is computed from this row (what is left to refund, what each receivable
@@ -70,7 +74,7 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
     assert(refundedBeforeCents === payment.amount_refunded, "a payment's refunded amount is the sum of its refunds");
     const completes = amountCents === refundableCents;
 
-    const nowMs = ctx.clock.nowMs();
+    const nowMs = deps.nowMs ?? ctx.clock.nowMs();
     const nowIso = new Date(nowMs).toISOString();
     const id = newId('refund', nowMs);
     const owner: Owner = { accountId: payment.account_id, livemode: payment.livemode === 1 };
@@ -129,7 +133,8 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
     const row: Selectable<RefundsTable> = {
       id, account_id: payment.account_id, livemode: payment.livemode, payment_id: payment.id, amount: amountCents,
       fee_refunded: feeRefundedCents, net_amount: netReductionCents, status: 'pending', reason: body.reason ?? null,
-      metadata: body.metadata ? JSON.stringify(body.metadata) : null, provider_refund_id: null, created_at: nowIso, updated_at: nowIso,
+      metadata: body.metadata ? JSON.stringify(body.metadata) : null, provider_refund_id: deps.providerRefundId ?? null, created_at: nowIso, updated_at: nowIso,
+      kind: deps.kind ?? 'requested',
     };
     await tx.insertInto('refunds').values(row).execute();
     const moved = await transition(tx, payment, completes ? 'refunded' : 'partially_refunded', { amount_refunded: payment.amount_refunded + amountCents }, nowIso);
@@ -206,7 +211,7 @@ export async function listRefunds(store: Store, owner: Owner, q: ListRefundsQuer
   return paginate(qb, q, toRefund, scope);
 }
 
-export async function refundJob(deps: { store: Store; provider: PaymentProvider; retryBaseMs: number }, job: JobRow, workerId: string): Promise<void> {
+export async function refundJob(deps: PaymentDeps & { retryBaseMs: number }, job: JobRow, workerId: string): Promise<void> {
   const { store, provider } = deps;
   const { refundId } = readPayload(job, JOB_REFUND);
   const refund = await store.db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
@@ -217,6 +222,24 @@ export async function refundJob(deps: { store: Store; provider: PaymentProvider;
   const payment = await readPayment(store.db, refund.payment_id);
   assert(payment !== undefined, "a refund's payment exists (foreign key)");
   const owner = { accountId: refund.account_id, livemode: refund.livemode === 1 };
+  if (payment.connector_account_id) {
+    // A live Pix at its PSP: a devolução, which may stay processing (read again later).
+    let step;
+    try {
+      step = await refundAtProvider(deps, refund.id, payment, refund.amount, refund.kind);
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailable)) throw error;
+      await store.write((tx) => reschedule(tx, job, workerId, deps.clock.nowMs() + Math.min(deps.retryBaseMs * 2 ** job.attempts, 3_600_000), error.message));
+      return;
+    }
+    if (step === 'processing') {
+      await store.write((tx) => reschedule(tx, job, workerId, deps.clock.nowMs() + REFUND_POLL_INTERVAL_MS, 'devolução processing at the PSP'));
+      return;
+    }
+    await finishRefund(deps, refund.id, step);
+    await store.write((tx) => complete(tx, job, workerId));
+    return;
+  }
   let outcome: { status: 'succeeded'; providerId: string } | { status: 'failed' };
   try {
     const r = await provider.refund({ idempotencyKey: createHash('sha256').update(`${refund.id}:refund`).digest('hex').slice(0, 40), chargeId: payment.provider_charge_id, amountCents: refund.amount, livemode: owner.livemode });

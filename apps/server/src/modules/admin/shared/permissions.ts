@@ -29,6 +29,8 @@ export const PERMISSIONS = {
   'settlement_runs:view': ['admin', 'viewer'],
   'settlement_runs:create': ['admin'],
   'audit_log:view': ['admin', 'viewer'],
+  'connector_accounts:view': ['admin', 'viewer'],
+  'connector_accounts:manage': ['admin'],
 } as const satisfies Record<string, readonly AdminRole[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

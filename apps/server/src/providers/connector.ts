@@ -1,0 +1,116 @@
+// The connector seam (issue 25). A connector is one provider behind one small interface, as a
+// hyperswitch connector is a set of request/response transformers behind one trait: the
+// service's modules speak only these types, and a connector maps them to its provider's API
+// (providers/pix-api/ for the Banco Central's standard API Pix and its dialects). Adding a PSP
+// is a folder of its own plus a line in registry.ts; nothing in modules/ changes.
+//
+// Rules every connector keeps:
+// - ids sent to the provider are derived from ours (txid from the payment id, devolução id from
+//   the refund id), so a retry is the same object at the provider, never a second one;
+// - an answer we did not read back is not trusted: notifications are parsed only into hints
+//   (which objects to read again), and a read of the provider's truth decides;
+// - a transient failure (timeout, 5xx, dropped connection) is ProviderUnavailable: the outcome
+//   is unknown and the same call may be repeated; a definitive refusal is ProviderRejected.
+
+export type ConnectorEnvironment = 'production' | 'homologation';
+
+// What a connector account holds for its connector: settings (no secrets) and, opened only in
+// memory when a call needs them, its secrets.
+export interface ConnectorSettings {
+  // The PSP's API base URL, e.g. https://pix.api.efipay.com.br (Efí) or https://api.psp.example/api/v2.
+  baseUrl: string;
+  // The OAuth2 token endpoint; default: the dialect's (standard: `${baseUrl}/oauth/token`).
+  tokenUrl?: string;
+  // The receiver's Pix key (chave) the charges are made to and the webhook is registered on.
+  pixKey: string;
+  // OAuth2 scopes to ask for (space separated); default: the dialect's.
+  scopes?: string;
+  // Per-call timeout; default 10 s.
+  timeoutMs?: number;
+  // Which dialect of the standard the PSP speaks: 'standard' or 'efi' (providers/pix-api/dialects/).
+  dialect: 'standard' | 'efi';
+}
+
+export interface ConnectorSecrets {
+  clientSecret: string;
+  // The client certificate and its key for mutual TLS, PEM.
+  certificatePem: string;
+  privateKeyPem: string;
+  // Extra CA certificates to trust for the PSP's server (PEM), for homologation PSPs with a
+  // private CA; empty: the system's.
+  caPem?: string;
+  // The token in our callback URL (the connector account's webhook route).
+  webhookToken: string;
+}
+
+export interface OpenedConnectorAccount {
+  id: string;
+  connector: string;
+  environment: ConnectorEnvironment;
+  clientId: string;
+  settings: ConnectorSettings;
+  secrets: ConnectorSecrets;
+}
+
+export type PixChargeStatus = 'active' | 'completed' | 'removed_by_receiver' | 'removed_by_psp';
+export type PixReturnStatus = 'processing' | 'returned' | 'not_done';
+// The devolução's nature: ORIGINAL/RETIRADA are asked by the receiver (us); MED_* are started by
+// the payer's bank.
+export type PixReturnNature = 'ORIGINAL' | 'RETIRADA' | 'MED_OPERACIONAL' | 'MED_FRAUDE';
+
+export interface PixReturn {
+  id: string; // ours (derived from the refund id) or the PSP's, for a MED
+  rtrId: string | null;
+  amountCents: number;
+  status: PixReturnStatus;
+  nature: PixReturnNature;
+}
+
+export interface ReceivedPix {
+  e2eid: string;
+  txid: string | null;
+  amountCents: number;
+  paidAtIso: string;
+  returns: PixReturn[];
+}
+
+export interface PixChargeState {
+  txid: string;
+  status: PixChargeStatus;
+  amountCents: number;
+  // The payer's "copia e cola" (the PSP's own, or a dynamic BR Code built from `location`).
+  copyPaste: string | null;
+  location: string | null;
+  payments: ReceivedPix[];
+}
+
+export interface PixChargeInput {
+  txid: string; // 26-35 letters and digits
+  amountCents: number;
+  expiresInSeconds: number;
+  description: string | null;
+}
+
+// Hints parsed from a notification: which objects to read again. Never an outcome.
+export interface NotificationHints {
+  txids: string[];
+  e2eids: string[];
+}
+
+export interface PixConnector {
+  readonly name: string;
+  // Credentials work (an OAuth2 token over mutual TLS): for "test connection".
+  authenticate(account: OpenedConnectorAccount): Promise<void>;
+  createCharge(account: OpenedConnectorAccount, input: PixChargeInput): Promise<PixChargeState>;
+  readCharge(account: OpenedConnectorAccount, txid: string): Promise<PixChargeState>;
+  // Our expiry: the charge can no longer be paid.
+  removeCharge(account: OpenedConnectorAccount, txid: string): Promise<PixChargeState>;
+  refund(account: OpenedConnectorAccount, input: { e2eid: string; returnId: string; amountCents: number }): Promise<PixReturn>;
+  readRefund(account: OpenedConnectorAccount, e2eid: string, returnId: string): Promise<PixReturn>;
+  readReceived(account: OpenedConnectorAccount, e2eid: string): Promise<ReceivedPix>;
+  // Pix received in a window, for reconciliation (all pages).
+  listReceived(account: OpenedConnectorAccount, window: { fromIso: string; toIso: string }): Promise<ReceivedPix[]>;
+  registerWebhook(account: OpenedConnectorAccount, url: string): Promise<void>;
+  readWebhook(account: OpenedConnectorAccount): Promise<string | null>;
+  parseNotification(body: unknown): NotificationHints;
+}
