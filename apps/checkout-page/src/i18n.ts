@@ -14,7 +14,10 @@ const ptBR = {
   cvc: 'Código de segurança (CVC)',
   holder: 'Nome impresso no cartão',
   installments: 'Parcelas',
-  installment: (n: number, each: string) => (n === 1 ? `À vista (${each})` : `${n}x de ${each}`),
+  // "À vista (R$ 159,90)", "3x de R$ 53,30 (total R$ 159,90)", "4x: 2 de R$ 39,98 + 2 de R$ 39,97 (total R$ 159,90)".
+  installment: (n: number, groups: Array<{ times: number; amount: string }>, total: string) => (n === 1
+    ? `À vista (${total})`
+    : groups.length === 1 ? `${n}x de ${groups[0].amount} (total ${total})` : `${n}x: ${groups.map((g) => `${g.times} de ${g.amount}`).join(' + ')} (total ${total})`),
   pay: (amount: string) => `Pagar ${amount}`,
   processing: 'Processando o pagamento…',
   errNumber: 'Confira o número do cartão.',
@@ -67,7 +70,9 @@ const en: Messages = {
   cvc: 'Security code (CVC)',
   holder: 'Name on card',
   installments: 'Installments',
-  installment: (n, each) => (n === 1 ? `Single payment (${each})` : `${n} × ${each}`),
+  installment: (n, groups, total) => (n === 1
+    ? `Single payment (${total})`
+    : groups.length === 1 ? `${n} × ${groups[0].amount} (total ${total})` : `${n} installments: ${groups.map((g) => `${g.times} × ${g.amount}`).join(' + ')} (total ${total})`),
   pay: (amount) => `Pay ${amount}`,
   processing: 'Processing the payment…',
   errNumber: 'Check the card number.',

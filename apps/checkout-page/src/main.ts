@@ -295,7 +295,8 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
   const holder = h('input', { type: 'text', autocomplete: 'cc-name', required: true, spellcheck: 'false' });
   holder.value = holderName;
   const installments = v.installments > 1
-    ? h('select', {}, ...Array.from({ length: v.installments }, (_, i) => h('option', { value: i + 1 }, t.installment(i + 1, money(Math.round(v.amount / (i + 1)), v.currency, locale)))))
+    ? h('select', {}, ...v.installmentPlans.map((plan) => h('option', { value: plan.count },
+      t.installment(plan.count, plan.groups.map((g) => ({ times: g.times, amount: money(g.amount, v.currency, locale) })), money(plan.total, v.currency, locale)))))
     : null;
   const error = h('p', { class: 'form-error', id: 'form-error', role: 'alert', hidden: !failure }, failure ?? '');
   const submit = h('button', { type: 'submit', class: 'pay' }, t.pay(amount));

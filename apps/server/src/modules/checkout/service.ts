@@ -6,6 +6,7 @@ import { paginate } from '../../http/pagination.js';
 import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js';
 import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { qrSvg } from '../../domain/qr.js';
+import { installmentPlans } from '../../domain/installments.js';
 import type { Owner } from '../events/service.js';
 import { randomBase62 } from '../accounts/service.js';
 import { insertPayment, maskCustomer, moveWithEvent, preparePayment, type PaymentDeps } from '../payments/service.js';
@@ -146,6 +147,7 @@ async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment
     merchantName: account.name,
     methods: JSON.parse(row.methods) as CheckoutMethod[],
     installments: row.installments,
+    installmentPlans: installmentPlans(row.amount, row.installments),
     expiresAt: row.expires_at,
     livemode: row.livemode === 1,
     successUrl: row.success_url,
@@ -210,7 +212,12 @@ export async function payCheckoutSession(deps: PaymentDeps, ctx: RequestContext,
       const current = await latestPayment(tx, row);
       if (current && current.status !== 'declined' && current.status !== 'failed' && current.status !== 'canceled' && current.status !== 'expired') {
         if (current.status === 'pending' && current.method === 'pix' && body.method === 'pix') return clientView(tx, row, current);
-        throw inFlight();
+        // The buyer went back from the Pix code to the card form: the Pix stayed valid until now,
+        // and a card payment replaces it. It is canceled in this transaction, before the card's
+        // payment exists, so the session never has two live payments (a Pix paid after this is
+        // refused by its state, as any canceled Pix).
+        if (current.status === 'pending' && current.method === 'pix' && body.method === 'credit_card') await moveWithEvent(tx, current, 'canceled');
+        else throw inFlight();
       }
       await insertPayment(tx, ctx, prepared);
       const nowIso = new Date(ctx.clock.nowMs()).toISOString();
