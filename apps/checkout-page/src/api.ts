@@ -27,6 +27,9 @@ export interface SessionView {
   currency: string;
   description: string | null;
   merchantName: string;
+  logoUrl: string | null;
+  accentColor: string | null;
+  platformName: string;
   methods: Array<'credit_card' | 'pix'>;
   installments: number;
   installmentPlans: InstallmentPlan[];

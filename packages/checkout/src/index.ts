@@ -142,11 +142,18 @@ export function open(options: OpenOptions): CheckoutHandle {
   const startSentinel = sentinel();
   const endSentinel = sentinel();
 
+  // On a phone (up to 480 px wide) the dialog is the whole screen; wider, a card whose height
+  // follows the page's content (its `resize` messages), up to the screen less a margin.
+  const phone = window.matchMedia?.('(max-width: 480px)').matches ?? window.innerWidth <= 480;
   const box = doc.createElement('div');
   style(box, {
-    position: 'relative', width: 'min(100vw, 480px)', height: 'min(100dvh, 760px)', background: '#ffffff', 'border-radius': window.innerWidth <= 480 ? '0' : '12px',
+    position: 'relative', width: phone ? '100vw' : 'min(100vw, 480px)', height: phone ? '100dvh' : 'min(calc(100dvh - 48px), 560px)', background: '#ffffff', 'border-radius': phone ? '0' : '12px',
     overflow: 'hidden', 'box-shadow': '0 20px 60px rgba(0, 0, 0, 0.35)',
   });
+  box.dataset.layout = phone ? 'fullscreen' : 'card';
+  const fitHeight = (contentPx: number) => {
+    if (!phone) style(box, { height: `min(calc(100dvh - 48px), ${contentPx}px)` });
+  };
 
   const closeButton = doc.createElement('button');
   closeButton.type = 'button';
@@ -260,6 +267,9 @@ export function open(options: OpenOptions): CheckoutHandle {
         break;
       case 'pagamentos:checkout:close':
         userClose();
+        break;
+      case 'pagamentos:checkout:resize':
+        fitHeight(m.height);
         break;
     }
   };
