@@ -39,7 +39,7 @@ try {
 
   const session = async (extra: object = {}) => {
     const res = await t.app.inject({ method: 'POST', url: '/v1/checkout/sessions', headers: { authorization: `Bearer ${keys.secretKey}` }, payload: { amount: 15990, description: 'Tênis de corrida (42)', installments: 4, ...extra } });
-    return res.json() as { id: string; clientSecret: string };
+    return res.json<{ id: string; clientSecret: string }>();
   };
   const shots: string[] = [];
   const shoot = async (page: Page, size: Size, name: string) => {
@@ -119,7 +119,7 @@ try {
     f = await open(page, expiring);
     await f.getByRole('button', { name: 'Gerar código Pix' }).click();
     await f.getByLabel('Pix copia e cola').waitFor();
-    const pixId = (await t.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${expiring.id}`, headers: { authorization: `Bearer ${keys.secretKey}` } })).json().paymentId as string;
+    const pixId = (await t.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${expiring.id}`, headers: { authorization: `Bearer ${keys.secretKey}` } })).json<{ paymentId: string }>().paymentId;
     const past = Date.now() - 1000;
     await t.store.write(async (tx) => {
       await tx.updateTable('payments').set({ expires_at: new Date(past).toISOString() }).where('id', '=', pixId).execute();
