@@ -50,8 +50,8 @@ document.documentElement.classList.toggle('standalone', !embedded);
 post({ type: 'pagamentos:checkout:ready' });
 // A phone: the modal is full-screen there, and a Pix is paid by copying its code (the QR code is
 // on the very screen that would have to scan it).
-// In the modal the frame is 480 px wide on any screen: the screen says whether it is a phone.
-const phone = () => (embedded ? window.screen.width <= 480 : window.matchMedia('(max-width: 480px)').matches);
+// In the modal the frame is 480 px wide on any screen: the library says when it fills a phone's.
+const phone = () => (embedded ? params.get('layout') === 'fullscreen' : window.matchMedia('(max-width: 480px)').matches);
 
 // ---------------------------------------------------------------------------------------------
 // Tiny DOM helper.

@@ -15,6 +15,7 @@ import { cardOutcome } from './modules/payments/service.js';
 import { createAdminUser } from './modules/admin/index.js';
 import { audit, formatAudit } from './modules/audit.js';
 import { systemClock } from './clock.js';
+import { readAdminPassword } from './cli-password.js';
 
 const USAGE = `Usage: npm run cli -- <command>
 
@@ -29,8 +30,10 @@ const USAGE = `Usage: npm run cli -- <command>
                                          of an admin user) as who did it
   keys:create <acct_id> [--live] [--publishable]
   keys:revoke <key_id | key>
-  admin:create --email E --password P [--role admin|viewer]
-                                         create a back-office user (admin: manages; viewer: reads only)
+  admin:create --email E [--role admin|viewer]
+                                         create a back-office user (admin: manages; viewer: reads only);
+                                         the password is asked for (not shown) or read from standard
+                                         input (printf '%s' "$P" | ...); --password P works but warns
   audit                                  check the money invariants over the whole store (exit 1 on failure)
 
 Configuration comes from the environment (see README): DATABASE_URL, PORT, HOST, LOG_LEVEL, ...`;
@@ -111,7 +114,7 @@ async function serve(config: Config, pluginFiles: string[]): Promise<void> {
   const lines = [
     `Payments API listening on ${base} (store: ${describeDb(config.databaseUrl)}${store.sqliteDriver ? ` via ${store.sqliteDriver}` : ''}, worker: ${config.workerInProcess ? 'in process' : 'separate'})`,
     `API reference: ${base}/v1/docs   OpenAPI: ${base}/v1/openapi.json`,
-    `Back office: ${base}/backoffice/   (users: npm run cli -- admin:create --email you@example.com --password '…' [--role viewer])`,
+    `Back office: ${base}/backoffice/   (users: npm run cli -- admin:create --email you@example.com [--role viewer])`,
   ];
   if (process.env.PRINT_SANDBOX_KEY !== 'false' && process.env.NODE_ENV !== 'production') {
     const keys = await localSandboxKeys(store, config);
@@ -214,8 +217,9 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'admin:create': {
-        if (!values.email || !values.password) throw new Error('usage: admin:create --email E --password P [--role admin|viewer]');
-        const admin = await createAdminUser(store, values.email, values.password, (values.role ?? 'admin') as 'admin');
+        if (!values.email) throw new Error('usage: admin:create --email E [--role admin|viewer]   (the password: asked for, or on standard input)');
+        const password = await readAdminPassword(values.password, { stdin: process.stdin, stderr: process.stderr });
+        const admin = await createAdminUser(store, values.email, password, (values.role ?? 'admin') as 'admin');
         process.stdout.write(`${admin.role} ${admin.email} created (${admin.id})\n`);
         break;
       }

@@ -79,11 +79,13 @@ function baseOrigin(options: OpenOptions): string {
   return new URL(base).origin;
 }
 
-function pageUrl(origin: string, options: OpenOptions, embed: boolean): string {
+function pageUrl(origin: string, options: OpenOptions, embed: boolean, fullscreen = false): string {
   const url = new URL(`/checkout/${options.sessionId}`, origin);
   if (embed) {
     url.searchParams.set('embed', '1');
     url.searchParams.set('parentOrigin', window.location.origin);
+    // The page cannot see the screen it is on through the frame: it is told it fills a phone's.
+    if (fullscreen) url.searchParams.set('layout', 'fullscreen');
   }
   if (options.locale) url.searchParams.set('locale', options.locale);
   url.hash = options.clientSecret;
@@ -178,7 +180,7 @@ export function open(options: OpenOptions): CheckoutHandle {
 
   const iframe = doc.createElement('iframe');
   iframe.title = text.frame;
-  iframe.src = pageUrl(origin, options, true);
+  iframe.src = pageUrl(origin, options, true, phone);
   iframe.setAttribute('allow', 'clipboard-write');
   iframe.referrerPolicy = 'no-referrer';
   style(iframe, { width: '100%', height: '100%', border: '0', display: 'block' });
