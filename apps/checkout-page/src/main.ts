@@ -571,7 +571,9 @@ function showPix(v: SessionView): void {
       chosen = 'credit_card';
       say('');
       showForm(v);
-      // The note that the Pix stays valid is above it, in view.
+      // From the foot of the Pix screen to the top of the form: the note that the Pix stays
+      // valid, in view, then the card number.
+      window.scrollTo(0, 0);
       content.querySelector<HTMLInputElement>('#card-number')?.focus({ preventScroll: true });
     } }, t.payByCard)
     : null;
