@@ -221,7 +221,7 @@ export async function payCheckoutSession(deps: PaymentDeps, ctx: RequestContext,
         // and a card payment replaces it. It is canceled in this transaction, before the card's
         // payment exists, so the session never has two live payments (a Pix paid after this is
         // refused by its state, as any canceled Pix).
-        if (current.status === 'pending' && current.method === 'pix' && body.method === 'credit_card') await moveWithEvent(tx, current, 'canceled');
+        if (current.status === 'pending' && current.method === 'pix' && body.method === 'credit_card') await moveWithEvent(tx, current, 'canceled', ctx.clock.nowMs());
         else throw inFlight();
       }
       await insertPayment(tx, ctx, prepared);

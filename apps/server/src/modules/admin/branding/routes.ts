@@ -30,5 +30,5 @@ export function brandingRoutes(scopeInstance: FastifyInstance, store: Store): vo
       body: refTo(UpdateCheckoutBrandingRequest),
       response: { 200: ref('CheckoutBranding') },
     },
-  }, (req) => updateBranding(req.ctx, req.params.id, req.body, new Date().toISOString()));
+  }, (req) => updateBranding(req.ctx, req.params.id, req.body));
 }

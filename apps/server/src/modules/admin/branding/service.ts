@@ -81,13 +81,14 @@ export function checkLogo(logo: { contentType: string; dataBase64: string }): { 
   return { type: actual, bytes, base64: bytes.toString('base64'), sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
-export async function updateBranding(ctx: RequestContext, accountId: string, body: UpdateCheckoutBrandingRequest, nowIso: string): Promise<CheckoutBranding> {
+export async function updateBranding(ctx: RequestContext, accountId: string, body: UpdateCheckoutBrandingRequest): Promise<CheckoutBranding> {
   // Everything is checked before anything is written: a refused field changes nothing.
   const accent = body.accentColor === undefined || body.accentColor === null ? body.accentColor : checkAccentColor(body.accentColor);
   const displayName = body.displayName === undefined || body.displayName === null ? body.displayName : body.displayName.trim();
   if (displayName === '') throw validation(`displayName must not be blank: 1-${MAX_DISPLAY_NAME_LENGTH} characters, or null for the account's name.`, 'displayName');
   const logo = body.logo === undefined || body.logo === null ? body.logo : checkLogo(body.logo);
   return ctx.write(async (tx) => {
+    const nowIso = new Date(ctx.clock.nowMs()).toISOString();
     await assertAccount(tx, accountId);
     const before = await readRow(tx, accountId);
     const changes: Partial<AccountBrandingTable> = { updated_at: nowIso };
