@@ -29,7 +29,9 @@ export function ensureBuilt({ name, root, built, sources, tool, steps, unbuilt, 
     process.stderr.write(`${name}: ${tool} is not installed (run \`npm install\` at the repository root), so ${unbuilt} cannot be built.\n`);
     return 0;
   }
-  (quiet ? process.stderr : process.stdout).write(`${name}: building ${built.split('/')[0]}/ …\n`);
+  // Said before and after: on a fresh clone `npm install` spends most of its time here.
+  const startedAt = Date.now();
+  (quiet ? process.stderr : process.stdout).write(`${name}: building ${built.split('/')[0]}/ (${builtAt < 0 ? 'not built yet' : 'its sources changed'}; this can take a minute) …\n`);
   for (const [script, ...args] of steps) {
     const result = spawnSync(process.execPath, [script.replace('<tool>', toolDir), ...args], { cwd: root, stdio: quiet ? ['inherit', 2, 'inherit'] : 'inherit' });
     if (result.status !== 0) {
@@ -39,5 +41,6 @@ export function ensureBuilt({ name, root, built, sources, tool, steps, unbuilt, 
       return result.status ?? 1;
     }
   }
+  (quiet ? process.stderr : process.stdout).write(`${name}: built in ${((Date.now() - startedAt) / 1000).toFixed(1)} s\n`);
   return 0;
 }

@@ -13,6 +13,13 @@ export interface PaymentView {
   failureMessage: string | null;
   pix: PixView | null;
 }
+// What n installments really bill (the server's domain/installments.ts): the amounts sum to the total.
+export interface InstallmentPlan {
+  count: number;
+  amounts: number[];
+  groups: Array<{ times: number; amount: number }>;
+  total: number;
+}
 export interface SessionView {
   id: string;
   status: 'open' | 'complete' | 'expired';
@@ -20,8 +27,12 @@ export interface SessionView {
   currency: string;
   description: string | null;
   merchantName: string;
+  logoUrl: string | null;
+  accentColor: string | null;
+  platformName: string;
   methods: Array<'credit_card' | 'pix'>;
   installments: number;
+  installmentPlans: InstallmentPlan[];
   expiresAt: string;
   livemode: boolean;
   successUrl: string | null;

@@ -14,7 +14,17 @@ const ptBR = {
   cvc: 'Código de segurança (CVC)',
   holder: 'Nome impresso no cartão',
   installments: 'Parcelas',
-  installment: (n: number, each: string) => (n === 1 ? `À vista (${each})` : `${n}x de ${each}`),
+  // "À vista (R$ 159,90)", "3x de R$ 53,30", "4x: 2 de R$ 39,98 + 2 de R$ 39,97": what is billed, to the centavo.
+  installment: (n: number, groups: Array<{ times: number; amount: string }>, total: string) => (n === 1
+    ? `À vista (${total})`
+    : groups.length === 1 ? `${n}x de ${groups[0].amount}` : `${n}x: ${groups.map((g) => `${g.times} de ${g.amount}`).join(' + ')}`),
+  installmentsTotal: (n: number, total: string) => (n === 1 ? `Total: ${total} à vista` : `Total: ${total} em ${n} parcelas, sem juros`),
+  secure: 'Pagamento seguro',
+  secureBy: (platform: string) => `Pagamento seguro · ${platform}`,
+  pixPhoneTitle: 'Copie o código e pague no app do seu banco',
+  payByCard: 'Pagar com cartão',
+  pixKept: (minutes: number) => `Seu código Pix continua válido por mais ${minutes} min.`,
+  backToPix: 'Voltar ao código Pix',
   pay: (amount: string) => `Pagar ${amount}`,
   processing: 'Processando o pagamento…',
   errNumber: 'Confira o número do cartão.',
@@ -67,7 +77,16 @@ const en: Messages = {
   cvc: 'Security code (CVC)',
   holder: 'Name on card',
   installments: 'Installments',
-  installment: (n, each) => (n === 1 ? `Single payment (${each})` : `${n} × ${each}`),
+  installment: (n, groups, total) => (n === 1
+    ? `Single payment (${total})`
+    : groups.length === 1 ? `${n} × ${groups[0].amount}` : `${n}: ${groups.map((g) => `${g.times} × ${g.amount}`).join(' + ')}`),
+  installmentsTotal: (n, total) => (n === 1 ? `Total: ${total}, single payment` : `Total: ${total} in ${n} installments, no interest`),
+  secure: 'Secure payment',
+  secureBy: (platform) => `Secure payment · ${platform}`,
+  pixPhoneTitle: "Copy the code and pay in your bank's app",
+  payByCard: 'Pay by card',
+  pixKept: (minutes) => `Your Pix code stays valid for ${minutes} more min.`,
+  backToPix: 'Back to the Pix code',
   pay: (amount) => `Pay ${amount}`,
   processing: 'Processing the payment…',
   errNumber: 'Check the card number.',

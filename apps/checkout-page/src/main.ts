@@ -45,7 +45,13 @@ function post(message: Distribute<PageMessage>): void {
 
 document.documentElement.lang = locale;
 document.title = t.title;
+// Alone (redirect mode) the page is drawn as the modal's card on a tinted background.
+document.documentElement.classList.toggle('standalone', !embedded);
 post({ type: 'pagamentos:checkout:ready' });
+// A phone: the modal is full-screen there, and a Pix is paid by copying its code (the QR code is
+// on the very screen that would have to scan it).
+// In the modal the frame is 480 px wide on any screen: the library says when it fills a phone's.
+const phone = () => (embedded ? params.get('layout') === 'fullscreen' : window.matchMedia('(max-width: 480px)').matches);
 
 // ---------------------------------------------------------------------------------------------
 // Tiny DOM helper.
@@ -69,6 +75,17 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...
 }
 
 const app = document.getElementById('app') as HTMLElement;
+// The modal's height follows the content: the page says how tall it is whenever that changes.
+if (embedded && typeof ResizeObserver === 'function') {
+  let last = 0;
+  new ResizeObserver(() => {
+    const height = Math.ceil(app.getBoundingClientRect().height);
+    if (height > 0 && height !== last) {
+      last = height;
+      post({ type: 'pagamentos:checkout:resize', height });
+    }
+  }).observe(app);
+}
 const status = h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' });
 const content = h('div', { class: 'content' });
 let view: SessionView | null = null;
@@ -87,9 +104,12 @@ function setBusy(value: boolean): void {
   post({ type: 'pagamentos:checkout:busy', busy: value });
 }
 
+let onResize: (() => void) | null = null;
 function stopTimers(): void {
   window.clearTimeout(pollTimer);
   window.clearInterval(countdownTimer);
+  if (onResize) window.removeEventListener('resize', onResize);
+  onResize = null;
 }
 
 function focusHeading(): void {
@@ -104,8 +124,14 @@ document.addEventListener('keydown', (e) => {
 
 // ---------------------------------------------------------------------------------------------
 function header(v: SessionView): HTMLElement {
+  // The merchant's accent (checked for WCAG AA contrast against white when it was set), through
+  // the CSSOM: the page's CSP allows no inline style.
+  if (v.accentColor && /^#[0-9a-f]{6}$/i.test(v.accentColor)) document.documentElement.style.setProperty('--accent', v.accentColor);
   return h('header', { class: 'summary' },
-    h('p', { class: 'merchant' }, v.merchantName),
+    h('p', { class: 'merchant' },
+      // Decorative: the name beside it says whose it is. Served by this instance (img-src 'self').
+      v.logoUrl ? h('img', { class: 'logo', src: v.logoUrl, alt: '', width: 40, height: 40 }) : null,
+      h('span', {}, v.merchantName)),
     h('h1', { class: 'amount' }, money(v.amount, v.currency, locale)),
     v.description ? h('p', { class: 'description' }, v.description) : null,
     v.livemode ? null : h('p', { class: 'sandbox' }, t.sandbox),
@@ -120,6 +146,24 @@ function backButton(): HTMLElement | null {
 function cancelLink(v: SessionView): HTMLElement | null {
   if (embedded || !v.cancelUrl) return null;
   return h('a', { class: 'cancel', href: v.cancelUrl }, t.cancel);
+}
+
+function lockIcon(): SVGSVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 16 16');
+  svg.setAttribute('width', '14');
+  svg.setAttribute('height', '14');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', 'M4 7V5a4 4 0 1 1 8 0v2h1v8H3V7h1zm2 0h4V5a2 2 0 1 0-4 0v2z');
+  path.setAttribute('fill', 'currentColor');
+  svg.append(path);
+  return svg;
+}
+
+function footer(v: SessionView): HTMLElement {
+  return h('footer', { class: 'secure' }, lockIcon(), h('span', {}, t.secureBy(v.platformName)));
 }
 
 function draw(...nodes: Array<Node | null>): void {
@@ -144,9 +188,9 @@ function showSuccess(v: SessionView): void {
   draw(h('section', { class: 'result success' },
     h('h2', { tabindex: -1 }, t.successTitle),
     h('p', {}, t.successBody),
-    h('p', { class: 'payment-id' }, `${t.paymentId}: `, h('code', { 'data-payment-id': paymentId }, paymentId)),
+    h('p', { class: 'payment-id' }, h('span', {}, t.paymentId), h('code', { 'data-payment-id': paymentId }, paymentId)),
     redirect ? h('a', { class: 'button', href: redirect }, t.continue) : backButton(),
-  ));
+  ), footer(v));
   say(t.successTitle);
   focusHeading();
   post({ type: 'pagamentos:checkout:success', paymentId, status: v.payment?.status ?? 'approved' });
@@ -157,7 +201,7 @@ function showExpired(v: SessionView): void {
   stopTimers();
   setBusy(false);
   const cancel = !embedded && v.cancelUrl ? h('a', { class: 'button', href: v.cancelUrl }, t.back) : backButton();
-  draw(h('section', { class: 'result expired' }, h('h2', { tabindex: -1 }, t.expiredTitle), h('p', {}, t.expiredBody), cancel));
+  draw(h('section', { class: 'result expired' }, h('h2', { tabindex: -1 }, t.expiredTitle), h('p', {}, t.expiredBody), cancel), footer(v));
   say(t.expiredTitle);
   focusHeading();
   post({ type: 'pagamentos:checkout:error', code: 'checkout_session_expired', message: t.expiredBody });
@@ -169,9 +213,13 @@ function render(v: SessionView, failure?: string): void {
   const p = v.payment;
   if (v.status === 'complete' || p?.status === 'approved') return showSuccess(v);
   if (v.status === 'expired' || Date.parse(v.expiresAt) <= serverNow()) return showExpired(v);
-  if (p && p.method === 'pix' && p.status === 'pending' && p.pix) return showPix(v);
+  if (p && p.method === 'pix' && p.status === 'pending' && p.pix) {
+    if (!pixDeferred) return showPix(v);
+    setBusy(false);
+    return showForm(v, failure);
+  }
   // Its Pix expired before the session (the Pix expiry is shorter): say so, and offer a new one.
-  if (p && p.method === 'pix' && p.status === 'expired') return showPixExpired(v);
+  if (p && p.method === 'pix' && p.status === 'expired' && !pixDeferred) return showPixExpired(v);
   if (p && p.status === 'pending') {
     // A card payment still being processed (a reload while paying): wait for it.
     setBusy(true);
@@ -209,6 +257,11 @@ async function poll(): Promise<void> {
       return;
     }
     pollStartedAt = 0;
+    if (pixDeferred && v.status === 'open' && p?.method === 'pix' && p.status !== 'approved') {
+      // The kept Pix expired while the buyer types a card: only its note goes.
+      content.querySelector('.pix-kept')?.remove();
+      return;
+    }
     render(v);
   } catch (e) {
     if (e instanceof ApiFailure && (e.status === 401 || e.status === 404)) return showUnavailable();
@@ -237,6 +290,16 @@ async function sessionMovedOn(err: unknown): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------
 // The form: method choice, card fields, Pix start.
 let chosen: 'credit_card' | 'pix' | null = null;
+// The buyer went from a Pix code to the card form: the Pix stays valid (and watched) meanwhile.
+let pixDeferred = false;
+const pendingPix = (v: SessionView) => v.payment?.method === 'pix' && v.payment.status === 'pending' && v.payment.pix ? v.payment : null;
+
+function backToPix(): void {
+  pixDeferred = false;
+  chosen = 'pix';
+  say('');
+  if (view) render(view);
+}
 // Kept across a declined attempt: the buyer retypes the card, not their name.
 let holderName = '';
 
@@ -255,6 +318,7 @@ function showForm(v: SessionView, failure?: string): void {
             chosen = m;
             failure = undefined;
             say('');
+            if (m === 'pix' && pendingPix(v)) return backToPix();
             drawMethod();
           },
         }),
@@ -262,18 +326,26 @@ function showForm(v: SessionView, failure?: string): void {
       )))
     : null;
   drawMethod();
-  draw(choice, body, cancelLink(v));
+  const kept = pendingPix(v);
+  const keptNote = kept && pixDeferred
+    ? h('div', { class: 'pix-kept' },
+      h('p', {}, t.pixKept(Math.max(1, Math.ceil((Math.min(Date.parse(kept.pix!.expiresAt), Date.parse(v.expiresAt)) - serverNow()) / 60_000)))),
+      h('button', { type: 'button', class: 'secondary', onclick: backToPix }, t.backToPix))
+    : null;
+  draw(keptNote, choice, body, cancelLink(v), footer(v));
+  // Watched while the buyer types a card: paid in the bank app meanwhile, the page says so.
+  if (keptNote) schedulePoll(0);
   if (failure) {
     say(failure);
     content.querySelector<HTMLInputElement>('#card-number')?.focus();
   }
 }
 
-function field(id: string, label: string, input: HTMLInputElement | HTMLSelectElement, extra?: Node): HTMLElement {
+function field(id: string, label: string, input: HTMLInputElement | HTMLSelectElement, extra?: Node, note?: HTMLElement): HTMLElement {
   input.id = id;
   const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
-  input.setAttribute('aria-describedby', `${id}-error`);
-  return h('div', { class: 'field' }, h('label', { for: id }, label), extra ? h('div', { class: 'with-extra' }, input, extra) : input, error);
+  input.setAttribute('aria-describedby', note ? `${note.id} ${id}-error` : `${id}-error`);
+  return h('div', { class: 'field' }, h('label', { for: id }, label), extra ? h('div', { class: 'with-extra' }, input, extra) : input, note ?? null, error);
 }
 
 function setFieldError(form: HTMLElement, id: string, message: string | null): boolean {
@@ -295,8 +367,17 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
   const holder = h('input', { type: 'text', autocomplete: 'cc-name', required: true, spellcheck: 'false' });
   holder.value = holderName;
   const installments = v.installments > 1
-    ? h('select', {}, ...Array.from({ length: v.installments }, (_, i) => h('option', { value: i + 1 }, t.installment(i + 1, money(Math.round(v.amount / (i + 1)), v.currency, locale)))))
+    ? h('select', {}, ...v.installmentPlans.map((plan) => h('option', { value: plan.count },
+      t.installment(plan.count, plan.groups.map((g) => ({ times: g.times, amount: money(g.amount, v.currency, locale) })), money(plan.total, v.currency, locale)))))
     : null;
+  // The total beside the installments: what the buyer is charged in all, whichever they choose.
+  const installmentsTotal = h('p', { class: 'installments-total', id: 'card-installments-total' });
+  const showTotal = () => {
+    const plan = v.installmentPlans.find((x) => x.count === Number(installments?.value ?? 1));
+    installmentsTotal.textContent = plan ? t.installmentsTotal(plan.count, money(plan.total, v.currency, locale)) : '';
+  };
+  installments?.addEventListener('change', showTotal);
+  showTotal();
   const error = h('p', { class: 'form-error', id: 'form-error', role: 'alert', hidden: !failure }, failure ?? '');
   const submit = h('button', { type: 'submit', class: 'pay' }, t.pay(amount));
 
@@ -326,7 +407,7 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
     field('card-number', t.number, number, brand),
     h('div', { class: 'row' }, field('card-expiry', t.expiry, expiry), field('card-cvc', t.cvc, cvc)),
     field('card-holder', t.holder, holder),
-    installments ? field('card-installments', t.installments, installments) : null,
+    installments ? field('card-installments', t.installments, installments, undefined, installmentsTotal) : null,
     error,
     submit,
   );
@@ -352,6 +433,8 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
       return;
     }
     submitting = true;
+    // A card paid now replaces a kept Pix (the service cancels it in the same step).
+    pixDeferred = false;
     holderName = holder.value;
     error.hidden = true;
     submit.disabled = true;
@@ -391,6 +474,7 @@ function pixButton(label: string): { button: HTMLButtonElement; notice: HTMLElem
   button.addEventListener('click', detached(async () => {
     if (starting) return;
     starting = true;
+    pixDeferred = false;
     button.disabled = true;
     say(t.loading);
     try {
@@ -431,7 +515,7 @@ function showPixExpired(v: SessionView): void {
     notice,
     button,
     other,
-  ), cancelLink(v));
+  ), cancelLink(v), footer(v));
   say(t.pixExpiredTitle);
   focusHeading();
 }
@@ -450,11 +534,12 @@ function showPix(v: SessionView): void {
   // The payment's own expiry, and never later than the session's: a reload counts from the
   // server's time, so it does not start over.
   const expiresAtMs = Math.min(Date.parse(pix.expiresAt), Date.parse(v.expiresAt));
-  const code = h('textarea', { id: 'pix-code', readonly: true, rows: 3, spellcheck: 'false' });
+  const code = h('textarea', { id: 'pix-code', readonly: true, rows: 1, spellcheck: 'false' });
   code.value = pix.copyPaste;
   const copied = h('span', { class: 'copied' });
+  const onPhone = phone();
   const copy = h('button', {
-    type: 'button', class: 'secondary',
+    type: 'button', class: onPhone ? 'pay' : 'secondary',
     onclick: detached(async () => {
       try {
         await navigator.clipboard.writeText(pix.copyPaste);
@@ -478,14 +563,36 @@ function showPix(v: SessionView): void {
     }
   };
   const qr = h('img', { class: 'qr', alt: t.pixQrAlt, width: 240, height: 240, src: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(pix.qrCodeSvg)}` });
-  draw(h('section', { class: 'pix' },
-    h('h2', { tabindex: -1 }, t.pixScan),
-    qr,
-    timer,
-    h('div', { class: 'field' }, h('label', { for: 'pix-code' }, t.pixCopyLabel), code),
-    h('div', { class: 'actions' }, copy, copied),
+  const codeField = h('div', { class: 'field' }, h('label', { for: 'pix-code' }, t.pixCopyLabel), code);
+  const actions = h('div', { class: 'actions' }, copy, copied);
+  const toCard = v.methods.includes('credit_card')
+    ? h('button', { type: 'button', class: 'secondary wide', onclick: () => {
+      pixDeferred = true;
+      chosen = 'credit_card';
+      say('');
+      showForm(v);
+      // From the foot of the Pix screen to the top of the form: the note that the Pix stays
+      // valid, in view, then the card number.
+      window.scrollTo(0, 0);
+      content.querySelector<HTMLInputElement>('#card-number')?.focus({ preventScroll: true });
+    } }, t.payByCard)
+    : null;
+  // On a phone the code comes first and copying it is the main action; the QR code follows (to
+  // pay from another device). Elsewhere, the QR code first.
+  draw(h('section', { class: onPhone ? 'pix phone' : 'pix' },
+    h('h2', { tabindex: -1 }, onPhone ? t.pixPhoneTitle : t.pixScan),
+    ...(onPhone ? [timer, codeField, actions, qr] : [qr, timer, codeField, actions]),
     h('p', { class: 'waiting' }, t.pixWaiting),
-  ), cancelLink(v));
+    toCard,
+  ), cancelLink(v), footer(v));
+  // The copia e cola box is as tall as its lines: every line whole, none cut in half.
+  const fitCode = () => {
+    code.style.height = 'auto';
+    code.style.height = `${code.scrollHeight + code.offsetHeight - code.clientHeight}px`;
+  };
+  fitCode();
+  onResize = fitCode;
+  window.addEventListener('resize', fitCode);
   tick();
   countdownTimer = window.setInterval(tick, 1000);
   say(t.pixWaiting);

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { ENGINES, eventually, signup, startApp, type Keys, type TestApp } from '../../server/test/helpers.js';
+import { adminSession, ENGINES, eventually, signup, startApp, type Keys, type TestApp } from '../../server/test/helpers.js';
 import { createDemoServer } from '../../../examples/checkout-demo/server.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -22,11 +22,9 @@ const MISSING = existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (apt-g
 if (MISSING && process.env.CI) throw new Error(`${MISSING}: the checkout browser test cannot run, and CI must run it`);
 const SKIP = MISSING ? `${MISSING}: checkout browser test skipped` : false;
 if (SKIP) console.warn(SKIP);
-// Screenshots go to docs/images when UPDATE_SCREENSHOTS=1 (npm run screenshots), to a scratch
-// folder otherwise, so a test run leaves the tree as it was.
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1'
-  ? fileURLToPath(new URL('../../../docs/images/', import.meta.url))
-  : fileURLToPath(new URL('../test-output/screenshots/', import.meta.url));
+// Screenshots of a test run go to a scratch folder (the tree stays as it was); the docs' pictures
+// are made by scripts/screenshots.ts (npm run screenshots -w apps/checkout-page).
+const SHOTS = fileURLToPath(new URL('../test-output/screenshots/', import.meta.url));
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WAIT_MS = 30_000;
 const NBSP = /\u00a0/g;
@@ -550,6 +548,170 @@ for (const engine of ENGINES) {
       await frame().getByRole('button', { name: 'Choose another payment method' }).click();
       await frame().getByLabel('Card number').waitFor();
       assert.equal((await call('GET', `/v1/checkout/sessions/${s.id}`)).body.status, 'open');
+    });
+
+    // ---------------------------------------------------------------------------------------
+    // Issue 29: branding, exact installments, layout, switching from a Pix to the card.
+    const PNG_LOGO = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const brandedAccount = async (name: string) => {
+      const k = await signup(t, name);
+      const admin = await adminSession(t);
+      const res = await fetch(`${api}/admin/accounts/${k.accountId}/checkout-branding`, {
+        method: 'PATCH',
+        headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf, 'content-type': 'application/json' },
+        body: JSON.stringify({ displayName: 'Café do Ponto', accentColor: '#9a3412', logo: { contentType: 'image/png', dataBase64: PNG_LOGO } }),
+      });
+      assert.equal(res.status, 200, await res.text());
+      return k;
+    };
+    const rectOf = (f: Frame, selector: string) => f.evaluate((sel) => {
+      const r = document.querySelector(sel)!.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height, width: r.width };
+    }, selector);
+
+    test('desktop: branding (logo served by the instance, display name, accent, "Pagamento seguro"), installments that add up with the total beside them, CVC in line with the expiry, the modal as tall as its content', async () => {
+      const k = await brandedAccount('Loja Marca Desktop');
+      const s = await createSession({ amount: 15990, installments: 4 }, k);
+      await fresh(1024, 768);
+      await open(s);
+      await loaded();
+      const f = await checkoutFrame();
+      await frame().getByText('Café do Ponto').waitFor();
+      const logo = frame().locator('img.logo');
+      assert.ok(await logo.evaluate((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0), 'the logo is drawn');
+      assert.equal(new URL((await logo.evaluate((img) => (img as HTMLImageElement).src))).origin, api, 'served by the instance');
+      await frame().getByText('Pagamento seguro · Pagamentos').waitFor();
+      assert.equal(await frame().getByRole('button', { name: /^Pagar/ }).evaluate((b) => getComputedStyle(b).backgroundColor), 'rgb(154, 52, 18)', 'the accent color');
+      // The options bill exactly R$ 159,90, and the total is said beside them.
+      const options = (await frame().getByLabel('Parcelas').locator('option').allTextContents()).map((o) => o.replace(NBSP, ' '));
+      assert.deepEqual(options, ['À vista (R$ 159,90)', '2x de R$ 79,95', '3x de R$ 53,30', '4x: 2 de R$ 39,98 + 2 de R$ 39,97']);
+      await frame().getByLabel('Parcelas').selectOption('4');
+      assert.equal((await frame().locator('#card-installments-total').textContent())!.replace(NBSP, ' '), 'Total: R$ 159,90 em 4 parcelas, sem juros');
+      // The expiry and CVC inputs share a line although the CVC label wraps.
+      const [exp, cvc] = [await rectOf(f, '#card-expiry'), await rectOf(f, '#card-cvc')];
+      assert.equal(Math.round(exp.top), Math.round(cvc.top), 'expiry and CVC inputs on one line');
+      assert.equal(Math.round(exp.height), Math.round(cvc.height));
+      await axe(f, 'branded card form (desktop)');
+      await shot(page, 'branded-card');
+      // Paid with 4 installments: the payment is the whole amount, once.
+      await fillCard('4242 4242 4242 4242');
+      await frame().getByRole('button', { name: /^Pagar/ }).click();
+      await frame().getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
+      const paymentId = (await frame().locator('[data-payment-id]').textContent())!;
+      const payment = (await call('GET', `/v1/payments/${paymentId}`, undefined, k.secretKey)).body;
+      assert.equal(payment.amount, 15990);
+      assert.equal(payment.installments, 4);
+      // The payment id on one line, whole.
+      const id = await rectOf(f, '[data-payment-id]');
+      const lineHeight = await f.evaluate(() => parseFloat(getComputedStyle(document.querySelector('[data-payment-id]')!).lineHeight));
+      assert.ok(id.height < lineHeight * 1.6, `the id is on one line (${id.height} px)`);
+      assert.ok(await f.evaluate(() => document.querySelector('[data-payment-id]')!.getClientRects().length === 1));
+      // The modal follows its (short) content: no taller than the page in it, not the screen.
+      await eventually(async () => {
+        const [box, content] = await Promise.all([
+          page.evaluate(() => document.querySelector('[role="dialog"] > div[data-layout]')!.getBoundingClientRect().height),
+          f.evaluate(() => Math.ceil(document.getElementById('app')!.getBoundingClientRect().height)),
+        ]);
+        return Math.abs(box - content) <= 1 && box < 700 ? true : undefined;
+      }, 'the modal as tall as its content');
+      assert.equal(await page.locator('[role="dialog"] > div[data-layout]').getAttribute('data-layout'), 'card');
+      await axe(f, 'branded success (desktop)');
+    });
+
+    test('phone (390 px), keyboard only: full-screen modal, Pix code first with "Copiar código" primary, whole lines; back to the card and to the same Pix; a card paid replaces the Pix', async () => {
+      const k = await brandedAccount('Loja Marca Celular');
+      const s = await createSession({ amount: 15990, methods: ['pix', 'credit_card'], installments: 4 }, k);
+      await fresh(390, 844);
+      await open(s);
+      await loaded();
+      const f = await checkoutFrame();
+      const box = await page.evaluate(() => {
+        const r = document.querySelector('[role="dialog"] > div[data-layout]')!.getBoundingClientRect();
+        return { left: r.left, top: r.top, width: r.width, height: r.height, w: window.innerWidth, h: window.innerHeight };
+      });
+      assert.deepEqual([box.left, box.top, box.width, box.height], [0, 0, box.w, box.h], 'full-screen on a phone');
+      // Keyboard: into the page, the method radios (Pix is first), then the Pix button.
+      await page.keyboard.press('Tab');
+      assert.equal(await f.evaluate(() => (document.activeElement as HTMLInputElement).value), 'pix');
+      await page.keyboard.press('Tab');
+      assert.equal(await f.evaluate(() => document.activeElement?.textContent), 'Gerar código Pix');
+      await page.keyboard.press('Enter');
+      await frame().getByRole('heading', { name: 'Copie o código e pague no app do seu banco' }).waitFor();
+      const code = await frame().getByLabel('Pix copia e cola').inputValue();
+      // "Copiar código" is the primary button and comes before the QR code.
+      const copy = frame().getByRole('button', { name: 'Copiar código' });
+      assert.equal(await copy.getAttribute('class'), 'pay');
+      assert.ok(await f.evaluate(() => {
+        const button = Array.from(document.querySelectorAll('button')).find((b) => b.textContent === 'Copiar código')!;
+        return Boolean(button.compareDocumentPosition(document.querySelector('img.qr')!) & Node.DOCUMENT_POSITION_FOLLOWING);
+      }), 'the copy button before the QR code');
+      // The copia e cola shows every line whole: nothing scrolled away, no half line.
+      const box2 = await f.evaluate(() => {
+        const ta = document.getElementById('pix-code') as HTMLTextAreaElement;
+        const cs = getComputedStyle(ta);
+        const inner = ta.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+        return { scroll: ta.scrollHeight, client: ta.clientHeight, lines: inner / parseFloat(cs.lineHeight) };
+      });
+      assert.ok(box2.scroll <= box2.client, `no hidden lines (${JSON.stringify(box2)})`);
+      assert.ok(Math.abs(box2.lines - Math.round(box2.lines)) < 0.05, `whole lines (${box2.lines})`);
+      assert.ok(await f.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), 'no sideways scrolling');
+      await axe(f, 'Pix on a phone');
+      await shot(page, 'pix-phone');
+
+      // Back to the card, with the keyboard: the Pix is kept (and said so).
+      await frame().getByRole('button', { name: 'Pagar com cartão' }).focus();
+      await page.keyboard.press('Enter');
+      await frame().getByText(/Seu código Pix continua válido por mais \d+ min\./).waitFor();
+      assert.equal(await f.evaluate(() => document.activeElement?.id), 'card-number');
+      const pixId = (await call('GET', `/v1/checkout/sessions/${s.id}`, undefined, k.secretKey)).body.paymentId as string;
+      assert.equal((await call('GET', `/v1/payments/${pixId}`, undefined, k.secretKey)).body.status, 'pending', 'the Pix stays valid');
+      await axe(f, 'card form with a Pix kept');
+      await frame().getByRole('button', { name: 'Voltar ao código Pix' }).focus();
+      await page.keyboard.press('Enter');
+      await frame().getByLabel('Pix copia e cola').waitFor();
+      assert.equal(await frame().getByLabel('Pix copia e cola').inputValue(), code, 'the same Pix');
+
+      // To the card again, and pay by card: the Pix is canceled, the card approved, one sale.
+      await frame().getByRole('button', { name: 'Pagar com cartão' }).focus();
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('4242424242424242');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('1234');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('123');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('Maria da Silva');
+      await page.keyboard.press('Tab');
+      assert.equal(await f.evaluate(() => document.activeElement?.id), 'card-installments');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await frame().getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
+      const cardId = (await frame().locator('[data-payment-id]').textContent())!;
+      assert.notEqual(cardId, pixId);
+      assert.equal((await call('GET', `/v1/payments/${pixId}`, undefined, k.secretKey)).body.status, 'canceled');
+      assert.deepEqual((await payments(k)).map((p) => `${p.method} ${p.status}`).sort(), ['credit_card approved', 'pix canceled']);
+      const id = await rectOf(f, '[data-payment-id]');
+      assert.ok(id.right <= 390 && id.left >= 0, 'the payment id fits the phone');
+      assert.ok(await f.evaluate(() => document.querySelector('[data-payment-id]')!.getClientRects().length === 1), 'on one line');
+      await axe(f, 'success on a phone');
+    });
+
+    test('redirect mode looks like the modal: the card on a tinted page (desktop), full width on a phone; axe clean', async () => {
+      const k = await brandedAccount('Loja Marca Redirect');
+      const s = await createSession({ cancelUrl: `${shopOrigin}/?canceled=1` }, k);
+      await fresh(1024, 768);
+      await open(s, { mode: 'redirect' });
+      await page.waitForURL((u) => u.origin === api);
+      await page.getByLabel('Número do cartão').waitFor();
+      assert.ok(await page.evaluate(() => document.documentElement.classList.contains('standalone')));
+      assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(226, 232, 240)');
+      assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('main')!).borderTopLeftRadius), '12px');
+      await page.getByText('Pagamento seguro · Pagamentos').waitFor();
+      await axe(page, 'redirect mode (desktop)');
+      await page.setViewportSize({ width: 360, height: 740 });
+      assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('main')!).borderTopLeftRadius), '0px');
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360));
+      await axe(page, 'redirect mode (360 px)');
     });
   });
 }

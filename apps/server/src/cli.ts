@@ -18,6 +18,7 @@ import { createAdminUser } from './modules/admin/index.js';
 import { audit, formatAudit } from './modules/audit.js';
 import { newMasterKey } from './providers/secrets/envelope.js';
 import { rewrapAll } from './providers/secrets/rewrap.js';
+import { readAdminPassword } from './cli-password.js';
 
 const USAGE = `Usage: npm run cli -- <command>
 
@@ -32,8 +33,10 @@ const USAGE = `Usage: npm run cli -- <command>
                                          of an admin user) as who did it
   keys:create <acct_id> [--live] [--publishable]
   keys:revoke <key_id | key>
-  admin:create --email E --password P [--role admin|viewer]
-                                         create a back-office user (admin: manages; viewer: reads only)
+  admin:create --email E [--role admin|viewer]
+                                         create a back-office user (admin: manages; viewer: reads only);
+                                         the password is asked for (not shown) or read from standard
+                                         input (printf '%s' "$P" | ...); --password P works but warns
   audit                                  check the money invariants over the whole store (exit 1 on failure)
   keys:new --id ID                       print a new master key for MASTER_KEYS (ID:base64 of 32 random bytes)
   keys:rewrap                            rewrap every connector account's secrets with the first key of
@@ -117,7 +120,7 @@ async function serve(config: Config, pluginFiles: string[]): Promise<void> {
   const lines = [
     `Payments API listening on ${base} (store: ${describeDb(config.databaseUrl)}${store.sqliteDriver ? ` via ${store.sqliteDriver}` : ''}, worker: ${config.workerInProcess ? 'in process' : 'separate'})`,
     `API reference: ${base}/v1/docs   OpenAPI: ${base}/v1/openapi.json`,
-    `Back office: ${base}/backoffice/   (users: npm run cli -- admin:create --email you@example.com --password '…' [--role viewer])`,
+    `Back office: ${base}/backoffice/   (users: npm run cli -- admin:create --email you@example.com [--role viewer])`,
   ];
   if (process.env.PRINT_SANDBOX_KEY !== 'false' && process.env.NODE_ENV !== 'production') {
     const keys = await localSandboxKeys(store, config);
@@ -226,8 +229,9 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'admin:create': {
-        if (!values.email || !values.password) throw new Error('usage: admin:create --email E --password P [--role admin|viewer]');
-        const admin = await createAdminUser(store, values.email, values.password, (values.role ?? 'admin') as 'admin');
+        if (!values.email) throw new Error('usage: admin:create --email E [--role admin|viewer]   (the password: asked for, or on standard input)');
+        const password = await readAdminPassword(values.password, { stdin: process.stdin, stderr: process.stderr });
+        const admin = await createAdminUser(store, values.email, password, (values.role ?? 'admin') as 'admin');
         process.stdout.write(`${admin.role} ${admin.email} created (${admin.id})\n`);
         break;
       }

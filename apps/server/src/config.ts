@@ -26,6 +26,8 @@ export interface Config {
   pixExpiresInSeconds: number;
   pixKey: string;
   pixMerchantName: string;
+  // The platform's name, shown by the hosted checkout as "Pagamento seguro · <name>".
+  platformName: string;
   pixMerchantCity: string;
   authCacheTtlMs: number;
   writeBatchMax: number;
@@ -165,6 +167,7 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env, overrides: P
     // A sandbox EVP (random) Pix key. Production sets the institution's own key.
     pixKey: env.PIX_KEY || '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
     pixMerchantName: env.PIX_MERCHANT_NAME || 'PAGAMENTOS SANDBOX',
+    platformName: (env.PLATFORM_NAME || 'Pagamentos').slice(0, 60),
     pixMerchantCity: env.PIX_MERCHANT_CITY || 'SAO PAULO',
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 1000),
     writeBatchMax: int(env, 'WRITE_BATCH_MAX', 256),

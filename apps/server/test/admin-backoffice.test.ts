@@ -136,6 +136,61 @@ for (const engine of ENGINES) {
       await assert.rejects(promisify(execFile)(process.execPath, [...CLI, 'admin:create', '--email', fresh('cli-owner'), '--password', PASSWORD, '--role', 'owner'], { env: { ...process.env, DATABASE_URL: t.db.url }, cwd: new URL('..', import.meta.url).pathname }), /role must be one of admin, viewer/);
     });
 
+    test('cli admin:create reads the password from standard input or a prompt that does not echo it; --password still works, with a warning', async () => {
+      const { execFile, spawn } = await import('node:child_process');
+      const { promisify } = await import('node:util');
+      const cwd = new URL('..', import.meta.url).pathname;
+      const env = { ...process.env, DATABASE_URL: t.db.url };
+      const signsIn = async (email: string, password: string) => (await t.app.inject({ method: 'POST', url: '/admin/session', payload: { email, password }, remoteAddress: `10.98.0.${Math.floor(Math.random() * 250) + 1}` })).statusCode === 200;
+      // Piped in (one trailing newline is not part of it).
+      const piped = fresh('cli-stdin');
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'admin:create', '--email', piped], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      child.stdin.end(`${PASSWORD}\n`);
+      assert.equal(await new Promise((r) => child.on('close', r)), 0, err);
+      assert.match(out, /^admin .* created/);
+      assert.ok(!out.includes(PASSWORD) && !err.includes(PASSWORD), 'the password is not printed');
+      assert.ok(await signsIn(piped, PASSWORD), 'signs in with the piped password');
+      // --password: works, and warns.
+      const flagged = fresh('cli-flag');
+      const viaFlag = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'admin:create', '--email', flagged, '--password', PASSWORD], { env, cwd });
+      assert.match(viaFlag.stderr, /warning: --password leaves the password in your shell history/);
+      assert.ok(await signsIn(flagged, PASSWORD));
+      // At a terminal (a real pseudo-terminal, through script(1)): asked twice, never echoed.
+      const { existsSync } = await import('node:fs');
+      if (!existsSync('/usr/bin/script')) return;
+      const prompted = fresh('cli-tty');
+      const cmd = [process.execPath, '--import', 'tsx', 'src/cli.ts', 'admin:create', '--email', prompted].map((a) => `'${a}'`).join(' ');
+      const tty = spawn('/usr/bin/script', ['-qec', cmd, '/dev/null'], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      let screen = '';
+      const seen = (text: string) => new Promise<void>((resolve) => {
+        const check = () => {
+          if (screen.includes(text)) {
+            tty.stdout.off('data', onData);
+            resolve();
+          }
+        };
+        const onData = (c: Buffer) => {
+          screen += c.toString();
+          check();
+        };
+        tty.stdout.on('data', onData);
+        check();
+      });
+      await seen('Password (not shown): ');
+      tty.stdin.write(`${PASSWORD}\r`);
+      await seen('Again: ');
+      tty.stdin.write(`${PASSWORD}\r`);
+      await seen('created');
+      tty.stdin.end();
+      await new Promise((r) => tty.on('close', r));
+      assert.ok(!screen.includes(PASSWORD), `the password is not echoed: ${JSON.stringify(screen)}`);
+      assert.ok(await signsIn(prompted, PASSWORD), 'signs in with the typed password');
+    });
+
     test('an admin route that does not say its permission, or what it changes, cannot be registered', async () => {
       const build = async (route: (scope: import('fastify').FastifyInstance) => void) => {
         const bare = Fastify();

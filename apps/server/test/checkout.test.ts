@@ -172,17 +172,45 @@ for (const engine of ENGINES) {
       const okAnswers = answers.filter((r) => r.statusCode === 200);
       for (const r of answers) assert.ok(r.statusCode === 200 || (r.statusCode === 409 && r.json().error.code === 'INVALID_STATE'), `${r.statusCode} ${r.body}`);
       assert.ok(okAnswers.length >= 1);
-      // Every 200 answers the same payment (pix requests may share a pending Pix).
-      assert.equal(new Set(okAnswers.map((r) => r.json().payment.id)).size, 1);
-      const paymentId = okAnswers[0].json().payment.id as string;
-      const method = okAnswers[0].json().payment.method as string;
-      if (method === 'pix') await ok('POST', `/v1/sandbox/payments/${paymentId}/pay`, sk());
+      // Pix requests may share a pending Pix, and a card may replace a pending Pix (which is then
+      // canceled): the last live payment is the session's.
+      const latest = (await view(s)).payment;
+      if (latest.method === 'pix') await ok('POST', `/v1/sandbox/payments/${latest.id as string}/pay`, sk());
       const done = await settled(s);
       assert.equal(done.payment.status, 'approved');
-      const rows = await t.store.db.selectFrom('payments').select(['id', 'status']).where('checkout_session_id', '=', s.id).execute();
-      assert.equal(rows.length, 1);
-      assert.equal(rows[0].id, paymentId);
+      const rows = await t.store.db.selectFrom('payments').select(['id', 'status', 'method']).where('checkout_session_id', '=', s.id).execute();
+      assert.deepEqual(rows.filter((r) => r.status !== 'canceled').map((r) => r.id), [latest.id], 'one payment besides replaced Pix codes');
+      assert.ok(rows.every((r) => r.status !== 'canceled' || r.method === 'pix'), 'only Pix codes are replaced');
       assert.equal((await ok('GET', `/v1/checkout/sessions/${s.id}`, sk())).status, 'complete');
+    });
+
+    test('installment plans in the page view bill exactly the amount: R$ 159,90 in 4 is 2 × R$ 39,98 + 2 × R$ 39,97', async () => {
+      const s = await create({ amount: 15990, installments: 4 });
+      const v = await view(s);
+      assert.equal(v.installmentPlans.length, 4);
+      assert.deepEqual(v.installmentPlans[3], { count: 4, amounts: [3998, 3998, 3997, 3997], groups: [{ times: 2, amount: 3998 }, { times: 2, amount: 3997 }], total: 15990 });
+      assert.deepEqual(v.installmentPlans[0], { count: 1, amounts: [15990], groups: [{ times: 1, amount: 15990 }], total: 15990 });
+      for (const plan of v.installmentPlans) assert.equal(plan.amounts.reduce((a: number, b: number) => a + b, 0), 15990);
+      assert.deepEqual((await view(await create({ amount: 100 }))).installmentPlans.map((p: Json) => p.count), [1]);
+    });
+
+    test('back from a Pix code to the card: the Pix stays valid until a card is paid, which cancels it (one live payment)', async () => {
+      const s = await create({ amount: 4200, methods: ['pix', 'credit_card'] });
+      const pix = (await pay(s, { method: 'pix' })).json().payment;
+      assert.equal(pix.status, 'pending');
+      // The buyer looks at the card form and comes back: the same Pix.
+      assert.equal((await view(s)).payment.id, pix.id);
+      const card = await pay(s, { method: 'credit_card', cardToken: await cardToken(s.clientSecret, '4242424242424242') });
+      assert.equal(card.statusCode, 200, card.body);
+      assert.equal(card.json().payment.method, 'credit_card');
+      assert.equal((await ok('GET', `/v1/payments/${pix.id as string}`, sk())).status, 'canceled');
+      // The canceled Pix cannot be paid any more.
+      assert.equal((await call('POST', `/v1/sandbox/payments/${pix.id as string}/pay`, sk())).statusCode, 409);
+      const done = await settled(s);
+      assert.equal(done.payment.status, 'approved');
+      assert.equal(done.status, 'complete');
+      const events = await ok('GET', '/v1/events?type=payment.canceled&limit=100', sk());
+      assert.ok(events.data.some((e: Json) => e.data.object.id === pix.id), 'payment.canceled for the replaced Pix');
     });
 
     test('the store refuses a second live payment for a session, whatever the code does', async () => {
@@ -214,13 +242,16 @@ for (const engine of ENGINES) {
       assert.equal(v.payment.status, 'approved');
     });
 
-    test('a card while a Pix is pending is refused; installments over the session\'s are refused', async () => {
+    test('installments over the session\'s are refused (and change nothing); a Pix while a card is being confirmed is refused', async () => {
       const s = await create({ amount: 1500, installments: 2 });
       assert.equal((await pay(s, { method: 'credit_card', cardToken: 'tok_visa', installments: 3 })).json().error.param, 'installments');
-      assert.equal((await pay(s, { method: 'pix' })).statusCode, 200);
-      const card = await pay(s, { method: 'credit_card', cardToken: 'tok_visa', installments: 2 });
-      assert.equal(card.statusCode, 409);
-      assert.equal(card.json().error.code, 'INVALID_STATE');
+      assert.equal((await view(s)).payment, null);
+      // A card whose provider does not answer stays pending: a Pix cannot replace it.
+      const card = await pay(s, { method: 'credit_card', cardToken: 'tok_provider_timeout', installments: 2 });
+      assert.equal(card.statusCode, 200, card.body);
+      const pix = await pay(s, { method: 'pix' });
+      assert.equal(pix.statusCode, 409);
+      assert.equal(pix.json().error.code, 'INVALID_STATE');
     });
 
     test('expire on demand: the pending Pix expires with the session', async () => {

@@ -2,7 +2,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,9 @@ describe('npm start and the README quick start', () => {
     try {
       // The start line names the SQLite driver this Node got (README, "Node versions").
       assert.match(first.listening, new RegExp(`\\(store: sqlite:\\S+ via ${sqliteDriverName().replace(':', '\\:')}, worker: in process\\)`));
+      // ...and the README's sample start-up line is what Node 20 prints (its note says what 22+ prints).
+      assert.match(readFileSync(README, 'utf8'), /^Payments API listening on http:\/\/localhost:3000 \(store: sqlite:\/…\/data\/payments\.db via better-sqlite3, worker: in process\)$/m);
+      if (process.versions.node.startsWith('20.')) assert.equal(sqliteDriverName(), 'better-sqlite3');
       const balance = await fetch(`${first.base}/v1/balance`, { headers: { authorization: `Bearer ${first.secretKey}` } });
       assert.equal(balance.status, 200);
       const token = await fetch(`${first.base}/v1/tokens`, {
@@ -104,9 +107,11 @@ describe('npm start and the README quick start', () => {
     try {
       const script = block
         .replaceAll('npm run cli --', CLI_SHELL)
-        .replaceAll('http://localhost:3000', s.base)
-        .replaceAll('admin-cookies.txt', join(dir, 'admin-cookies.txt'));
-      const { stdout } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: SERVER_DIR, env });
+        .replaceAll('http://localhost:3000', s.base);
+      assert.ok(!/-[cb] admin-cookies/.test(block), 'the cookie jar is not written into the repository');
+      const { stdout, stderr } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: SERVER_DIR, env });
+      assert.ok(!stderr.includes('warning: --password'), 'the README does not put the password on the command line');
+      assert.ok(!existsSync(join(SERVER_DIR, 'admin-cookies.txt')) && !existsSync(join(SERVER_DIR, '../../admin-cookies.txt')), 'no cookie jar left in the repository');
       assert.match(stdout, /admin ops@example\.com created/);
       assert.match(stdout, /"object":"list"/, 'GET /admin/accounts with the cookie');
       assert.match(stdout, /"object":"settlement_run"/, 'POST /admin/settlement-runs with the cookie and the CSRF token');

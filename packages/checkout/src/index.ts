@@ -79,11 +79,13 @@ function baseOrigin(options: OpenOptions): string {
   return new URL(base).origin;
 }
 
-function pageUrl(origin: string, options: OpenOptions, embed: boolean): string {
+function pageUrl(origin: string, options: OpenOptions, embed: boolean, fullscreen = false): string {
   const url = new URL(`/checkout/${options.sessionId}`, origin);
   if (embed) {
     url.searchParams.set('embed', '1');
     url.searchParams.set('parentOrigin', window.location.origin);
+    // The page cannot see the screen it is on through the frame: it is told it fills a phone's.
+    if (fullscreen) url.searchParams.set('layout', 'fullscreen');
   }
   if (options.locale) url.searchParams.set('locale', options.locale);
   url.hash = options.clientSecret;
@@ -142,11 +144,18 @@ export function open(options: OpenOptions): CheckoutHandle {
   const startSentinel = sentinel();
   const endSentinel = sentinel();
 
+  // On a phone (up to 480 px wide) the dialog is the whole screen; wider, a card whose height
+  // follows the page's content (its `resize` messages), up to the screen less a margin.
+  const phone = window.matchMedia?.('(max-width: 480px)').matches ?? window.innerWidth <= 480;
   const box = doc.createElement('div');
   style(box, {
-    position: 'relative', width: 'min(100vw, 480px)', height: 'min(100dvh, 760px)', background: '#ffffff', 'border-radius': window.innerWidth <= 480 ? '0' : '12px',
+    position: 'relative', width: phone ? '100vw' : 'min(100vw, 480px)', height: phone ? '100dvh' : 'min(calc(100dvh - 48px), 560px)', background: '#ffffff', 'border-radius': phone ? '0' : '12px',
     overflow: 'hidden', 'box-shadow': '0 20px 60px rgba(0, 0, 0, 0.35)',
   });
+  box.dataset.layout = phone ? 'fullscreen' : 'card';
+  const fitHeight = (contentPx: number) => {
+    if (!phone) style(box, { height: `min(calc(100dvh - 48px), ${contentPx}px)` });
+  };
 
   const closeButton = doc.createElement('button');
   closeButton.type = 'button';
@@ -171,7 +180,7 @@ export function open(options: OpenOptions): CheckoutHandle {
 
   const iframe = doc.createElement('iframe');
   iframe.title = text.frame;
-  iframe.src = pageUrl(origin, options, true);
+  iframe.src = pageUrl(origin, options, true, phone);
   iframe.setAttribute('allow', 'clipboard-write');
   iframe.referrerPolicy = 'no-referrer';
   style(iframe, { width: '100%', height: '100%', border: '0', display: 'block' });
@@ -260,6 +269,9 @@ export function open(options: OpenOptions): CheckoutHandle {
         break;
       case 'pagamentos:checkout:close':
         userClose();
+        break;
+      case 'pagamentos:checkout:resize':
+        fitHeight(m.height);
         break;
     }
   };

@@ -18,7 +18,9 @@ export type PageMessage =
   // The page cannot go on (expired session, unknown session, wrong secret).
   | { type: 'pagamentos:checkout:error'; sessionId: string; code: string; message: string }
   // The buyer asked to close from inside the page (Esc inside the iframe, or a close button there).
-  | { type: 'pagamentos:checkout:close'; sessionId: string };
+  | { type: 'pagamentos:checkout:close'; sessionId: string }
+  // The page's content is this many CSS pixels tall: the modal follows it (up to the screen).
+  | { type: 'pagamentos:checkout:resize'; sessionId: string; height: number };
 
 export type PageMessageType = PageMessage['type'];
 
@@ -29,7 +31,11 @@ const TYPES: ReadonlySet<string> = new Set<PageMessageType>([
   'pagamentos:checkout:success',
   'pagamentos:checkout:error',
   'pagamentos:checkout:close',
+  'pagamentos:checkout:resize',
 ]);
+
+// A height the modal may take from the page: whole pixels, within reason.
+export const MAX_PAGE_HEIGHT_PX = 10_000;
 
 // A message of the protocol for this session, or null for anything else.
 export function readPageMessage(data: unknown, sessionId: string): PageMessage | null {
@@ -38,6 +44,7 @@ export function readPageMessage(data: unknown, sessionId: string): PageMessage |
   if (typeof m.type !== 'string' || !TYPES.has(m.type) || m.sessionId !== sessionId) return null;
   if (m.type === 'pagamentos:checkout:busy' && typeof m.busy !== 'boolean') return null;
   if (m.type === 'pagamentos:checkout:success' && (typeof m.paymentId !== 'string' || typeof m.status !== 'string')) return null;
+  if (m.type === 'pagamentos:checkout:resize' && !(Number.isInteger(m.height) && (m.height as number) > 0 && (m.height as number) <= MAX_PAGE_HEIGHT_PX)) return null;
   if (m.type === 'pagamentos:checkout:error' && (typeof m.code !== 'string' || typeof m.message !== 'string')) return null;
   return m as unknown as PageMessage;
 }

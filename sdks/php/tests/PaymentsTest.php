@@ -62,6 +62,25 @@ final class PaymentsTest extends TestCase
         self::assertSame(0, $approved->amountRefunded);
     }
 
+    public function testADeclinedPaymentsFailureHasToArrayAsTheResourcesDo(): void
+    {
+        $client = self::client();
+        $payment = $client->payments->create([
+            'amountInCents' => 990,
+            'method' => 'credit_card',
+            'cardToken' => 'tok_declined',
+        ]);
+        $declined = self::eventually(static function () use ($client, $payment): ?Payment {
+            $fetched = $client->payments->retrieve($payment->id);
+            return $fetched->status === Payment::STATUS_DECLINED ? $fetched : null;
+        }, 'card decline');
+        self::assertNotNull($declined->failure);
+        $failure = $declined->failure->toArray();
+        self::assertSame($declined->failure->code, $failure['code']);
+        self::assertSame($declined->failure->message, $failure['message']);
+        self::assertSame($declined->toArray()['failure'], $failure, 'the same as the payment\'s own toArray() holds');
+    }
+
     public function testCreatesAPixPaymentWithItsBrCode(): void
     {
         $payment = self::client()->payments->create(['amountInCents' => 1050, 'method' => 'pix']);

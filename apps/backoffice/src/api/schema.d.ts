@@ -81,6 +81,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/accounts/{id}/checkout-branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch an account's checkout branding
+         * @description The display name, accent color and logo the hosted checkout shows for the account (nulls where the defaults apply).
+         */
+        get: operations["adminGetCheckoutBranding"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set an account's checkout branding
+         * @description Only the fields sent change; null clears one. `displayName` 1-60 characters. `accentColor` `#rrggbb` with a WCAG AA contrast (at least 4.5:1) against white, else VALIDATION_ERROR (param `accentColor`) saying its ratio. `logo`: image/png, image/jpeg, image/webp (the file's signature must match), at most 64 KiB, sent in base64 (the request stays within the body limit, BODY_LIMIT_BYTES); the instance serves it at `/checkout/logos/<sha256>` to the hosted page, which loads nothing from elsewhere. A refused field changes nothing.
+         */
+        patch: operations["adminUpdateCheckoutBranding"];
+        trace?: never;
+    };
     "/admin/accounts/{id}/embed-origins": {
         parameters: {
             query?: never;
@@ -980,6 +1004,31 @@ export interface components {
              */
             bankCode: string;
         };
+        /** @description How an account's hosted checkout looks. */
+        CheckoutBranding: {
+            /** @description `#rrggbb`, the pay button and highlights; null: the platform's teal. */
+            accentColor: string | null;
+            /** @description `acct_...` */
+            accountId: string;
+            /** @description Shown as the merchant on the hosted checkout; null: the account's name. */
+            displayName: string | null;
+            /** @description Branding belongs to the account, both modes: always false. */
+            livemode: boolean;
+            logo: {
+                /** @description Size of the image file. */
+                bytes: number;
+                /** @description `image/png`, `image/jpeg` or `image/webp`. */
+                contentType: string;
+                /** @description Hex; names the URL, so a new logo has a new URL. */
+                sha256: string;
+                /** @description Where the instance serves it (`/checkout/logos/<sha256>`), to the hosted page only (same origin). */
+                url: string;
+            } | null;
+            /** @constant */
+            object: "checkout_branding";
+            /** @description Null: never set. */
+            updatedAt: string | null;
+        };
         /** @description A provider's credentials and settings; secrets masked. */
         ConnectorAccount: {
             baseUrl: string;
@@ -1670,6 +1719,37 @@ export interface components {
             settlementDelayDays?: components["schemas"]["SettlementDelayDaysUpdate"];
         };
         /**
+         * @description Only the fields sent change; null clears one.
+         * @example {
+         *       "displayName": "Loja Exemplo",
+         *       "accentColor": "#1d4ed8",
+         *       "logo": {
+         *         "contentType": "image/png",
+         *         "dataBase64": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+         *       }
+         *     }
+         */
+        UpdateCheckoutBrandingRequest: {
+            /** @description `#rrggbb` with a contrast of at least 4.5:1 against white (WCAG AA for normal text: it is the pay button's background under white text, and the color of text on the page); null for the default. */
+            accentColor?: string | null;
+            /** @description 1-60 characters, or null for the account's name. */
+            displayName?: string | null;
+            /** @description A new logo, or null to remove it. */
+            logo?: {
+                /**
+                 * @description PNG, JPEG or WebP (no SVG: an image format with scripts is not taken). Must match the file's own signature.
+                 * @example image/png
+                 * @example image/jpeg
+                 * @example image/webp
+                 */
+                contentType: string;
+                /** @description The image file, base64. At most 64 KiB decoded. */
+                dataBase64: string;
+            } | null;
+            /** @description Why, for the audit log (optional here). */
+            reason?: string;
+        };
+        /**
          * @description Settings only; secrets change through rotate.
          * @example {
          *       "timeoutMs": 5000,
@@ -2192,6 +2272,245 @@ export interface operations {
             /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminGetCheckoutBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Merchant account id (`acct_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How an account's hosted checkout looks. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutBranding"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminUpdateCheckoutBranding: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+                /** @description The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise). */
+                "x-csrf-token": string;
+            };
+            path: {
+                /** @description Merchant account id (`acct_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCheckoutBrandingRequest"];
+            };
+        };
+        responses: {
+            /** @description How an account's hosted checkout looks. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutBranding"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };

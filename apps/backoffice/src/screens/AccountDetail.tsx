@@ -4,6 +4,7 @@ import { ConfirmDialog, Loaded, Page, useLoad } from '../components';
 import { useApp } from '../context';
 import { AccountTabs } from './AccountTabs';
 import { PayoutBankAccount } from './PayoutBankAccount';
+import { CheckoutBranding } from './CheckoutBranding';
 
 export function AccountDetail({ id }: { id: string }) {
   const { t, can, money, percent, dateTime } = useApp();
@@ -51,6 +52,8 @@ export function AccountDetail({ id }: { id: string }) {
         </section>
 
         <PayoutBankAccount account={a} onChanged={account.reload} />
+
+        <CheckoutBranding accountId={a.id} />
 
         <section aria-labelledby="embed-title">
           <h2 id="embed-title">{t('account.embedOrigins')}</h2>

@@ -153,7 +153,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
         title: 'Pagamentos API',
         version: '1.0.0',
         description: API_DESCRIPTION,
-        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+        license: { name: 'MIT', identifier: 'MIT' },
         contact: { name: 'Support', email: 'support@example.com' },
       },
       // Replaced per request with the instance's absolute URL (see /v1/openapi.json below).

@@ -499,6 +499,24 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('pix_received_status').on('pix_received').columns(['status', 'created_at']).execute();
     },
   },
+  // The hosted checkout's branding per merchant account (issue 29): a display name, an accent
+  // color and a logo, kept apart from accounts so that reading an account never reads a logo.
+  // The logo is stored as base64 text (the same on both engines), addressed by its SHA-256.
+  '0012_checkout_branding': {
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('account_branding')
+        .addColumn('account_id', 'text', (c) => c.primaryKey())
+        .addColumn('display_name', 'text')
+        .addColumn('accent_color', 'text')
+        .addColumn('logo_type', 'text')
+        .addColumn('logo_base64', 'text')
+        .addColumn('logo_sha256', 'text')
+        .addColumn('logo_bytes', 'integer')
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('account_branding_logo').on('account_branding').columns(['logo_sha256']).execute();
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

@@ -372,10 +372,22 @@ export interface PixReceivedTable {
   updated_at: string;
 }
 
+export interface AccountBrandingTable {
+  account_id: string;
+  display_name: string | null;
+  accent_color: string | null; // #rrggbb, lower case
+  logo_type: string | null; // image/png, image/jpeg or image/webp
+  logo_base64: string | null;
+  logo_sha256: string | null; // hex, names the logo's URL
+  logo_bytes: number | null;
+  updated_at: string;
+}
+
 export interface Database {
   connector_accounts: ConnectorAccountsTable;
   provider_notifications: ProviderNotificationsTable;
   pix_received: PixReceivedTable;
+  account_branding: AccountBrandingTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   recipients: RecipientsTable;

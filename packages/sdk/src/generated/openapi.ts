@@ -1548,6 +1548,21 @@ export interface components {
             /** @description The BR Code to pay, and when it expires (the page counts down to it). */
             pix: components["schemas"]["PaymentPix"] | null;
         };
+        /** @description A card sale in installments, as the buyer is billed: R$ 159,90 in 4 is 2 × R$ 39,98 + 2 × R$ 39,97. */
+        InstallmentPlan: {
+            /** @description How many installments. */
+            count: number;
+            /** @description Each installment in centavos, in billing order: they sum exactly to `total`, differ by at most one centavo, and the first ones carry the centavos left over. */
+            amounts: number[];
+            /** @description The same amounts grouped (at most two groups, the larger first): "2 × R$ 39,98 + 2 × R$ 39,97". */
+            groups: {
+                times: number;
+                /** @description Centavos. */
+                amount: number;
+            }[];
+            /** @description Centavos: always the amount of the sale. */
+            total: number;
+        };
         /** @description What the hosted page needs of its session: no metadata, no customer, no secret, no key (the page tokenizes the card with the session's own client secret). */
         CheckoutSessionClientView: {
             /** @description Prefix `cs_`. */
@@ -1564,13 +1579,22 @@ export interface components {
             /** @constant */
             currency: "BRL";
             description: string | null;
+            /** @description The account's checkout display name, else its name. */
             merchantName: string;
+            /** @description The merchant's logo, served by this instance (`/checkout/logos/<sha256>`). */
+            logoUrl: string | null;
+            /** @description `#rrggbb` (WCAG AA against white, checked when set), or null for the default. */
+            accentColor: string | null;
+            /** @description The payment platform's name (PLATFORM_NAME), shown as "Pagamento seguro · <name>". */
+            platformName: string;
             methods: ("credit_card" | "pix")[];
             /**
              * Format: int32
              * @description The most installments the buyer may choose.
              */
             installments: number;
+            /** @description What each choice of 1 to `installments` installments really bills, to the centavo. */
+            installmentPlans: components["schemas"]["InstallmentPlan"][];
             /** Format: date-time */
             expiresAt: string;
             livemode: boolean;

@@ -20,6 +20,16 @@ final class Fields
     {
     }
 
+    /**
+     * The object as decoded, for a value object's toArray().
+     *
+     * @return array<mixed>
+     */
+    public function all(): array
+    {
+        return $this->data;
+    }
+
     public function string(string $key): string
     {
         $value = $this->data[$key] ?? null;

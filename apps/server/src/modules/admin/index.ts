@@ -20,6 +20,8 @@ import { auditLogSchemas } from './audit-log/schemas.js';
 import { checkPermission, requirePermissionDeclared } from './shared/permissions.js';
 import { settlementRunSchemas } from './settlement-runs/schemas.js';
 import { connectorAccountSchemas } from './connector-accounts/schemas.js';
+import { brandingRoutes } from './branding/routes.js';
+import { brandingSchemas } from './branding/schemas.js';
 
 // The admin API (/admin/...): back-office operations behind an admin session (cookie + CSRF
 // token), never an API key. Everything lives in one encapsulated plugin scope (no prefix: routes
@@ -45,7 +47,7 @@ const baseAdminSchemas: TSchema[] = [
   ActivateLiveModeRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest,
 ];
 
-export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...connectorAccountSchemas];
+export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...connectorAccountSchemas, ...brandingSchemas];
 export { createAdminUser } from './users/service.js';
 export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions/service.js';
 export { LOGIN_FAILED_MESSAGE } from './sessions/routes.js';
@@ -99,6 +101,7 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDeps): Prom
     accountViewRoutes(scope, store);
     adminPaymentRoutes(scope, store);
     auditLogRoutes(scope, store);
+    brandingRoutes(scope, store);
     for (const register of deps.routes ?? []) register(scope);
   });
 }

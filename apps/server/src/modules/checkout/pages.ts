@@ -8,6 +8,7 @@ import { ApiError } from '../../errors.js';
 import { loadDist, type Asset } from '../backoffice.js';
 import { effectiveEmbedOrigins, frameAncestors } from '../../domain/embed-origins.js';
 import { typed } from '../../http/typed.js';
+import { readLogo } from '../admin/branding/service.js';
 
 // The hosted checkout page (apps/checkout-page, its build in dist/) and the script-tag build of
 // the browser library (packages/checkout), served by the instance itself so the buyer's browser
@@ -92,6 +93,19 @@ export function checkoutPageRoutes(appInstance: FastifyInstance, store: Store, o
     if (!asset) throw new ApiError('NOT_FOUND', 'No such file of the checkout page.');
     reply.header('cross-origin-resource-policy', 'same-origin');
     return send(req, reply, asset, 'public, max-age=31536000, immutable');
+  });
+
+  // A merchant's logo (admin/branding), by the SHA-256 of its bytes: a new logo is a new URL, so
+  // it is cached for good. Only for this origin's pages (CORP), never sniffed as anything else,
+  // and a document opened at the URL can do nothing (its own CSP, sandboxed).
+  const LogoParams = Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
+  app.get('/checkout/logos/:sha256', { config, schema: { hide: true, params: LogoParams } }, async (req, reply) => {
+    const logo = await readLogo(store, req.params.sha256);
+    if (!logo) throw new ApiError('NOT_FOUND', 'No such logo.');
+    reply.header('content-security-policy', "default-src 'none'; sandbox");
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('cross-origin-resource-policy', 'same-origin');
+    return send(req, reply, { body: logo.body, type: logo.type, etag: `"${req.params.sha256.slice(0, 27)}"`, immutable: true }, 'public, max-age=31536000, immutable');
   });
 
   // Merchants load the library from this origin with a script tag, on their own pages.

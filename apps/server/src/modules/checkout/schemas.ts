@@ -82,6 +82,16 @@ export const CheckoutSessionClientPayment = Type.Object(
   { $id: 'CheckoutSessionClientPayment', additionalProperties: false, description: 'The session\'s latest payment, as the buyer may see it.' },
 );
 
+export const InstallmentPlan = Type.Object(
+  {
+    count: Type.Integer({ minimum: 1, maximum: 12, description: 'How many installments.' }),
+    amounts: Type.Array(Type.Integer(), { description: 'Each installment in centavos, in billing order: they sum exactly to `total`, differ by at most one centavo, and the first ones carry the centavos left over.' }),
+    groups: Type.Array(Type.Object({ times: Type.Integer(), amount: Type.Integer({ description: 'Centavos.' }) }, { additionalProperties: false }), { description: 'The same amounts grouped (at most two groups, the larger first): "2 × R$ 39,98 + 2 × R$ 39,97".' }),
+    total: Type.Integer({ description: 'Centavos: always the amount of the sale.' }),
+  },
+  { $id: 'InstallmentPlan', additionalProperties: false, description: 'A card sale in installments, as the buyer is billed: R$ 159,90 in 4 is 2 × R$ 39,98 + 2 × R$ 39,97.' },
+);
+
 export const CheckoutSessionClientView = Type.Object(
   {
     id: Type.String({ description: 'Prefix `cs_`.' }),
@@ -90,9 +100,13 @@ export const CheckoutSessionClientView = Type.Object(
     amount: cents({ description: 'Centavos.' }),
     currency: constant('BRL'),
     description: Type.Union([Type.String(), Type.Null()]),
-    merchantName: Type.String(),
+    merchantName: Type.String({ description: 'The account\'s checkout display name, else its name.' }),
+    logoUrl: Type.Union([Type.String(), Type.Null()], { description: 'The merchant\'s logo, served by this instance (`/checkout/logos/<sha256>`).' }),
+    accentColor: Type.Union([Type.String(), Type.Null()], { description: '`#rrggbb` (WCAG AA against white, checked when set), or null for the default.' }),
+    platformName: Type.String({ description: 'The payment platform\'s name (PLATFORM_NAME), shown as "Pagamento seguro · <name>".' }),
     methods: Type.Array(stringEnum([...CHECKOUT_METHODS])),
     installments: int32({ minimum: 1, maximum: 12, description: 'The most installments the buyer may choose.' }),
+    installmentPlans: Type.Array(ref('InstallmentPlan'), { description: 'What each choice of 1 to `installments` installments really bills, to the centavo.' }),
     expiresAt: Type.String({ format: 'date-time' }),
     livemode: Type.Boolean(),
     successUrl: Type.Union([Type.String(), Type.Null()]),
@@ -160,6 +174,6 @@ export const RequiredIdempotencyHeaders = Type.Object({
 });
 
 export const checkoutSchemas: TSchema[] = [
-  CreateCheckoutSessionRequest, CheckoutSession, CheckoutSessionList, CheckoutSessionClientPayment, CheckoutSessionClientView,
+  CreateCheckoutSessionRequest, CheckoutSession, CheckoutSessionList, CheckoutSessionClientPayment, InstallmentPlan, CheckoutSessionClientView,
   CheckoutCardPayRequest, CheckoutPixPayRequest, CheckoutPayRequest,
 ];

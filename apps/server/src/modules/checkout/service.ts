@@ -6,6 +6,8 @@ import { paginate } from '../../http/pagination.js';
 import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js';
 import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { qrSvg } from '../../domain/qr.js';
+import { installmentPlans } from '../../domain/installments.js';
+import { brandingForPage } from '../admin/branding/service.js';
 import type { Owner } from '../events/service.js';
 import { randomBase62 } from '../accounts/service.js';
 import { insertPayment, maskCustomer, moveWithEvent, preparePayment, type PaymentDeps } from '../payments/service.js';
@@ -135,8 +137,9 @@ export async function expireCheckoutSessionJob(deps: PaymentDeps, job: JobRow, w
 // ----------------------------------------------------------------------------------------------
 // The hosted page's API (authorized by the session's client secret; see plugins/auth.ts).
 
-async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment: PaymentRow | undefined): Promise<CheckoutSessionClientView> {
+async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment: PaymentRow | undefined, platformName: string): Promise<CheckoutSessionClientView> {
   const account = await db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
+  const branding = await brandingForPage(db, row.account_id);
   return {
     id: row.id,
     object: 'checkout_session.client',
@@ -144,9 +147,13 @@ async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment
     amount: row.amount,
     currency: 'BRL',
     description: row.description,
-    merchantName: account.name,
+    merchantName: branding.displayName ?? account.name,
+    logoUrl: branding.logoUrl,
+    accentColor: branding.accentColor,
+    platformName,
     methods: JSON.parse(row.methods) as CheckoutMethod[],
     installments: row.installments,
+    installmentPlans: installmentPlans(row.amount, row.installments),
     expiresAt: row.expires_at,
     livemode: row.livemode === 1,
     successUrl: row.success_url,
@@ -176,7 +183,7 @@ export async function getClientView(deps: PaymentDeps, owner: Owner, id: string)
     const payment = await latestPayment(db, row);
     const again = await loadCheckoutSession(db, owner, id);
     const moved = again.status !== row.status || again.payment_id !== row.payment_id || again.updated_at !== row.updated_at;
-    if (!moved || reads === MAX_VIEW_READS) return clientView(db, row, payment);
+    if (!moved || reads === MAX_VIEW_READS) return clientView(db, row, payment, deps.config.platformName);
     row = again;
   }
 }
@@ -212,14 +219,19 @@ export async function payCheckoutSession(deps: PaymentDeps, ctx: RequestContext,
       if (row.expires_at_ms <= ctx.clock.nowMs()) throw invalidState('This checkout session has expired.');
       const current = await latestPayment(tx, row);
       if (current && current.status !== 'declined' && current.status !== 'failed' && current.status !== 'canceled' && current.status !== 'expired') {
-        if (current.status === 'pending' && current.method === 'pix' && body.method === 'pix') return clientView(tx, row, current);
-        throw inFlight();
+        if (current.status === 'pending' && current.method === 'pix' && body.method === 'pix') return clientView(tx, row, current, deps.config.platformName);
+        // The buyer went back from the Pix code to the card form: the Pix stayed valid until now,
+        // and a card payment replaces it. It is canceled in this transaction, before the card's
+        // payment exists, so the session never has two live payments (a Pix paid after this is
+        // refused by its state, as any canceled Pix).
+        if (current.status === 'pending' && current.method === 'pix' && body.method === 'credit_card') await moveWithEvent(tx, current, 'canceled', ctx.clock.nowMs());
+        else throw inFlight();
       }
       await insertPayment(tx, ctx, prepared);
       const nowIso = new Date(ctx.clock.nowMs()).toISOString();
       await tx.updateTable('checkout_sessions').set({ payment_id: prepared.row.id, updated_at: nowIso }).where('id', '=', id).execute();
       created = true;
-      return clientView(tx, { ...row, payment_id: prepared.row.id, updated_at: nowIso }, prepared.row);
+      return clientView(tx, { ...row, payment_id: prepared.row.id, updated_at: nowIso }, prepared.row, deps.config.platformName);
     });
   } catch (error) {
     // The store's own guard: another payment of this session is pending or approved.

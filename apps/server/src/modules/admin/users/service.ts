@@ -5,7 +5,7 @@ import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../share
 import { ADMIN_ROLES, isAdminRole, type AdminRole } from '../shared/permissions.js';
 
 // Admin users exist only when someone creates them from the command line
-// (`admin:create --email E --password P [--role admin|viewer]`): there is no default user and no
+// (`admin:create --email E [--role admin|viewer]`, the password asked for or piped in): there is no default user and no
 // default password. The role is `admin` (manages) unless `viewer` (reads only) is asked for.
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
