@@ -21,6 +21,7 @@ export const JOB_PAYLOADS = {
   // Recurring jobs carry nothing: the row is their schedule.
   'settlement.daily': nothing,
   'maintenance.purge': nothing,
+  'stats.fold': nothing,
 } satisfies Record<string, TSchema>;
 
 export type JobType = keyof typeof JOB_PAYLOADS;

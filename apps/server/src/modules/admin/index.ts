@@ -19,6 +19,9 @@ import { auditLogRoutes } from './audit-log/routes.js';
 import { auditLogSchemas } from './audit-log/schemas.js';
 import { checkPermission, requirePermissionDeclared } from './shared/permissions.js';
 import { settlementRunSchemas } from './settlement-runs/schemas.js';
+import { adminStatsRoutes } from './stats/routes.js';
+import { adminStatsSchemas } from './stats/schemas.js';
+import { systemClock, type Clock } from '../../clock.js';
 
 // The admin API (/admin/...): back-office operations behind an admin session (cookie + CSRF
 // token), never an API key. Everything lives in one encapsulated plugin scope (no prefix: routes
@@ -44,7 +47,7 @@ const baseAdminSchemas: TSchema[] = [
   ActivateLiveModeRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest,
 ];
 
-export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas];
+export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...adminStatsSchemas];
 export { createAdminUser } from './users/service.js';
 export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions/service.js';
 export { LOGIN_FAILED_MESSAGE } from './sessions/routes.js';
@@ -62,6 +65,8 @@ export interface AdminDeps {
   // error handling (e.g. `(scope) => settlementRunRoutes(scope, settlementDeps)`). They register
   // full paths (`/admin/...`): the scope has no prefix.
   routes?: Array<(scope: FastifyInstance) => void>;
+  // Today's date for the home's default period (tests pass a ManualClock).
+  clock?: Clock;
 }
 
 // Array indexes in field names read `splits[0].amount` in admin errors (the domain's spelling),
@@ -97,6 +102,7 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDeps): Prom
     adminAccountRoutes(scope, store, deps.keyCache);
     accountViewRoutes(scope, store);
     adminPaymentRoutes(scope, store);
+    adminStatsRoutes(scope, store, deps.clock ?? systemClock);
     auditLogRoutes(scope, store);
     for (const register of deps.routes ?? []) register(scope);
   });
