@@ -174,8 +174,13 @@ for (const engine of ENGINES) {
         row('pay_1', 'approved', 1000, '2026-03-02T02:59:00.000Z'), row('pay_2', 'approved', 234, '2026-03-02T03:00:00.000Z'), row('pay_3', 'expired', 50, '2026-03-02T03:00:00.000Z'),
       ] as never).execute());
       await store.migrate();
-      const { rows } = await sql<{ day: string; status: string; count: number; amount: number }>`select day, status, count, amount from stats_daily order by day, status`.execute(store.db);
-      assert.deepEqual(rows.map((r) => ({ ...r, count: Number(r.count), amount: Number(r.amount) })), [
+      const daily = async (account: string) => {
+        const { rows } = await sql<{ day: string; status: string; count: number; amount: number }>`select day, status, count, amount from stats_daily where account_id = ${account} order by day, status`.execute(store.db);
+        return rows.map((r) => ({ ...r, count: Number(r.count), amount: Number(r.amount) }));
+      };
+      // The account's rows, and every account's total ('*'): the same here, with one account.
+      assert.deepEqual(await daily('*'), await daily('acct_x'));
+      assert.deepEqual(await daily('acct_x'), [
         { day: '2026-03-01', status: 'approved', count: 1, amount: 1000 },
         { day: '2026-03-02', status: 'approved', count: 1, amount: 234 },
         { day: '2026-03-02', status: 'expired', count: 1, amount: 50 },

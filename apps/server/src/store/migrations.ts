@@ -442,7 +442,9 @@ const migrations: Record<string, Migration> = {
   // makes the change: nothing is counted that did not commit, and no write path can forget it.
   // Deltas are append-only (no hot row for concurrent writers to queue on, no deadlock); the
   // worker folds them into stats_daily every minute (modules/admin/stats/service.ts), and a read
-  // sums both tables. The migration backfills stats_daily from what is already there.
+  // sums both tables. stats_daily also keeps every account's total per day under account_id '*',
+  // so the home for all merchants reads a row per day and status, not one per merchant. The
+  // migration backfills stats_daily from what is already there.
   '0011_stats_daily': {
     async up(db: Kysely<any>) {
       const sqlite = isSqlite(db);
@@ -459,10 +461,9 @@ const migrations: Record<string, Migration> = {
           .addColumn('count', 'bigint', (c) => c.notNull())
           .addColumn('amount', 'bigint', (c) => c.notNull())
           .addColumn('amount2', 'bigint', (c) => c.notNull());
-        if (table === 'stats_daily') t = t.addPrimaryKeyConstraint('stats_daily_pk', ['kind', 'day', 'account_id', 'livemode', 'method', 'status', 'reason']);
+        if (table === 'stats_daily') t = t.addPrimaryKeyConstraint('stats_daily_pk', ['account_id', 'day', 'kind', 'livemode', 'method', 'status', 'reason']);
         await t.execute();
       }
-      await db.schema.createIndex('stats_daily_account').on('stats_daily').columns(['account_id', 'kind', 'day']).execute();
       // What each kind counts, as SQL over a row (`r` is NEW or OLD in a trigger, the table in the
       // backfill): its day, method, status, reason, amount and second amount.
       const spDay = (col: string) => (sqlite ? `date(${col}, '-3 hours')` : `to_char((${col})::timestamptz at time zone 'UTC' - interval '3 hours', 'YYYY-MM-DD')`);
@@ -486,6 +487,9 @@ const migrations: Record<string, Migration> = {
         await sql.raw(`insert into stats_daily (${columns})
           select '${k.kind}', ${day}, account_id, livemode, ${method}, ${status}, ${reason}, count(*), coalesce(sum(${amount}), 0), coalesce(sum(${amount2}), 0)
           from ${k.table} group by 2, 3, 4, 5, 6, 7`).execute(db);
+        await sql.raw(`insert into stats_daily (${columns})
+          select '${k.kind}', ${day}, '*', livemode, ${method}, ${status}, ${reason}, count(*), coalesce(sum(${amount}), 0), coalesce(sum(${amount2}), 0)
+          from ${k.table} group by 2, 4, 5, 6, 7`).execute(db);
         const changed = k.cols.map((c) => (sqlite ? `old.${c} is not new.${c}` : `old.${c} is distinct from new.${c}`)).join(' or ');
         if (sqlite) {
           await sql.raw(`create trigger ${k.table}_stats_insert after insert on ${k.table} begin

@@ -12,6 +12,8 @@ import { MAX_FAILING_ENDPOINTS, MAX_STATS_DAYS, type AdminStats, type AdminStats
 
 // Deltas folded per transaction: bounded so the fold never holds the writer for long.
 export const STATS_FOLD_BATCH = 50_000;
+// stats_daily's account_id for the sum of every account.
+export const ALL_ACCOUNTS = '*';
 
 interface Row { kind: string; day: string; method: string; status: string; reason: string; count: number; amount: number; amount2: number }
 
@@ -28,15 +30,16 @@ export function statsPeriod(q: AdminStatsQuery, nowMs: number): { from: string; 
 
 export async function adminStats(store: Store, q: AdminStatsQuery, nowMs: number): Promise<AdminStats> {
   const { from, to } = statsPeriod(q, nowMs);
-  const filters = sql.join([
+  const where = (allAccounts: string | null) => sql.join([
+    ...(q.accountId !== undefined ? [sql`account_id = ${q.accountId}`] : allAccounts === null ? [] : [sql`account_id = ${allAccounts}`]),
     sql`day >= ${from}`, sql`day <= ${to}`,
-    ...(q.accountId !== undefined ? [sql`account_id = ${q.accountId}`] : []),
     ...(q.livemode !== undefined ? [sql`livemode = ${q.livemode ? 1 : 0}`] : []),
   ], sql` and `);
   const cols = sql`kind, day, method, status, reason, count, amount, amount2`;
+  // Folded rows: one account's, or every account's total ('*'); deltas: not folded yet, per account.
   const { rows } = await sql<Row>`
     select kind, day, method, status, reason, sum(count) as count, sum(amount) as amount, sum(amount2) as amount2
-    from (select ${cols} from stats_daily where ${filters} union all select ${cols} from stats_deltas where ${filters}) s
+    from (select ${cols} from stats_daily where ${where(ALL_ACCOUNTS)} union all select ${cols} from stats_deltas where ${where(null)}) s
     group by kind, day, method, status, reason
     order by kind, day, method, status, reason`.execute(store.db);
   const n = (v: unknown) => Number(v ?? 0);
@@ -130,6 +133,8 @@ async function failingEndpoints(store: Store, q: AdminStatsQuery) {
 // writer, so nothing commits between its two statements). Returns how many it folded.
 export async function foldStatsDeltas(tx: Tx, engine: Store['engine']): Promise<number> {
   const key = sql`kind, day, account_id, livemode, method, status, reason`;
+  const allKey = sql`kind, day, ${sql.lit(ALL_ACCOUNTS)}, livemode, method, status, reason`;
+  const allGroup = sql`kind, day, livemode, method, status, reason`;
   const upsert = sql`on conflict (kind, day, account_id, livemode, method, status, reason) do update set
     count = stats_daily.count + excluded.count, amount = stats_daily.amount + excluded.amount, amount2 = stats_daily.amount2 + excluded.amount2`;
   if (engine === 'postgres') {
@@ -138,6 +143,10 @@ export async function foldStatsDeltas(tx: Tx, engine: Store['engine']): Promise<
       added as (
         insert into stats_daily (${key}, count, amount, amount2)
         select ${key}, sum(count), sum(amount), sum(amount2) from moved group by ${key} order by ${key}
+        ${upsert} returning 1),
+      added_all as (
+        insert into stats_daily (${key}, count, amount, amount2)
+        select ${allKey}, sum(count), sum(amount), sum(amount2) from moved group by ${allGroup} order by ${allGroup}
         ${upsert} returning 1)
       select (select count(*) from moved) as folded`.execute(tx);
     return Number(rows[0]?.folded ?? 0);
@@ -147,6 +156,9 @@ export async function foldStatsDeltas(tx: Tx, engine: Store['engine']): Promise<
   if (last === undefined || last === null) return 0;
   await sql`insert into stats_daily (${key}, count, amount, amount2)
     select ${key}, sum(count), sum(amount), sum(amount2) from stats_deltas where seq <= ${last} group by ${key}
+    ${upsert}`.execute(tx);
+  await sql`insert into stats_daily (${key}, count, amount, amount2)
+    select ${allKey}, sum(count), sum(amount), sum(amount2) from stats_deltas where seq <= ${last} group by ${allGroup}
     ${upsert}`.execute(tx);
   const r = await tx.deleteFrom('stats_deltas').where('seq', '<=', Number(last)).executeTakeFirst();
   return Number(r.numDeletedRows);
