@@ -15,6 +15,7 @@ import { PaymentDetail } from './screens/PaymentDetail';
 import { SettlementRuns } from './screens/SettlementRuns';
 import { SettlementRunDetail } from './screens/SettlementRunDetail';
 import { AuditLog } from './screens/AuditLog';
+import { Home } from './screens/Home';
 
 // Screens and the permission each needs. A route the role lacks is not in the navigation and
 // does not render (it reads as "not found"): the UI shows nothing a role cannot use.
@@ -25,6 +26,7 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
+  { pattern: '/home', permission: 'payments:view', render: () => <Home /> },
   { pattern: '/accounts', permission: 'accounts:view', render: () => <Accounts /> },
   { pattern: '/accounts/:id', permission: 'accounts:view', render: (p) => <AccountDetail id={p.id} /> },
   { pattern: '/accounts/:id/recipients', permission: 'recipients:view', render: (p) => <Recipients accountId={p.id} /> },
@@ -39,6 +41,7 @@ const ROUTES: Route[] = [
 ];
 
 const NAV: Array<{ href: string; label: MessageKey; permission: Permission }> = [
+  { href: '/home', label: 'nav.home', permission: 'payments:view' },
   { href: '/accounts', label: 'nav.accounts', permission: 'accounts:view' },
   { href: '/payments', label: 'nav.payments', permission: 'payments:view' },
   { href: '/settlement-runs', label: 'nav.settlementRuns', permission: 'settlement_runs:view' },
@@ -102,7 +105,7 @@ function Shell({ onSignOut, onLang }: { onSignOut: () => void; onLang: () => voi
   const { t, can, session, lang } = useApp();
   const location = useLocation();
   useEffect(() => {
-    if (location.path === '/') navigate('/accounts', { replace: true });
+    if (location.path === '/') navigate(can('payments:view') ? '/home' : '/accounts', { replace: true });
   }, [location.path]);
   let content: ComponentChildren = null;
   for (const route of ROUTES) {

@@ -673,7 +673,7 @@ for (const engine of ENGINES) {
       await v.goto(`${origin}/backoffice/accounts/${k.accountId}/split-rules`);
       await signInWith(v, viewerEmail);
       await v.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
-      assert.deepEqual(await v.locator('header nav a').allTextContents(), ['Contas', 'Pagamentos', 'Liquidações', 'Auditoria']);
+      assert.deepEqual(await v.locator('header nav a').allTextContents(), ['Início', 'Contas', 'Pagamentos', 'Liquidações', 'Auditoria']);
       assert.equal(await v.getByRole('link', { name: 'Nova regra' }).count(), 0);
       assert.equal(await v.locator('table.rules tbody tr').count(), 2);
       assert.equal(await v.locator('table.rules button, table.rules a').count(), 0, 'no move, edit, activate or deactivate control');
@@ -718,6 +718,42 @@ for (const engine of ENGINES) {
       assert.equal(payout, '403 PERMISSION_DENIED');
       assert.equal((await t.store.db.selectFrom('accounts').select('payout_bank_account').where('id', '=', k.accountId).executeTakeFirstOrThrow()).payout_bank_account?.includes('12345-6'), true, 'unchanged');
       await viewerContext.close();
+    });
+
+    test('the home shows the business from the aggregates: figures, charts with tables, filters by merchant and mode, by keyboard', async () => {
+      await goto(page, '/');
+      assert.equal(new URL(page.url()).pathname, '/backoffice/home');
+      assert.equal(await heading(page), 'Início');
+      const stats = await page.evaluate(async () => (await fetch('/admin/stats')).json());
+      assert.ok(stats.payments.count >= 3, JSON.stringify(stats.payments));
+      const kpi = (name: string) => page.locator('.kpis div', { hasText: name }).locator('dd').innerText();
+      assert.equal((await kpi('Pagamentos')).trim(), String(stats.payments.count));
+      assert.equal((await kpi('Volume aprovado')).replace(/\s/g, ' '), new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(stats.payments.volume / 100).replace(/\s/g, ' '));
+      // Each chart is an image with a name and a description, and its figures are in a table.
+      const charts = page.locator('figure.chart svg[role="img"]');
+      assert.equal(await charts.count(), 2);
+      assert.equal(await page.getByRole('img', { name: 'Volume aprovado por dia e meio' }).count(), 1);
+      assert.ok((await page.locator('figure.chart rect').count()) >= 1, 'bars drawn');
+      // Keyboard: the first chart's table opens from its summary with Enter.
+      await page.locator('figure.chart summary').first().focus();
+      await page.keyboard.press('Enter');
+      const rows = page.locator('figure.chart details[open] tbody tr');
+      assert.ok((await rows.count()) >= 1);
+      assert.match(await page.locator('main').innerText(), /Recusas por motivo[\s\S]*card_declined/);
+      assert.match(await page.locator('main').innerText(), /America\/Sao_Paulo/);
+      await axe(page, 'home');
+      await shot(page, 'home');
+      // Filters: this merchant, live mode (nothing there), with the keyboard.
+      await page.getByLabel('Lojista').selectOption(k.accountId);
+      await page.getByLabel('Modo').selectOption('live');
+      await page.getByLabel('Modo').focus();
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/mode=live/);
+      await settled(page);
+      await page.getByText(`Loja Exemplo ${engine}`, { exact: false }).first().waitFor();
+      await eventually(async () => (await kpi('Pagamentos')).trim() === '0', 'the live figures');
+      await axe(page, 'home (filtered)');
     });
 
     test('when the session expires, sign-in comes back and then the same page', async () => {

@@ -15,8 +15,8 @@ import { localDate, addDays } from '../src/modules/accounts/settings.js';
 
 const N = Number(process.env.MEASURE_PAYMENTS ?? 1_000_000);
 const url = process.env.MEASURE_DATABASE_URL;
+if (url) process.env.TEST_DATABASE_URL = url;
 const db: TestDb = await testDatabase(url ? 'postgres' : 'sqlite');
-if (url) process.env.TEST_DATABASE_URL ??= url;
 const store = Store.open({ url: db.url });
 await store.migrate('0009_refund_original_amounts_sign_in_failures');
 const today = localDate();

@@ -441,6 +441,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the business did over a period (the back office home)
+         * @description Payments (count and approved volume per day and method, approval rate, declines by reason), refunds, disputes, settlements (paid, held, failed, pending) and webhook delivery health, over a period of São Paulo days (default: the last 30; at most 366), for every account or one (`accountId`), in both modes or one (`livemode`). Read from daily aggregates kept by the store in the transaction of every change, so its cost does not grow with the number of payments. Disputes are not tracked yet: always zero (`disputes.tracked: false`).
+         */
+        get: operations["adminGetStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -743,6 +763,148 @@ export interface components {
             hasMore: boolean;
             /** @constant */
             object: "list";
+        };
+        /** @description What the business did over a period: payments, refunds, disputes, settlements and webhook deliveries, from daily aggregates. */
+        AdminStats: {
+            /** @description The account filtered on, or null for every account. */
+            accountId: string | null;
+            disputes: {
+                /** @description Disputed amount. Centavos. */
+                amount: number;
+                count: number;
+                /**
+                 * @description Disputes (chargebacks) are not tracked by this service yet: count and amount are always 0 until they are.
+                 * @constant
+                 */
+                tracked: false;
+            };
+            /**
+             * Format: date
+             * @description First day of the period.
+             */
+            from: string;
+            /** @description The mode filtered on, or null for both. */
+            livemode: boolean | null;
+            /** @constant */
+            object: "admin_stats";
+            payments: {
+                /** @description Approved ÷ (approved + declined + failed): payments still pending, canceled or expired have no outcome and are left out. Null when none had an outcome. */
+                approvalRate: number | null;
+                approvedCount: number;
+                /** @description Payments of the period by their current status. */
+                byStatus: {
+                    /** @description Sum of their amounts. Centavos. */
+                    amount: number;
+                    count: number;
+                    /** @enum {string} */
+                    status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+                }[];
+                count: number;
+                /** @description One entry per day and method that had payments, oldest first. Days without payments are left out. */
+                days: {
+                    /** @description Of them, approved (refunded ones included). */
+                    approvedCount: number;
+                    /** @description Payments created, in any status. */
+                    count: number;
+                    /**
+                     * Format: date
+                     * @description The day payments were created.
+                     */
+                    date: string;
+                    /** @enum {string} */
+                    method: "pix" | "credit_card";
+                    /** @description Amount of the approved ones (before refunds). Centavos. */
+                    volume: number;
+                }[];
+                /** @description Declined and failed payments by reason, most frequent first. */
+                declines: {
+                    /** @description Sum of their amounts. Centavos. */
+                    amount: number;
+                    count: number;
+                    /** @description The failure code (`card_declined`, `insufficient_funds`, `provider_unavailable`, ...). */
+                    reason: string;
+                    /** @enum {string} */
+                    status: "declined" | "failed";
+                }[];
+                /** @description Amount of the approved payments. Centavos. */
+                volume: number;
+            };
+            /** @description Refunds created in the period, by status. */
+            refunds: {
+                /** @description Refunded so far of the payments created in the period. Centavos. */
+                amountRefundedOfPeriod: number;
+                failed: {
+                    /** @description Sum of amounts the provider refused to refund. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+                pending: {
+                    /** @description Sum of amounts being refunded. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+                succeeded: {
+                    /** @description Sum of refunded amounts. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+            };
+            /** @description Settlements dated in the period by status: `paid`, `held` (waiting for the merchant's payout bank account), `failed` (the bank refused the payout; its receivables went back to pending), `pending` (payout under way). */
+            settlements: {
+                failed: {
+                    /** @description Sum of failed settlements. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+                held: {
+                    /** @description Sum of held settlements. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+                paid: {
+                    /** @description Sum of paid settlements. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+                pending: {
+                    /** @description Sum of pending settlements. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+            };
+            /**
+             * @description Days are São Paulo days (UTC−03:00; Brazil has no daylight saving time since 2019).
+             * @constant
+             */
+            timeZone: "America/Sao_Paulo";
+            /**
+             * Format: date
+             * @description Last day of the period (included).
+             */
+            to: string;
+            /** @description Webhook delivery health: deliveries created in the period, and the endpoints failing now (not filtered by period). */
+            webhooks: {
+                /** @description Deliveries that gave up after every retry. */
+                failed: number;
+                /** @description Endpoints failing now (a delivery to them failed and none has succeeded since) or disabled for failing. */
+                failingEndpointCount: number;
+                /** @description The failing endpoints, longest failing first (at most 20). */
+                failingEndpoints: {
+                    accountId: string;
+                    disabledReason: string | null;
+                    enabled: boolean;
+                    failingSince: string | null;
+                    id: string;
+                    livemode: boolean;
+                    url: string;
+                }[];
+                /** @description Deliveries still being tried. */
+                pending: number;
+                /** @description Deliveries created in the period that the endpoint acknowledged (2xx). */
+                succeeded: number;
+                /** @description succeeded ÷ (succeeded + failed); null when none finished. */
+                successRate: number | null;
+            };
         };
         /**
          * @description A fixed amount in centavos.
@@ -4249,6 +4411,90 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminGetStats: {
+        parameters: {
+            query?: {
+                /** @description Only this merchant account (`acct_...`). */
+                accountId?: string;
+                /** @description First day of the period, São Paulo time (default: 29 days before `to`). */
+                from?: string;
+                /** @description Only live (`true`) or only test (`false`) data; both when omitted. */
+                livemode?: boolean;
+                /** @description Last day of the period, included, São Paulo time (default: today). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the business did over a period: payments, refunds, disputes, settlements and webhook deliveries, from daily aggregates. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminStats"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
