@@ -28,7 +28,7 @@ const vals = (created: string) => `'pay_' || x, 'acct_' || (x % 50), (x % 10 = 0
   case when x % 3 = 0 then 'pix' else 'credit_card' end, case when x % 20 = 16 then 100 + (x * 7919) % 100000 else 0 end, 1, ${failureOf}, ${created}, ${created}`;
 if (store.engine === 'postgres') {
   const created = `to_char(timestamp '${today} 12:00' - (x % 365) * interval '1 day' - (x % 86400) * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-  await sql.raw(`insert into payments (${cols}) select ${vals(created)} from generate_series(1, ${N}) as x`).execute(store.db);
+  await sql.raw(`insert into payments (${cols}) select ${vals(created)} from generate_series(1::bigint, ${N}) as x`).execute(store.db);
 } else {
   const created = `strftime('%Y-%m-%dT%H:%M:%fZ', '${today} 12:00', '-' || (x % 365) || ' days', '-' || (x % 86400) || ' seconds')`;
   await store.write((tx) => sql.raw(`with recursive s(x) as (select 1 union all select x + 1 from s where x < ${N})

@@ -190,9 +190,29 @@ export interface paths {
         };
         /**
          * Search payments
-         * @description Payments of every merchant account, newest first, with cursors. Filter by `id`, `accountId`, `livemode`, `status`, `method` and creation date (`createdGte`, `createdLte`).
+         * @description Payments of every merchant account, newest first, with cursors. Filter by `id`, `accountId`, `livemode`, `status`, `method`, amount (`amountGte`, `amountLte`, centavos) and creation date (`createdGte`, `createdLte`). GET /admin/payments.csv exports what the same filters match.
          */
         get: operations["adminListPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/payments.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export payments as CSV
+         * @description Every payment the filters match (the same filters as GET /admin/payments, without paging), newest first, as CSV streamed as it is read. Amounts in integer centavos (`amount_cents`) and as exact decimals in reais (`amount_brl`, `123.45`).
+         */
+        get: operations["adminExportPayments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -213,6 +233,26 @@ export interface paths {
          * @description Any merchant's payment, with the receivables it produced (and refund adjustments), its refunds and the events about it.
          */
         get: operations["adminGetPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find anything (the back office's search box)
+         * @description One query, read by its shape: an id of any kind (`pay_`, `rcp_`, `stl_`, `acct_`, `ref_`, `rcv_`, `spr_`, `str_`, `whe_`, `cs_`); a CNPJ (recipients; payers' CPF/CNPJ are stored masked and cannot be searched); an e-mail (merchant accounts, and payers of the payments of the last 90 days); the last four card digits and an amount in reais (`4242 100,00`: card payments of the last 90 days); otherwise part of a merchant's name. At most 20 results, each with its merchant's name; `interpretedAs` says how the query was read.
+         */
+        get: operations["adminSearch"];
         put?: never;
         post?: never;
         delete?: never;
@@ -305,6 +345,46 @@ export interface paths {
          * @description The settlements a run made, one per payee, across every account, newest first: amount, receivable count, status, the bank account snapshot and, for a failed payout, why. `status=failed` lists the failed payouts.
          */
         get: operations["adminListSettlementRunSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search settlements
+         * @description Settlements of every account and run, newest first, with cursors. Filter by `accountId`, `livemode`, `status`, `payeeType`, `runId`, settlement date (`dateGte`, `dateLte`) and amount (`amountGte`, `amountLte`, centavos). GET /admin/settlements.csv exports what the same filters match.
+         */
+        get: operations["adminListSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/settlements.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export settlements as CSV
+         * @description Every settlement the filters match (those of GET /admin/settlements, without paging), newest first, streamed. Amounts in integer centavos (`amount_cents`) and as exact decimals in reais (`amount_brl`).
+         */
+        get: operations["adminExportSettlements"];
         put?: never;
         post?: never;
         delete?: never;
@@ -685,6 +765,35 @@ export interface components {
             hasMore: boolean;
             /** @constant */
             object: "list";
+        };
+        AdminSearchResult: {
+            /** @description The merchant account it belongs to (null for a settlement run). */
+            accountId: string | null;
+            accountName: string | null;
+            /** @description Centavos, where it has an amount. */
+            amount: number | null;
+            createdAt: string | null;
+            id: string;
+            /** @description What it is, in a few words: a recipient's name and masked CNPJ, a payment's method and card digits, ... */
+            label: string;
+            livemode: boolean | null;
+            /** @description Where it is shown: a refund's or receivable's payment, a settlement's run. */
+            parentId: string | null;
+            status: string | null;
+            /** @enum {string} */
+            type: "account" | "payment" | "refund" | "recipient" | "split_rule" | "receivable" | "settlement" | "settlement_run" | "webhook_endpoint" | "checkout_session";
+        };
+        AdminSearchResults: {
+            /** @description At most 20, newest first. */
+            data: components["schemas"]["AdminSearchResult"][];
+            /**
+             * @description How the query was read.
+             * @enum {string}
+             */
+            interpretedAs: "id" | "document" | "email" | "card" | "name";
+            /** @constant */
+            object: "list";
+            query: string;
         };
         /** @description An admin session. The session id itself only travels in the HttpOnly `admin_session` cookie. */
         AdminSession: {
@@ -2511,6 +2620,10 @@ export interface operations {
             query?: {
                 /** @description Only this merchant account's payments. */
                 accountId?: string;
+                /** @description Only payments of at least this amount (centavos). */
+                amountGte?: number;
+                /** @description Only payments of at most this amount (centavos). */
+                amountLte?: number;
                 /** @description Only objects created at or after this instant (ISO-8601). */
                 createdGte?: string;
                 /** @description Only objects created at or before this instant (ISO-8601). */
@@ -2541,6 +2654,97 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminPaymentSummaryList"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminExportPayments: {
+        parameters: {
+            query?: {
+                /** @description Only this merchant account's payments. */
+                accountId?: string;
+                /** @description Only payments of at least this amount (centavos). */
+                amountGte?: number;
+                /** @description Only payments of at most this amount (centavos). */
+                amountLte?: number;
+                /** @description Only objects created at or after this instant (ISO-8601). */
+                createdGte?: string;
+                /** @description Only objects created at or before this instant (ISO-8601). */
+                createdLte?: string;
+                /** @description Only this payment (`pay_...`). */
+                id?: string;
+                livemode?: boolean;
+                method?: "pix" | "credit_card";
+                status?: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (RFC 4180, UTF-8, CRLF), with a header line. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
@@ -2653,6 +2857,84 @@ export interface operations {
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminSearch: {
+        parameters: {
+            query: {
+                /** @description An id of any kind (`pay_`, `rcp_`, `stl_`, `acct_`, `ref_`, `rcv_`, `spr_`, `str_`, `whe_`, `cs_`), a CNPJ (recipients), an e-mail (merchant accounts; payers of recent payments), the last four card digits and an amount (`4242 100,00`), or part of a merchant's name. */
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSearchResults"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
@@ -3375,6 +3657,194 @@ export interface operations {
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminListSettlements: {
+        parameters: {
+            query?: {
+                /** @description Only this merchant account's settlements. */
+                accountId?: string;
+                /** @description At least this amount (centavos). */
+                amountGte?: number;
+                /** @description At most this amount (centavos). */
+                amountLte?: number;
+                /** @description Settlement date on or after (YYYY-MM-DD). */
+                dateGte?: string;
+                /** @description Settlement date on or before (YYYY-MM-DD). */
+                dateLte?: string;
+                /** @description Cursor: an id; returns the objects before it (newer). */
+                endingBefore?: string;
+                /** @description Page size, 1-100 (default 20). */
+                limit?: number;
+                livemode?: boolean;
+                payeeType?: "merchant" | "recipient";
+                /** @description Only this run's settlements (`str_...`). */
+                runId?: string;
+                /** @description Cursor: an id from the previous page; returns the objects after it (older). */
+                startingAfter?: string;
+                status?: "held" | "pending" | "paid" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of AdminSettlement objects, newest first. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSettlementList"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminExportSettlements: {
+        parameters: {
+            query?: {
+                /** @description Only this merchant account's settlements. */
+                accountId?: string;
+                /** @description At least this amount (centavos). */
+                amountGte?: number;
+                /** @description At most this amount (centavos). */
+                amountLte?: number;
+                /** @description Settlement date on or after (YYYY-MM-DD). */
+                dateGte?: string;
+                /** @description Settlement date on or before (YYYY-MM-DD). */
+                dateLte?: string;
+                livemode?: boolean;
+                payeeType?: "merchant" | "recipient";
+                /** @description Only this run's settlements (`str_...`). */
+                runId?: string;
+                status?: "held" | "pending" | "paid" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (RFC 4180, UTF-8, CRLF), with a header line. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;

@@ -21,6 +21,9 @@ import { checkPermission, requirePermissionDeclared } from './shared/permissions
 import { settlementRunSchemas } from './settlement-runs/schemas.js';
 import { adminStatsRoutes } from './stats/routes.js';
 import { adminStatsSchemas } from './stats/schemas.js';
+import { adminSearchRoutes } from './search/routes.js';
+import { adminSearchSchemas } from './search/schemas.js';
+import { adminSettlementRoutes } from './settlements/routes.js';
 import { systemClock, type Clock } from '../../clock.js';
 
 // The admin API (/admin/...): back-office operations behind an admin session (cookie + CSRF
@@ -47,7 +50,7 @@ const baseAdminSchemas: TSchema[] = [
   ActivateLiveModeRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest,
 ];
 
-export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...adminStatsSchemas];
+export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...adminStatsSchemas, ...adminSearchSchemas];
 export { createAdminUser } from './users/service.js';
 export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions/service.js';
 export { LOGIN_FAILED_MESSAGE } from './sessions/routes.js';
@@ -103,6 +106,8 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDeps): Prom
     accountViewRoutes(scope, store);
     adminPaymentRoutes(scope, store);
     adminStatsRoutes(scope, store, deps.clock ?? systemClock);
+    adminSearchRoutes(scope, store, deps.clock ?? systemClock);
+    adminSettlementRoutes(scope, store);
     auditLogRoutes(scope, store);
     for (const register of deps.routes ?? []) register(scope);
   });
