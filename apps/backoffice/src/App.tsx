@@ -16,6 +16,8 @@ import { SettlementRuns } from './screens/SettlementRuns';
 import { SettlementRunDetail } from './screens/SettlementRunDetail';
 import { AuditLog } from './screens/AuditLog';
 import { Home } from './screens/Home';
+import { SearchResults } from './screens/Search';
+import { Settlements } from './screens/Settlements';
 
 // Screens and the permission each needs. A route the role lacks is not in the navigation and
 // does not render (it reads as "not found"): the UI shows nothing a role cannot use.
@@ -27,6 +29,8 @@ interface Route {
 
 const ROUTES: Route[] = [
   { pattern: '/home', permission: 'payments:view', render: () => <Home /> },
+  { pattern: '/search', permission: 'payments:view', render: () => <SearchResults /> },
+  { pattern: '/settlements', permission: 'settlement_runs:view', render: () => <Settlements /> },
   { pattern: '/accounts', permission: 'accounts:view', render: () => <Accounts /> },
   { pattern: '/accounts/:id', permission: 'accounts:view', render: (p) => <AccountDetail id={p.id} /> },
   { pattern: '/accounts/:id/recipients', permission: 'recipients:view', render: (p) => <Recipients accountId={p.id} /> },
@@ -45,6 +49,7 @@ const NAV: Array<{ href: string; label: MessageKey; permission: Permission }> = 
   { href: '/accounts', label: 'nav.accounts', permission: 'accounts:view' },
   { href: '/payments', label: 'nav.payments', permission: 'payments:view' },
   { href: '/settlement-runs', label: 'nav.settlementRuns', permission: 'settlement_runs:view' },
+  { href: '/settlements', label: 'nav.settlements', permission: 'settlement_runs:view' },
   { href: '/audit-log', label: 'nav.auditLog', permission: 'audit_log:view' },
 ];
 
@@ -128,6 +133,7 @@ function Shell({ onSignOut, onLang }: { onSignOut: () => void; onLang: () => voi
             ))}
           </ul>
         </nav>
+        {can('payments:view') ? <HeaderSearch /> : null}
         <div class="who">
           <span>{session.admin.email} <span class="muted">({t(`session.role.${session.admin.role}` as MessageKey)})</span></span>
           <button type="button" class="link" lang={lang === 'pt-BR' ? 'en' : 'pt-BR'} aria-label={t('lang.switchLabel')} onClick={onLang}>{t('lang.switch')}</button>
@@ -144,4 +150,20 @@ function Shell({ onSignOut, onLang }: { onSignOut: () => void; onLang: () => voi
 function NotFound() {
   const { t } = useApp();
   return <><h1>{t('common.notFound')}</h1></>;
+}
+
+// One box for anything: an id, a CNPJ, an e-mail, last four digits + amount (screens/Search.tsx).
+function HeaderSearch() {
+  const { t } = useApp();
+  const [q, setQ] = useState(() => new URLSearchParams(window.location.search).get('q') ?? '');
+  return (
+    <form role="search" class="header-search" aria-label={t('search.label')} onSubmit={(e) => {
+      e.preventDefault();
+      if (q.trim()) navigate(`/search?q=${encodeURIComponent(q.trim())}`);
+    }}>
+      <label for="global-search" class="sr-only">{t('search.label')}</label>
+      <input id="global-search" type="search" placeholder={t('search.placeholder')} value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
+      <button type="submit" class="secondary">{t('common.search')}</button>
+    </form>
+  );
 }

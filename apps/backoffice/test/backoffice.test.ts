@@ -673,7 +673,7 @@ for (const engine of ENGINES) {
       await v.goto(`${origin}/backoffice/accounts/${k.accountId}/split-rules`);
       await signInWith(v, viewerEmail);
       await v.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
-      assert.deepEqual(await v.locator('header nav a').allTextContents(), ['Início', 'Contas', 'Pagamentos', 'Liquidações', 'Auditoria']);
+      assert.deepEqual(await v.locator('header nav a').allTextContents(), ['Início', 'Contas', 'Pagamentos', 'Liquidações', 'Repasses', 'Auditoria']);
       assert.equal(await v.getByRole('link', { name: 'Nova regra' }).count(), 0);
       assert.equal(await v.locator('table.rules tbody tr').count(), 2);
       assert.equal(await v.locator('table.rules button, table.rules a').count(), 0, 'no move, edit, activate or deactivate control');
@@ -751,9 +751,61 @@ for (const engine of ENGINES) {
       await page.keyboard.press('Enter');
       await page.waitForURL(/mode=live/);
       await settled(page);
-      await page.getByText(`Loja Exemplo ${engine}`, { exact: false }).first().waitFor();
+      await page.locator('main p.muted', { hasText: `Loja Exemplo ${engine}` }).waitFor();
       await eventually(async () => (await kpi('Pagamentos')).trim() === '0', 'the live figures');
       await axe(page, 'home (filtered)');
+    });
+
+    test('find anything from the header; payments and settlements filtered by method and amount, exported as CSV', async () => {
+      const [latest] = (await api('GET', '/v1/payments?limit=1')).body.data;
+      // An id opens its screen.
+      await page.getByLabel('Buscar qualquer coisa').fill(latest.id);
+      await page.getByLabel('Buscar qualquer coisa').press('Enter');
+      await page.waitForURL(new RegExp(`/payments/${latest.id}$`));
+      await settled(page);
+      // A CNPJ lists the recipients with it, masked, with their merchant's name.
+      await page.getByLabel('Buscar qualquer coisa').fill('11.222.333/0001-81');
+      await page.getByLabel('Buscar qualquer coisa').press('Enter');
+      await page.getByRole('heading', { name: 'Resultados da busca' }).waitFor();
+      await settled(page);
+      const row = page.locator('tr[data-result-type="recipient"]');
+      assert.match(await row.innerText(), /Loja do Zé LTDA · 11\.\*\*\*\.\*\*\*\/\*\*\*\*-81/);
+      assert.match(await row.innerText(), new RegExp(`Loja Exemplo ${engine}`));
+      await axe(page, 'search results');
+      // Payments: an ambiguous amount is refused on its field, which gets the focus.
+      await goto(page, '/payments');
+      await page.getByLabel('Meio', { exact: true }).selectOption('credit_card');
+      await page.getByLabel('Valor mínimo (R$)').fill('123.45');
+      await page.getByRole('button', { name: 'Buscar', exact: true }).last().click();
+      await page.locator('#p-min-error', { hasText: /^Valor ambíguo/ }).waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'p-min');
+      await page.getByLabel('Valor mínimo (R$)').fill('123,45');
+      await page.getByLabel('Valor máximo (R$)').fill('123,45');
+      await page.getByRole('button', { name: 'Buscar', exact: true }).last().click();
+      await page.waitForURL(/amountGte=12345/);
+      await settled(page);
+      const ids = await shownPaymentIds(page);
+      const expected = (await api('GET', '/v1/payments?limit=100')).body.data.filter((p: { amount: number; method: string }) => p.amount === 12345 && p.method === 'credit_card').map((p: { id: string }) => p.id);
+      await eventually(async () => JSON.stringify(await shownPaymentIds(page)) === JSON.stringify(expected), `the filtered payments (${ids.join(',')})`);
+      await axe(page, 'payments filtered by amount');
+      const href = await page.getByRole('link', { name: 'Exportar CSV do que está filtrado' }).getAttribute('href');
+      assert.match(href ?? '', /^\/admin\/payments\.csv\?.*method=credit_card.*amountGte=12345.*amountLte=12345/);
+      const csv = await page.evaluate(async (url) => (await fetch(url)).text(), href as string);
+      const lines = csv.trim().split('\r\n');
+      assert.equal(lines.length, expected.length + 1);
+      assert.ok(lines.slice(1).every((l) => l.includes(',12345,123.45,')), csv);
+      // Settlements of every run, filtered by status.
+      await page.getByRole('link', { name: 'Repasses', exact: true }).click();
+      await page.getByRole('heading', { name: 'Repasses' }).waitFor();
+      await settled(page);
+      await page.getByLabel('Situação').selectOption('paid');
+      await page.getByRole('button', { name: 'Buscar', exact: true }).last().click();
+      await page.waitForURL(/status=paid/);
+      await settled(page);
+      assert.ok((await page.locator('tbody .badge-paid').count()) >= 1);
+      assert.equal(await page.locator('tbody .badge-held').count(), 0);
+      await axe(page, 'settlements');
+      await shot(page, 'settlements');
     });
 
     test('when the session expires, sign-in comes back and then the same page', async () => {
