@@ -69,7 +69,9 @@ export function App() {
       setSession(null);
       setNotice('expired');
     });
-    call(client.GET('/admin/session'), { expireOn401: false }).then((s) => {
+    // The status answers "not signed in" with a 200: the first load makes no failing request.
+    call(client.GET('/admin/session/status'), { expireOn401: false }).then(({ session: s }) => {
+      if (!s) return setSession(null);
       setCsrfToken(s.csrfToken);
       setSession(s);
     }, () => setSession(null));
@@ -163,7 +165,7 @@ function HeaderSearch() {
     }}>
       <label for="global-search" class="sr-only">{t('search.label')}</label>
       <input id="global-search" type="search" placeholder={t('search.placeholder')} value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
-      <button type="submit" class="secondary">{t('common.search')}</button>
+      <button type="submit" class="secondary">{t('search.go')}</button>
     </form>
   );
 }

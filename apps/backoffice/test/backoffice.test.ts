@@ -808,6 +808,43 @@ for (const engine of ENGINES) {
       await shot(page, 'settlements');
     });
 
+    test('context and feedback: the merchant named on every account screen, no recipient preselected, focus on the first wrong field, a confirmation after saving, a first load with no failing request', async () => {
+      for (const path of [`/accounts/${k.accountId}`, `/accounts/${k.accountId}/recipients`, `/accounts/${k.accountId}/split-rules`, `/accounts/${k.accountId}/split-rules/new`]) {
+        await goto(page, path);
+        assert.equal(await page.locator('nav.breadcrumb [data-merchant-name]').innerText(), `Loja Exemplo ${engine}`, path);
+      }
+      // The new rule's recipient is a choice to make; saving without it puts the focus on it.
+      const select = page.getByLabel('Recebedor').first();
+      assert.equal(await select.inputValue(), '');
+      assert.match(await select.innerText(), /Loja do Zé LTDA · 11\.\*\*\*\.\*\*\*\/\*\*\*\*-81/);
+      await page.getByLabel('Percentual (%)').fill('10');
+      await page.getByRole('button', { name: 'Salvar', exact: true }).click();
+      await page.getByText('Escolha o recebedor desta parte.').waitFor();
+      await eventually(async () => (await page.evaluate(() => document.activeElement?.id)) === 'share-0-recipient', 'the focus on the recipient');
+      await select.selectOption(seller);
+      await page.getByLabel('Descrição').fill('Regra de rascunho');
+      await page.getByRole('button', { name: 'Salvar', exact: true }).click();
+      await page.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
+      assert.equal(await page.locator('[data-flash]').innerText(), 'Regra salva.');
+      await axe(page, 'split rules after a save');
+      // A first load, signed out: the session check answers 200, and no request fails.
+      const fresh = await newContext();
+      const p = await newPage(fresh);
+      const failing: string[] = [];
+      p.on('response', (r) => {
+        if (r.status() >= 400) failing.push(`${r.status()} ${r.url()}`);
+      });
+      const consoleErrors: string[] = [];
+      p.on('console', (m) => {
+        if (m.type() === 'error') consoleErrors.push(m.text());
+      });
+      await p.goto(`${origin}/backoffice/`);
+      await p.getByRole('heading', { name: 'Entrar no backoffice' }).waitFor();
+      assert.deepEqual(failing, []);
+      assert.deepEqual(consoleErrors, []);
+      await fresh.close();
+    });
+
     test('when the session expires, sign-in comes back and then the same page', async () => {
       await goto(page, `/accounts/${k.accountId}`);
       await t.store.write((tx) => tx.updateTable('admin_sessions').set({ expires_at_ms: 0 }).execute());

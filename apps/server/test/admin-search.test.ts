@@ -118,6 +118,19 @@ for (const engine of ENGINES) {
       assert.equal(bad.body.error.code, 'VALIDATION_ERROR');
     });
 
+    test('the session status answers "not signed in" with a 200, and the session when signed in', async () => {
+      const anonymous = await t.app.inject({ method: 'GET', url: '/admin/session/status' });
+      assert.equal(anonymous.statusCode, 200);
+      assert.deepEqual(anonymous.json(), { signedIn: false, session: null });
+      const stale = await t.app.inject({ method: 'GET', url: '/admin/session/status', headers: { cookie: 'admin_session=nope' } });
+      assert.deepEqual(stale.json(), { signedIn: false, session: null });
+      const signed = (await get('/admin/session/status')).body;
+      assert.equal(signed.signedIn, true);
+      assert.equal(signed.session.csrfToken, admin.csrf);
+      // The session itself still answers 401 without one.
+      assert.equal((await t.app.inject({ method: 'GET', url: '/admin/session' })).statusCode, 401);
+    });
+
     test('payments filtered by method and amount; settlements by status, run, date and amount', async () => {
       const list = async (q: string) => (await get(`/admin/payments?accountId=${k.accountId}${q}`)).body.data.map((p: { id: string }) => p.id);
       assert.deepEqual(await list('&method=credit_card&amountGte=1000'), [card.id]);
