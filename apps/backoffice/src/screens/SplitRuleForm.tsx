@@ -102,7 +102,7 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
     setErrors(errs);
     if (Object.keys(errs).length > 0) {
       // The focus goes to the first wrong field, once it is marked.
-      setTimeout(() => (document.querySelector('.rule-form [aria-invalid="true"]') as HTMLElement | null)?.focus(), 0);
+      setTimeout(() => document.querySelector<HTMLElement>('.rule-form [aria-invalid="true"]')?.focus(), 0);
       return null;
     }
     return { priority, description: draft.description.trim() || null, conditions, splits };
