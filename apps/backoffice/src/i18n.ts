@@ -49,6 +49,11 @@ const pt = {
   'nav.settlements': 'Repasses',
   'search.label': 'Buscar qualquer coisa',
   'search.go': 'Procurar',
+  'runs.startedBy': 'Iniciada por',
+  'runs.why': 'Motivo',
+  'runs.bySchedule': 'Agenda diária',
+  'run.held': '{n} repasse(s) retido(s), {amount} no total: o lojista não tem conta de repasse cadastrada. Eles serão pagos quando ela for cadastrada.',
+  'run.withHeld': 'com repasses retidos',
   'form.recipientChoose': 'Escolha um recebedor',
   'form.recipientRequired': 'Escolha o recebedor desta parte.',
   'breadcrumb.label': 'Você está em',
@@ -368,6 +373,11 @@ const en: Record<MessageKey, string> = {
   'nav.settlements': 'Settlements',
   'search.label': 'Find anything',
   'search.go': 'Find',
+  'runs.startedBy': 'Started by',
+  'runs.why': 'Reason',
+  'runs.bySchedule': 'Daily schedule',
+  'run.held': '{n} settlement(s) held, {amount} in all: the merchant has no payout bank account. They are paid once it is set.',
+  'run.withHeld': 'with held settlements',
   'form.recipientChoose': 'Choose a recipient',
   'form.recipientRequired': 'Choose this share\'s recipient.',
   'breadcrumb.label': 'You are in',
@@ -688,7 +698,8 @@ export function formatPercent(lang: Lang, percentage: number): string {
 }
 
 export function formatDateTime(lang: Lang, iso: string): string {
-  return new Intl.DateTimeFormat(numberLocale(lang), { dateStyle: 'short', timeStyle: 'medium', timeZone: 'America/Sao_Paulo' }).format(new Date(iso));
+  // With its time zone ("BRT"): an operator elsewhere must not read São Paulo time as theirs.
+  return new Intl.DateTimeFormat(numberLocale(lang), { dateStyle: 'short', timeStyle: 'long', timeZone: 'America/Sao_Paulo' }).format(new Date(iso));
 }
 
 export function formatDate(lang: Lang, ymd: string): string {

@@ -759,13 +759,13 @@ for (const engine of ENGINES) {
     test('find anything from the header; payments and settlements filtered by method and amount, exported as CSV', async () => {
       const [latest] = (await api('GET', '/v1/payments?limit=1')).body.data;
       // An id opens its screen.
-      await page.getByLabel('Buscar qualquer coisa').fill(latest.id);
-      await page.getByLabel('Buscar qualquer coisa').press('Enter');
+      await page.getByRole('searchbox', { name: 'Buscar qualquer coisa' }).fill(latest.id);
+      await page.getByRole('searchbox', { name: 'Buscar qualquer coisa' }).press('Enter');
       await page.waitForURL(new RegExp(`/payments/${latest.id}$`));
       await settled(page);
       // A CNPJ lists the recipients with it, masked, with their merchant's name.
-      await page.getByLabel('Buscar qualquer coisa').fill('11.222.333/0001-81');
-      await page.getByLabel('Buscar qualquer coisa').press('Enter');
+      await page.getByRole('searchbox', { name: 'Buscar qualquer coisa' }).fill('11.222.333/0001-81');
+      await page.getByRole('searchbox', { name: 'Buscar qualquer coisa' }).press('Enter');
       await page.getByRole('heading', { name: 'Resultados da busca' }).waitFor();
       await settled(page);
       const row = page.locator('tr[data-result-type="recipient"]');
@@ -806,6 +806,12 @@ for (const engine of ENGINES) {
       assert.equal(await page.locator('tbody .badge-held').count(), 0);
       await axe(page, 'settlements');
       await shot(page, 'settlements');
+      // The runs list says who started each run and why; times carry their time zone.
+      await goto(page, '/settlement-runs');
+      const started = await page.locator('td[data-started-by]').allInnerTexts();
+      assert.ok(started.some((c) => c.includes(adminEmail) && c.includes('Motivo: ')), started.join(' | '));
+      assert.match(await page.locator('tbody').innerText(), /\d{2}:\d{2}:\d{2} BRT/);
+      await axe(page, 'settlement runs with who and why');
     });
 
     test('context and feedback: the merchant named on every account screen, no recipient preselected, focus on the first wrong field, a confirmation after saving, a first load with no failing request', async () => {
