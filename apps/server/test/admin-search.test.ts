@@ -121,9 +121,9 @@ for (const engine of ENGINES) {
     test('the session status answers "not signed in" with a 200, and the session when signed in', async () => {
       const anonymous = await t.app.inject({ method: 'GET', url: '/admin/session/status' });
       assert.equal(anonymous.statusCode, 200);
-      assert.deepEqual(anonymous.json(), { signedIn: false, session: null });
+      assert.deepEqual(anonymous.json(), { object: 'admin_session_status', livemode: false, signedIn: false, session: null });
       const stale = await t.app.inject({ method: 'GET', url: '/admin/session/status', headers: { cookie: 'admin_session=nope' } });
-      assert.deepEqual(stale.json(), { signedIn: false, session: null });
+      assert.deepEqual(stale.json(), { object: 'admin_session_status', livemode: false, signedIn: false, session: null });
       const signed = (await get('/admin/session/status')).body;
       assert.equal(signed.signedIn, true);
       assert.equal(signed.session.csrfToken, admin.csrf);

@@ -786,6 +786,7 @@ export interface components {
             /** @constant */
             object: "list";
         };
+        /** @description One thing the search found, with its merchant. */
         AdminSearchResult: {
             /** @description The merchant account it belongs to (null for a settlement run). */
             accountId: string | null;
@@ -796,13 +797,17 @@ export interface components {
             id: string;
             /** @description What it is, in a few words: a recipient's name and masked CNPJ, a payment's method and card digits, ... */
             label: string;
-            livemode: boolean | null;
+            /** @description Its mode; false for what belongs to no mode (an account, a settlement run). */
+            livemode: boolean;
+            /** @constant */
+            object: "search_result";
             /** @description Where it is shown: a refund's or receivable's payment, a settlement's run. */
             parentId: string | null;
             status: string | null;
             /** @enum {string} */
             type: "account" | "payment" | "refund" | "recipient" | "split_rule" | "receivable" | "settlement" | "settlement_run" | "webhook_endpoint" | "checkout_session";
         };
+        /** @description What the search box found, and how it read the query. */
         AdminSearchResults: {
             /** @description At most 20, newest first. */
             data: components["schemas"]["AdminSearchResult"][];
@@ -855,6 +860,19 @@ export interface components {
             livemode: false;
             /** @constant */
             object: "admin_session";
+        };
+        /** @description Whether an admin session is signed in, and if so the session. */
+        AdminSessionStatus: {
+            /**
+             * @description Admin objects are not in one mode (the admin API works across both): always false.
+             * @constant
+             */
+            livemode: false;
+            /** @constant */
+            object: "admin_session_status";
+            /** @description The session (as GET /admin/session answers it), or null. */
+            session: components["schemas"]["AdminSession"] | null;
+            signedIn: boolean;
         };
         /** @description A settlement of a run, with its merchant account. */
         AdminSettlement: {
@@ -912,8 +930,16 @@ export interface components {
              * @description First day of the period.
              */
             from: string;
-            /** @description The mode filtered on, or null for both. */
-            livemode: boolean | null;
+            /**
+             * @description Admin objects are not in one mode: always false (the mode filtered on is `mode`).
+             * @constant
+             */
+            livemode: false;
+            /**
+             * @description The mode filtered on (`livemode` of the query), or both.
+             * @enum {string}
+             */
+            mode: "live" | "test" | "both";
             /** @constant */
             object: "admin_stats";
             payments: {
@@ -2923,7 +2949,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description What the search box found, and how it read the query. */
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
@@ -3318,31 +3344,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Whether an admin session is signed in, and if so the session. */
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        session: components["schemas"]["AdminSession"] | null;
-                        signedIn: boolean;
-                    };
+                    "application/json": components["schemas"]["AdminSessionStatus"];
                 };
             };
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
             400: {
-                headers: {
-                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
-            401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;

@@ -7,7 +7,7 @@ import { sendError, toApiError } from '../../plugins/errors.js';
 import type { TSchema } from 'typebox';
 import { DEFAULT_SESSION_TTL_MS, LoginThrottle } from './sessions/service.js';
 import { adminGuard, sessionRoutes } from './sessions/routes.js';
-import { AdminLoginRequest, AdminSession, AdminSessionEnded } from './sessions/schemas.js';
+import { AdminLoginRequest, AdminSession, AdminSessionEnded, AdminSessionStatus } from './sessions/schemas.js';
 import { splitRuleActionRoutes, splitRuleRoutes } from './split-rules/routes.js';
 import { ActivateSplitRuleRequest, AmountSplitShare, CreateSplitRuleRequest, DeactivateSplitRuleRequest, PercentageSplitShare, ReorderSplitRulesRequest, SplitPreview, SplitPreviewRequest, SplitRule, SplitRuleConditions, SplitRuleList, SplitShare, UpdateSplitRuleRequest } from './split-rules/schemas.js';
 import { adminAccountRoutes, accountViewRoutes } from './accounts/routes.js';
@@ -50,7 +50,7 @@ const baseAdminSchemas: TSchema[] = [
   ActivateLiveModeRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest,
 ];
 
-export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...adminStatsSchemas, ...adminSearchSchemas];
+export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...adminStatsSchemas, ...adminSearchSchemas, AdminSessionStatus];
 export { createAdminUser } from './users/service.js';
 export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions/service.js';
 export { LOGIN_FAILED_MESSAGE } from './sessions/routes.js';

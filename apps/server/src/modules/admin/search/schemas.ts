@@ -16,18 +16,19 @@ export type AdminSearchQuery = Static<typeof AdminSearchQuery>;
 
 export const AdminSearchResult = Type.Object(
   {
+    object: constant('search_result'),
     type: stringEnum(SEARCH_RESULT_TYPES),
     id: Type.String(),
     accountId: Type.Union([Type.String(), Type.Null()], { description: 'The merchant account it belongs to (null for a settlement run).' }),
     accountName: Type.Union([Type.String(), Type.Null()]),
-    livemode: Type.Union([Type.Boolean(), Type.Null()]),
+    livemode: Type.Boolean({ description: 'Its mode; false for what belongs to no mode (an account, a settlement run).' }),
     label: Type.String({ description: 'What it is, in a few words: a recipient\'s name and masked CNPJ, a payment\'s method and card digits, ...' }),
     amount: Type.Union([Type.Integer(), Type.Null()], { description: 'Centavos, where it has an amount.' }),
     status: Type.Union([Type.String(), Type.Null()]),
     parentId: Type.Union([Type.String(), Type.Null()], { description: 'Where it is shown: a refund\'s or receivable\'s payment, a settlement\'s run.' }),
     createdAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
-  { $id: 'AdminSearchResult', additionalProperties: false },
+  { $id: 'AdminSearchResult', additionalProperties: false, description: 'One thing the search found, with its merchant.' },
 );
 export type AdminSearchResult = Static<typeof AdminSearchResult>;
 
@@ -38,7 +39,7 @@ export const AdminSearchResults = Type.Object(
     interpretedAs: stringEnum(['id', 'document', 'email', 'card', 'name'], { description: 'How the query was read.' }),
     data: Type.Array(Type.Unsafe<AdminSearchResult>({ $ref: 'AdminSearchResult' }), { description: `At most ${MAX_SEARCH_RESULTS}, newest first.` }),
   },
-  { $id: 'AdminSearchResults', additionalProperties: false },
+  { $id: 'AdminSearchResults', additionalProperties: false, description: 'What the search box found, and how it read the query.' },
 );
 export type AdminSearchResults = Static<typeof AdminSearchResults>;
 

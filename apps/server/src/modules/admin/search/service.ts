@@ -38,7 +38,7 @@ export async function adminSearch(store: Store, q: string, nowMs: number): Promi
   const query = q.trim();
   const db = store.db;
   const results: AdminSearchResult[] = [];
-  const base = { accountName: null, livemode: null, amount: null, status: null, parentId: null, createdAt: null } as const;
+  const base = { object: 'search_result', accountName: null, livemode: false, amount: null, status: null, parentId: null, createdAt: null } as const;
   const recentPayments = () => db.selectFrom('payments').selectAll().where('id', '>=', idFloor('payment', nowMs - SEARCH_PAYMENT_WINDOW_DAYS * 86_400_000));
   const payment = (p: { id: string; account_id: string; livemode: number; amount: number; status: string; method: string; card_last4: string | null; created_at: string }): AdminSearchResult => ({
     ...base, type: 'payment', id: p.id, accountId: p.account_id, livemode: p.livemode === 1, amount: p.amount, status: p.status, createdAt: p.created_at,

@@ -33,7 +33,8 @@ export const AdminStats = Type.Object(
     to: day('Last day of the period (included).'),
     timeZone: constant('America/Sao_Paulo', { description: 'Days are São Paulo days (UTC−03:00; Brazil has no daylight saving time since 2019).' }),
     accountId: Type.Union([Type.String(), Type.Null()], { description: 'The account filtered on, or null for every account.' }),
-    livemode: Type.Union([Type.Boolean(), Type.Null()], { description: 'The mode filtered on, or null for both.' }),
+    livemode: constant(false, { description: 'Admin objects are not in one mode: always false (the mode filtered on is `mode`).' }),
+    mode: stringEnum(['live', 'test', 'both'], { description: 'The mode filtered on (`livemode` of the query), or both.' }),
     payments: Type.Object(
       {
         days: Type.Array(

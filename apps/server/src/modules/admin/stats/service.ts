@@ -88,7 +88,7 @@ export async function adminStats(store: Store, q: AdminStatsQuery, nowMs: number
   const failing = await failingEndpoints(store, q);
   return {
     object: 'admin_stats', from, to, timeZone: 'America/Sao_Paulo',
-    accountId: q.accountId ?? null, livemode: q.livemode ?? null,
+    accountId: q.accountId ?? null, livemode: false, mode: q.livemode === undefined ? 'both' : q.livemode ? 'live' : 'test',
     payments: {
       days: [...days.values()],
       byStatus: statusList,
