@@ -21,7 +21,7 @@ for (const engine of ENGINES) {
     let b: Keys;
     let failing: { url: string; close: () => void };
     let working: Awaited<ReturnType<typeof webhookReceiver>>;
-    const today = localDate();
+    const today = localDate(Date.now());
 
     const call = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) => {
       const headers: Record<string, string> = { cookie: admin.cookie };

@@ -19,7 +19,7 @@ if (url) process.env.TEST_DATABASE_URL = url;
 const db: TestDb = await testDatabase(url ? 'postgres' : 'sqlite');
 const store = Store.open({ url: db.url });
 await store.migrate('0009_refund_original_amounts_sign_in_failures');
-const today = localDate();
+const today = localDate(Date.now());
 const t0 = performance.now();
 const statusOf = `case when x % 20 < 14 then 'approved' when x % 20 < 16 then 'declined' when x % 20 = 16 then 'refunded' when x % 20 = 17 then 'expired' when x % 20 = 18 then 'failed' else 'pending' end`;
 const failureOf = `case when x % 20 in (14, 15) then (case when x % 3 = 0 then 'insufficient_funds' else 'card_declined' end) when x % 20 = 18 then 'provider_unavailable' else null end`;
