@@ -15,6 +15,9 @@ import { PaymentDetail } from './screens/PaymentDetail';
 import { SettlementRuns } from './screens/SettlementRuns';
 import { SettlementRunDetail } from './screens/SettlementRunDetail';
 import { AuditLog } from './screens/AuditLog';
+import { Home } from './screens/Home';
+import { SearchResults } from './screens/Search';
+import { Settlements } from './screens/Settlements';
 
 // Screens and the permission each needs. A route the role lacks is not in the navigation and
 // does not render (it reads as "not found"): the UI shows nothing a role cannot use.
@@ -25,6 +28,9 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
+  { pattern: '/home', permission: 'payments:view', render: () => <Home /> },
+  { pattern: '/search', permission: 'payments:view', render: () => <SearchResults /> },
+  { pattern: '/settlements', permission: 'settlement_runs:view', render: () => <Settlements /> },
   { pattern: '/accounts', permission: 'accounts:view', render: () => <Accounts /> },
   { pattern: '/accounts/:id', permission: 'accounts:view', render: (p) => <AccountDetail id={p.id} /> },
   { pattern: '/accounts/:id/recipients', permission: 'recipients:view', render: (p) => <Recipients accountId={p.id} /> },
@@ -39,9 +45,11 @@ const ROUTES: Route[] = [
 ];
 
 const NAV: Array<{ href: string; label: MessageKey; permission: Permission }> = [
+  { href: '/home', label: 'nav.home', permission: 'payments:view' },
   { href: '/accounts', label: 'nav.accounts', permission: 'accounts:view' },
   { href: '/payments', label: 'nav.payments', permission: 'payments:view' },
   { href: '/settlement-runs', label: 'nav.settlementRuns', permission: 'settlement_runs:view' },
+  { href: '/settlements', label: 'nav.settlements', permission: 'settlement_runs:view' },
   { href: '/audit-log', label: 'nav.auditLog', permission: 'audit_log:view' },
 ];
 
@@ -61,7 +69,9 @@ export function App() {
       setSession(null);
       setNotice('expired');
     });
-    call(client.GET('/admin/session'), { expireOn401: false }).then((s) => {
+    // The status answers "not signed in" with a 200: the first load makes no failing request.
+    call(client.GET('/admin/session/status'), { expireOn401: false }).then(({ session: s }) => {
+      if (!s) return setSession(null);
       setCsrfToken(s.csrfToken);
       setSession(s);
     }, () => setSession(null));
@@ -102,7 +112,7 @@ function Shell({ onSignOut, onLang }: { onSignOut: () => void; onLang: () => voi
   const { t, can, session, lang } = useApp();
   const location = useLocation();
   useEffect(() => {
-    if (location.path === '/') navigate('/accounts', { replace: true });
+    if (location.path === '/') navigate(can('payments:view') ? '/home' : '/accounts', { replace: true });
   }, [location.path]);
   let content: ComponentChildren = null;
   for (const route of ROUTES) {
@@ -125,6 +135,7 @@ function Shell({ onSignOut, onLang }: { onSignOut: () => void; onLang: () => voi
             ))}
           </ul>
         </nav>
+        {can('payments:view') ? <HeaderSearch /> : null}
         <div class="who">
           <span>{session.admin.email} <span class="muted">({t(`session.role.${session.admin.role}` as MessageKey)})</span></span>
           <button type="button" class="link" lang={lang === 'pt-BR' ? 'en' : 'pt-BR'} aria-label={t('lang.switchLabel')} onClick={onLang}>{t('lang.switch')}</button>
@@ -141,4 +152,20 @@ function Shell({ onSignOut, onLang }: { onSignOut: () => void; onLang: () => voi
 function NotFound() {
   const { t } = useApp();
   return <><h1>{t('common.notFound')}</h1></>;
+}
+
+// One box for anything: an id, a CNPJ, an e-mail, last four digits + amount (screens/Search.tsx).
+function HeaderSearch() {
+  const { t } = useApp();
+  const [q, setQ] = useState(() => new URLSearchParams(window.location.search).get('q') ?? '');
+  return (
+    <form role="search" class="header-search" aria-label={t('search.label')} onSubmit={(e) => {
+      e.preventDefault();
+      if (q.trim()) navigate(`/search?q=${encodeURIComponent(q.trim())}`);
+    }}>
+      <label for="global-search" class="sr-only">{t('search.label')}</label>
+      <input id="global-search" type="search" placeholder={t('search.placeholder')} value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
+      <button type="submit" class="secondary">{t('search.go')}</button>
+    </form>
+  );
 }

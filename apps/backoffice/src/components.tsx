@@ -8,9 +8,21 @@ import type { MessageKey } from './i18n';
 // Page: one h1 per screen, focused on arrival (so keyboard and screen-reader users start at the
 // new content), and the document title.
 
+// A confirmation that outlives a navigation ("Regra salva." on the list the form goes back to):
+// the next Page shows it once, as a status message.
+let pendingFlash: string | null = null;
+export function flash(message: string): void {
+  pendingFlash = message;
+}
+
 export function Page({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
   const { t } = useApp();
   const heading = useRef<HTMLHeadingElement>(null);
+  const [notice] = useState(() => {
+    const message = pendingFlash;
+    pendingFlash = null;
+    return message;
+  });
   useEffect(() => {
     document.title = `${title} · ${t('app.title')}`;
     heading.current?.focus();
@@ -21,6 +33,7 @@ export function Page({ title, children, actions }: { title: string; children: Co
         <h1 tabIndex={-1} ref={heading}>{title}</h1>
         {actions ? <div class="actions">{actions}</div> : null}
       </div>
+      {notice ? <p role="status" class="notice" data-flash>{notice}</p> : null}
       {children}
     </>
   );

@@ -673,7 +673,7 @@ for (const engine of ENGINES) {
       await v.goto(`${origin}/backoffice/accounts/${k.accountId}/split-rules`);
       await signInWith(v, viewerEmail);
       await v.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
-      assert.deepEqual(await v.locator('header nav a').allTextContents(), ['Contas', 'Pagamentos', 'Liquidações', 'Auditoria']);
+      assert.deepEqual(await v.locator('header nav a').allTextContents(), ['Início', 'Contas', 'Pagamentos', 'Liquidações', 'Repasses', 'Auditoria']);
       assert.equal(await v.getByRole('link', { name: 'Nova regra' }).count(), 0);
       assert.equal(await v.locator('table.rules tbody tr').count(), 2);
       assert.equal(await v.locator('table.rules button, table.rules a').count(), 0, 'no move, edit, activate or deactivate control');
@@ -718,6 +718,137 @@ for (const engine of ENGINES) {
       assert.equal(payout, '403 PERMISSION_DENIED');
       assert.equal((await t.store.db.selectFrom('accounts').select('payout_bank_account').where('id', '=', k.accountId).executeTakeFirstOrThrow()).payout_bank_account?.includes('12345-6'), true, 'unchanged');
       await viewerContext.close();
+    });
+
+    test('the home shows the business from the aggregates: figures, charts with tables, filters by merchant and mode, by keyboard', async () => {
+      await goto(page, '/');
+      assert.equal(new URL(page.url()).pathname, '/backoffice/home');
+      assert.equal(await heading(page), 'Início');
+      const stats = await page.evaluate(async () => (await fetch('/admin/stats')).json());
+      assert.ok(stats.payments.count >= 3, JSON.stringify(stats.payments));
+      const kpi = (name: string) => page.locator('.kpis div', { hasText: name }).locator('dd').innerText();
+      assert.equal((await kpi('Pagamentos')).trim(), String(stats.payments.count));
+      assert.equal((await kpi('Volume aprovado')).replace(/\s/g, ' '), new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(stats.payments.volume / 100).replace(/\s/g, ' '));
+      // Each chart is an image with a name and a description, and its figures are in a table.
+      const charts = page.locator('figure.chart svg[role="img"]');
+      assert.equal(await charts.count(), 2);
+      assert.equal(await page.getByRole('img', { name: 'Volume aprovado por dia e meio' }).count(), 1);
+      assert.ok((await page.locator('figure.chart rect').count()) >= 1, 'bars drawn');
+      // Keyboard: the first chart's table opens from its summary with Enter.
+      await page.locator('figure.chart summary').first().focus();
+      await page.keyboard.press('Enter');
+      const rows = page.locator('figure.chart details[open] tbody tr');
+      assert.ok((await rows.count()) >= 1);
+      assert.match(await page.locator('main').innerText(), /Recusas por motivo[\s\S]*card_declined/);
+      assert.match(await page.locator('main').innerText(), /America\/Sao_Paulo/);
+      await axe(page, 'home');
+      await shot(page, 'home');
+      // Filters: this merchant, live mode (nothing there), with the keyboard.
+      await page.getByLabel('Lojista').selectOption(k.accountId);
+      await page.getByLabel('Modo').selectOption('live');
+      await page.getByLabel('Modo').focus();
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/mode=live/);
+      await settled(page);
+      await page.locator('main p.muted', { hasText: `Loja Exemplo ${engine}` }).waitFor();
+      await eventually(async () => (await kpi('Pagamentos')).trim() === '0', 'the live figures');
+      await axe(page, 'home (filtered)');
+    });
+
+    test('find anything from the header; payments and settlements filtered by method and amount, exported as CSV', async () => {
+      const [latest] = (await api('GET', '/v1/payments?limit=1')).body.data;
+      // An id opens its screen.
+      await page.getByRole('searchbox', { name: 'Buscar qualquer coisa' }).fill(latest.id);
+      await page.getByRole('searchbox', { name: 'Buscar qualquer coisa' }).press('Enter');
+      await page.waitForURL(new RegExp(`/payments/${latest.id}$`));
+      await settled(page);
+      // A CNPJ lists the recipients with it, masked, with their merchant's name.
+      await page.getByRole('searchbox', { name: 'Buscar qualquer coisa' }).fill('11.222.333/0001-81');
+      await page.getByRole('searchbox', { name: 'Buscar qualquer coisa' }).press('Enter');
+      await page.getByRole('heading', { name: 'Resultados da busca' }).waitFor();
+      await settled(page);
+      const row = page.locator('tr[data-result-type="recipient"]');
+      assert.match(await row.innerText(), /Loja do Zé LTDA · 11\.\*\*\*\.\*\*\*\/\*\*\*\*-81/);
+      assert.match(await row.innerText(), new RegExp(`Loja Exemplo ${engine}`));
+      await axe(page, 'search results');
+      // Payments: an ambiguous amount is refused on its field, which gets the focus.
+      await goto(page, '/payments');
+      await page.getByLabel('Meio', { exact: true }).selectOption('credit_card');
+      await page.getByLabel('Valor mínimo (R$)').fill('123.45');
+      await page.getByRole('button', { name: 'Buscar', exact: true }).last().click();
+      await page.locator('#p-min-error', { hasText: /^Valor ambíguo/ }).waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'p-min');
+      await page.getByLabel('Valor mínimo (R$)').fill('123,45');
+      await page.getByLabel('Valor máximo (R$)').fill('123,45');
+      await page.getByRole('button', { name: 'Buscar', exact: true }).last().click();
+      await page.waitForURL(/amountGte=12345/);
+      await settled(page);
+      const ids = await shownPaymentIds(page);
+      const expected = (await api('GET', '/v1/payments?limit=100')).body.data.filter((p: { amount: number; method: string }) => p.amount === 12345 && p.method === 'credit_card').map((p: { id: string }) => p.id);
+      await eventually(async () => JSON.stringify(await shownPaymentIds(page)) === JSON.stringify(expected), `the filtered payments (${ids.join(',')})`);
+      await axe(page, 'payments filtered by amount');
+      const href = await page.getByRole('link', { name: 'Exportar CSV do que está filtrado' }).getAttribute('href');
+      assert.match(href ?? '', /^\/admin\/payments\.csv\?.*method=credit_card.*amountGte=12345.*amountLte=12345/);
+      const csv = await page.evaluate(async (url) => (await fetch(url)).text(), href as string);
+      const lines = csv.trim().split('\r\n');
+      assert.equal(lines.length, expected.length + 1);
+      assert.ok(lines.slice(1).every((l) => l.includes(',12345,123.45,')), csv);
+      // Settlements of every run, filtered by status.
+      await page.getByRole('link', { name: 'Repasses', exact: true }).click();
+      await page.getByRole('heading', { name: 'Repasses' }).waitFor();
+      await settled(page);
+      await page.getByLabel('Situação').selectOption('paid');
+      await page.getByRole('button', { name: 'Buscar', exact: true }).last().click();
+      await page.waitForURL(/status=paid/);
+      await settled(page);
+      assert.ok((await page.locator('tbody .badge-paid').count()) >= 1);
+      assert.equal(await page.locator('tbody .badge-held').count(), 0);
+      await axe(page, 'settlements');
+      await shot(page, 'settlements');
+      // The runs list says who started each run and why; times carry their time zone.
+      await goto(page, '/settlement-runs');
+      const started = await page.locator('td[data-started-by]').allInnerTexts();
+      assert.ok(started.some((c) => c.includes(adminEmail) && c.includes('Motivo: ')), started.join(' | '));
+      assert.match(await page.locator('tbody').innerText(), /\d{2}:\d{2}:\d{2} BRT/);
+      await axe(page, 'settlement runs with who and why');
+    });
+
+    test('context and feedback: the merchant named on every account screen, no recipient preselected, focus on the first wrong field, a confirmation after saving, a first load with no failing request', async () => {
+      for (const path of [`/accounts/${k.accountId}`, `/accounts/${k.accountId}/recipients`, `/accounts/${k.accountId}/split-rules`, `/accounts/${k.accountId}/split-rules/new`]) {
+        await goto(page, path);
+        assert.equal(await page.locator('nav.breadcrumb [data-merchant-name]').innerText(), `Loja Exemplo ${engine}`, path);
+      }
+      // The new rule's recipient is a choice to make; saving without it puts the focus on it.
+      const select = page.getByLabel('Recebedor').first();
+      assert.equal(await select.inputValue(), '');
+      assert.match(await select.innerText(), /Loja do Zé LTDA · 11\.\*\*\*\.\*\*\*\/\*\*\*\*-81/);
+      await page.getByLabel('Percentual (%)').fill('10');
+      await page.getByRole('button', { name: 'Salvar', exact: true }).click();
+      await page.getByText('Escolha o recebedor desta parte.').waitFor();
+      await eventually(async () => (await page.evaluate(() => document.activeElement?.id)) === 'share-0-recipient', 'the focus on the recipient');
+      await select.selectOption(seller);
+      await page.getByLabel('Descrição').fill('Regra de rascunho');
+      await page.getByRole('button', { name: 'Salvar', exact: true }).click();
+      await page.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
+      assert.equal(await page.locator('[data-flash]').innerText(), 'Regra salva.');
+      await axe(page, 'split rules after a save');
+      // A first load, signed out: the session check answers 200, and no request fails.
+      const fresh = await newContext();
+      const p = await newPage(fresh);
+      const failing: string[] = [];
+      p.on('response', (r) => {
+        if (r.status() >= 400) failing.push(`${r.status()} ${r.url()}`);
+      });
+      const consoleErrors: string[] = [];
+      p.on('console', (m) => {
+        if (m.type() === 'error') consoleErrors.push(m.text());
+      });
+      await p.goto(`${origin}/backoffice/`);
+      await p.getByRole('heading', { name: 'Entrar no backoffice' }).waitFor();
+      assert.deepEqual(failing, []);
+      assert.deepEqual(consoleErrors, []);
+      await fresh.close();
     });
 
     test('when the session expires, sign-in comes back and then the same page', async () => {

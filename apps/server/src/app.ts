@@ -42,6 +42,7 @@ import { recipientRoutes, recipientSchemas } from './modules/recipients/routes.j
 import { receivableRoutes, receivableSchemas } from './modules/receivables/routes.js';
 import { registerAdmin, adminSchemas } from './modules/admin/index.js';
 import { settlementRunRoutes } from './modules/admin/settlement-runs/routes.js';
+import { foldStatsDeltas, STATS_FOLD_BATCH } from './modules/admin/stats/service.js';
 import { settlementRoutes, settlementSchemas } from './modules/settlements/routes.js';
 import { dailyRunJob, JOB_DAILY_RUN, JOB_PAYOUT, JOB_RUN, payoutJob, settlementRunJob } from './modules/settlements/service.js';
 import { refundRoutes, refundSchemas } from './modules/refunds/routes.js';
@@ -364,6 +365,11 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
   const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency, yieldTo: load, busyRoundMs: config.workerBusyRoundMs, concurrencyWithRequests: config.workerConcurrencyWithRequests }, log, batchHandlers);
   if (config.settlementScheduleEnabled) worker.every(JOB_DAILY_RUN, 3_600_000, () => dailyRunJob(deps));
   worker.every(JOB_PIX_RECONCILE, config.pixReconcileEveryMs, () => pixReconcileJob(deps, log));
+  // The home's aggregates: deltas the triggers wrote, folded into stats_daily (a read sums both,
+  // so this only keeps stats_deltas small).
+  worker.every('stats.fold', 60_000, async () => {
+    while ((await store.write((tx) => foldStatsDeltas(tx, store.engine))) === STATS_FOLD_BATCH);
+  });
   worker.every(JOB_PURGE, 3_600_000, () => purgeExpired(store, config));
   return worker;
 }

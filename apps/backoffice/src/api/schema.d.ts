@@ -342,9 +342,29 @@ export interface paths {
         };
         /**
          * Search payments
-         * @description Payments of every merchant account, newest first, with cursors. Filter by `id`, `accountId`, `livemode`, `status`, `method` and creation date (`createdGte`, `createdLte`).
+         * @description Payments of every merchant account, newest first, with cursors. Filter by `id`, `accountId`, `livemode`, `status`, `method`, amount (`amountGte`, `amountLte`, centavos) and creation date (`createdGte`, `createdLte`). GET /admin/payments.csv exports what the same filters match.
          */
         get: operations["adminListPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/payments.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export payments as CSV
+         * @description Every payment the filters match (the same filters as GET /admin/payments, without paging), newest first, as CSV streamed as it is read. Amounts in integer centavos (`amount_cents`) and as exact decimals in reais (`amount_brl`, `123.45`).
+         */
+        get: operations["adminExportPayments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -393,6 +413,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find anything (the back office's search box)
+         * @description One query, read by its shape: an id of any kind (`pay_`, `rcp_`, `stl_`, `acct_`, `ref_`, `rcv_`, `spr_`, `str_`, `whe_`, `cs_`); a CNPJ (recipients; payers' CPF/CNPJ are stored masked and cannot be searched); an e-mail (merchant accounts, and payers of the payments of the last 90 days); the last four card digits and an amount in reais (`4242 100,00`: card payments of the last 90 days); otherwise part of a merchant's name. At most 20 results, each with its merchant's name; `interpretedAs` says how the query was read.
+         */
+        get: operations["adminSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/session": {
         parameters: {
             query?: never;
@@ -416,6 +456,26 @@ export interface paths {
          * @description Ends the session (its cookie stops working at once) and clears the cookie.
          */
         delete: operations["adminDeleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/session/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether an admin is signed in
+         * @description Like GET /admin/session, but answers 200 `{signedIn: false, session: null}` when no session is signed in (instead of a 401): what a page asks first, before it knows.
+         */
+        get: operations["adminGetSessionStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -477,6 +537,46 @@ export interface paths {
          * @description The settlements a run made, one per payee, across every account, newest first: amount, receivable count, status, the bank account snapshot and, for a failed payout, why. `status=failed` lists the failed payouts.
          */
         get: operations["adminListSettlementRunSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search settlements
+         * @description Settlements of every account and run, newest first, with cursors. Filter by `accountId`, `livemode`, `status`, `payeeType`, `runId`, settlement date (`dateGte`, `dateLte`) and amount (`amountGte`, `amountLte`, centavos). GET /admin/settlements.csv exports what the same filters match.
+         */
+        get: operations["adminListSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/settlements.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export settlements as CSV
+         * @description Every settlement the filters match (those of GET /admin/settlements, without paging), newest first, streamed. Amounts in integer centavos (`amount_cents`) and as exact decimals in reais (`amount_brl`).
+         */
+        get: operations["adminExportSettlements"];
         put?: never;
         post?: never;
         delete?: never;
@@ -607,6 +707,26 @@ export interface paths {
          * @description Gives the account's rules (in one mode) new priorities in one transaction: `ruleIds` lists every rule, each once, first to run first; they get priorities 10, 20, 30, ... Needs a `reason` (the order decides which rule a sale gets), kept in the audit log. Answers the rules in their new order.
          */
         post: operations["adminReorderSplitRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the business did over a period (the back office home)
+         * @description Payments (count and approved volume per day and method, approval rate, declines by reason), refunds, disputes, settlements (paid, held, failed, pending) and webhook delivery health, over a period of São Paulo days (default: the last 30; at most 366), for every account or one (`accountId`), in both modes or one (`livemode`). Read from daily aggregates kept by the store in the transaction of every change, so its cost does not grow with the number of payments. Disputes are not tracked yet: always zero (`disputes.tracked: false`).
+         */
+        get: operations["adminGetStats"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -809,6 +929,40 @@ export interface components {
             /** @constant */
             object: "list";
         };
+        /** @description One thing the search found, with its merchant. */
+        AdminSearchResult: {
+            /** @description The merchant account it belongs to (null for a settlement run). */
+            accountId: string | null;
+            accountName: string | null;
+            /** @description Centavos, where it has an amount. */
+            amount: number | null;
+            createdAt: string | null;
+            id: string;
+            /** @description What it is, in a few words: a recipient's name and masked CNPJ, a payment's method and card digits, ... */
+            label: string;
+            /** @description Its mode; false for what belongs to no mode (an account, a settlement run). */
+            livemode: boolean;
+            /** @constant */
+            object: "search_result";
+            /** @description Where it is shown: a refund's or receivable's payment, a settlement's run. */
+            parentId: string | null;
+            status: string | null;
+            /** @enum {string} */
+            type: "account" | "payment" | "refund" | "recipient" | "split_rule" | "receivable" | "settlement" | "settlement_run" | "webhook_endpoint" | "checkout_session";
+        };
+        /** @description What the search box found, and how it read the query. */
+        AdminSearchResults: {
+            /** @description At most 20, newest first. */
+            data: components["schemas"]["AdminSearchResult"][];
+            /**
+             * @description How the query was read.
+             * @enum {string}
+             */
+            interpretedAs: "id" | "document" | "email" | "card" | "name";
+            /** @constant */
+            object: "list";
+            query: string;
+        };
         /** @description An admin session. The session id itself only travels in the HttpOnly `admin_session` cookie. */
         AdminSession: {
             admin: components["schemas"]["AdminUser"];
@@ -834,6 +988,16 @@ export interface components {
             livemode: boolean;
             /** @constant */
             object: "admin_session";
+        };
+        /** @description Whether an admin session is signed in, and if so the session. */
+        AdminSessionStatus: {
+            /** @description Admin objects are not in one mode (the admin API works across both): always `false`. */
+            livemode: boolean;
+            /** @constant */
+            object: "admin_session_status";
+            /** @description The session (as GET /admin/session answers it), or null. */
+            session: components["schemas"]["AdminSession"] | null;
+            signedIn: boolean;
         };
         /** @description A settlement of a run, with its merchant account. */
         AdminSettlement: {
@@ -875,6 +1039,150 @@ export interface components {
             hasMore: boolean;
             /** @constant */
             object: "list";
+        };
+        /** @description What the business did over a period: payments, refunds, disputes, settlements and webhook deliveries, from daily aggregates. */
+        AdminStats: {
+            /** @description The account filtered on, or null for every account. */
+            accountId: string | null;
+            disputes: {
+                /** @description Disputed amount. Centavos. */
+                amount: number;
+                count: number;
+                /** @description Disputes (chargebacks) are not tracked by this service yet: count and amount are always 0 until they are. */
+                tracked: boolean;
+            };
+            /**
+             * Format: date
+             * @description First day of the period.
+             */
+            from: string;
+            /** @description Admin objects are not in one mode: always false (the mode filtered on is `mode`). */
+            livemode: boolean;
+            /**
+             * @description The mode filtered on (`livemode` of the query), or both.
+             * @enum {string}
+             */
+            mode: "live" | "test" | "both";
+            /** @constant */
+            object: "admin_stats";
+            payments: {
+                /** @description Approved ÷ (approved + declined + failed): payments still pending, canceled or expired have no outcome and are left out. Null when none had an outcome. */
+                approvalRate: number | null;
+                approvedCount: number;
+                /** @description Payments of the period by their current status. */
+                byStatus: {
+                    /** @description Sum of their amounts. Centavos. */
+                    amount: number;
+                    count: number;
+                    /** @enum {string} */
+                    status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+                }[];
+                count: number;
+                /** @description One entry per day and method that had payments, oldest first. Days without payments are left out. */
+                days: {
+                    /** @description Of them, approved (refunded ones included). */
+                    approvedCount: number;
+                    /** @description Payments created, in any status. */
+                    count: number;
+                    /**
+                     * Format: date
+                     * @description The day payments were created.
+                     */
+                    date: string;
+                    /** @enum {string} */
+                    method: "pix" | "credit_card";
+                    /** @description Amount of the approved ones (before refunds). Centavos. */
+                    volume: number;
+                }[];
+                /** @description Declined and failed payments by reason, most frequent first. */
+                declines: {
+                    /** @description Sum of their amounts. Centavos. */
+                    amount: number;
+                    count: number;
+                    /** @description The failure code (`card_declined`, `insufficient_funds`, `provider_unavailable`, ...). */
+                    reason: string;
+                    /** @enum {string} */
+                    status: "declined" | "failed";
+                }[];
+                /** @description Amount of the approved payments. Centavos. */
+                volume: number;
+            };
+            /** @description Refunds created in the period, by status. */
+            refunds: {
+                /** @description Refunded so far of the payments created in the period. Centavos. */
+                amountRefundedOfPeriod: number;
+                failed: {
+                    /** @description Sum of amounts the provider refused to refund. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+                pending: {
+                    /** @description Sum of amounts being refunded. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+                succeeded: {
+                    /** @description Sum of refunded amounts. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+            };
+            /** @description Settlements dated in the period by status: `paid`, `held` (waiting for the merchant's payout bank account), `failed` (the bank refused the payout; its receivables went back to pending), `pending` (payout under way). */
+            settlements: {
+                failed: {
+                    /** @description Sum of failed settlements. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+                held: {
+                    /** @description Sum of held settlements. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+                paid: {
+                    /** @description Sum of paid settlements. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+                pending: {
+                    /** @description Sum of pending settlements. Centavos. */
+                    amount: number;
+                    count: number;
+                };
+            };
+            /**
+             * @description Days are São Paulo days (UTC−03:00; Brazil has no daylight saving time since 2019).
+             * @constant
+             */
+            timeZone: "America/Sao_Paulo";
+            /**
+             * Format: date
+             * @description Last day of the period (included).
+             */
+            to: string;
+            /** @description Webhook delivery health: deliveries created in the period, and the endpoints failing now (not filtered by period). */
+            webhooks: {
+                /** @description Deliveries that gave up after every retry. */
+                failed: number;
+                /** @description Endpoints failing now (a delivery to them failed and none has succeeded since) or disabled for failing. */
+                failingEndpointCount: number;
+                /** @description The failing endpoints, longest failing first (at most 20). */
+                failingEndpoints: {
+                    accountId: string;
+                    disabledReason: string | null;
+                    enabled: boolean;
+                    failingSince: string | null;
+                    id: string;
+                    livemode: boolean;
+                    url: string;
+                }[];
+                /** @description Deliveries still being tried. */
+                pending: number;
+                /** @description Deliveries created in the period that the endpoint acknowledged (2xx). */
+                succeeded: number;
+                /** @description succeeded ÷ (succeeded + failed); null when none finished. */
+                successRate: number | null;
+            };
         };
         /** @description The admin user signed in. */
         AdminUser: {
@@ -4196,6 +4504,10 @@ export interface operations {
             query?: {
                 /** @description Only this merchant account's payments. */
                 accountId?: string;
+                /** @description Only payments of at least this amount (centavos). */
+                amountGte?: number;
+                /** @description Only payments of at most this amount (centavos). */
+                amountLte?: number;
                 /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdGte?: string;
                 /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
@@ -4226,6 +4538,97 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminPaymentSummaryList"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminExportPayments: {
+        parameters: {
+            query?: {
+                /** @description Only this merchant account's payments. */
+                accountId?: string;
+                /** @description Only payments of at least this amount (centavos). */
+                amountGte?: number;
+                /** @description Only payments of at most this amount (centavos). */
+                amountLte?: number;
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
+                createdGte?: string;
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
+                createdLte?: string;
+                /** @description Only this payment (`pay_...`). */
+                id?: string;
+                livemode?: boolean;
+                method?: "pix" | "credit_card";
+                status?: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (RFC 4180, UTF-8, CRLF), with a header line. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
@@ -4391,6 +4794,84 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PixReceivedList"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminSearch: {
+        parameters: {
+            query: {
+                /** @description An id of any kind (`pay_`, `rcp_`, `stl_`, `acct_`, `ref_`, `rcv_`, `spr_`, `str_`, `whe_`, `cs_`), a CNPJ (recipients), an e-mail (merchant accounts; payers of recent payments), the last four card digits and an amount (`4242 100,00`), or part of a merchant's name. */
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the search box found, and how it read the query. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSearchResults"];
                 };
             };
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
@@ -4769,6 +5250,71 @@ export interface operations {
             };
         };
     };
+    adminGetSessionStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether an admin session is signed in, and if so the session. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSessionStatus"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     adminListSettlementRuns: {
         parameters: {
             query?: {
@@ -5137,6 +5683,194 @@ export interface operations {
             };
             /** @description NOT_FOUND: no such object for this account and mode. */
             404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminListSettlements: {
+        parameters: {
+            query?: {
+                /** @description Only this merchant account's settlements. */
+                accountId?: string;
+                /** @description At least this amount (centavos). */
+                amountGte?: number;
+                /** @description At most this amount (centavos). */
+                amountLte?: number;
+                /** @description Settlement date on or after (YYYY-MM-DD). */
+                dateGte?: string;
+                /** @description Settlement date on or before (YYYY-MM-DD). */
+                dateLte?: string;
+                /** @description Cursor: an id; returns the objects before it (newer). */
+                endingBefore?: string;
+                /** @description Page size, 1-100 (default 20). */
+                limit?: number;
+                livemode?: boolean;
+                payeeType?: "merchant" | "recipient";
+                /** @description Only this run's settlements (`str_...`). */
+                runId?: string;
+                /** @description Cursor: an id from the previous page; returns the objects after it (older). */
+                startingAfter?: string;
+                status?: "held" | "pending" | "paid" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of AdminSettlement objects, newest first. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSettlementList"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminExportSettlements: {
+        parameters: {
+            query?: {
+                /** @description Only this merchant account's settlements. */
+                accountId?: string;
+                /** @description At least this amount (centavos). */
+                amountGte?: number;
+                /** @description At most this amount (centavos). */
+                amountLte?: number;
+                /** @description Settlement date on or after (YYYY-MM-DD). */
+                dateGte?: string;
+                /** @description Settlement date on or before (YYYY-MM-DD). */
+                dateLte?: string;
+                livemode?: boolean;
+                payeeType?: "merchant" | "recipient";
+                /** @description Only this run's settlements (`str_...`). */
+                runId?: string;
+                status?: "held" | "pending" | "paid" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (RFC 4180, UTF-8, CRLF), with a header line. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
@@ -6173,6 +6907,90 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminGetStats: {
+        parameters: {
+            query?: {
+                /** @description Only this merchant account (`acct_...`). */
+                accountId?: string;
+                /** @description First day of the period, São Paulo time (default: 29 days before `to`). */
+                from?: string;
+                /** @description Only live (`true`) or only test (`false`) data; both when omitted. */
+                livemode?: boolean;
+                /** @description Last day of the period, included, São Paulo time (default: today). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the business did over a period: payments, refunds, disputes, settlements and webhook deliveries, from daily aggregates. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminStats"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };

@@ -1,3 +1,5 @@
+import { call, client } from '../api/client';
+import { useLoad } from '../components';
 import { useApp } from '../context';
 import { Link, useLocation } from '../router';
 
@@ -10,7 +12,17 @@ export function AccountTabs({ accountId }: { accountId: string }) {
     { href: `/accounts/${accountId}/recipients`, label: t('account.recipients'), show: can('recipients:view') },
     { href: `/accounts/${accountId}/split-rules`, label: t('account.splitRules'), show: can('split_rules:view') },
   ];
+  // Whose screen this is, on every screen of the account: an operator changing payees sees the
+  // merchant's name before anything else.
+  const account = useLoad(() => call(client.GET('/admin/accounts/{id}', { params: { path: { id: accountId } } })), [accountId]);
   return (
+    <>
+    <nav class="breadcrumb" aria-label={t('breadcrumb.label')}>
+      <ol>
+        <li><Link href="/accounts">{t('nav.accounts')}</Link></li>
+        <li><Link href={`/accounts/${accountId}`} aria-current={path === `/accounts/${accountId}` ? 'page' : undefined}><strong data-merchant-name>{account.data?.name ?? accountId}</strong></Link> <code class="small muted">{accountId}</code></li>
+      </ol>
+    </nav>
     <nav class="tabs" aria-label={t('account.tabs')}>
       <ul>
         {tabs.filter((x) => x.show).map((x) => (
@@ -18,5 +30,6 @@ export function AccountTabs({ accountId }: { accountId: string }) {
         ))}
       </ul>
     </nav>
+    </>
   );
 }

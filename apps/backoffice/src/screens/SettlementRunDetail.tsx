@@ -29,10 +29,13 @@ export function SettlementRunDetail({ id }: { id: string }) {
         return (
           <>
             {run.status !== 'completed' && <p class="muted" aria-live="polite">{t('run.inProgress')}</p>}
+            {run.status === 'completed' && settlements.some((s) => s.status === 'held') ? (
+              <p role="status" class="notice warn" data-held>{t('run.held', { n: settlements.filter((s) => s.status === 'held').length, amount: money(settlements.filter((s) => s.status === 'held').reduce((a, s) => a + s.amount, 0)) })}</p>
+            ) : null}
             <dl class="summary">
               <div><dt>{t('runs.runDate')}</dt><dd>{date(run.runDate)}</dd></div>
               <div><dt>{t('runs.trigger')}</dt><dd>{t(run.trigger === 'admin' ? 'runs.trigger.admin' : 'runs.trigger.schedule')}</dd></div>
-              <div><dt>{t('common.status')}</dt><dd><StatusBadge status={run.status} /></dd></div>
+              <div><dt>{t('common.status')}</dt><dd><StatusBadge status={run.status} />{run.status === 'completed' && settlements.some((s) => s.status === 'held') ? <> <span class="badge badge-held">{t('run.withHeld')}</span></> : null}</dd></div>
               <div><dt>{t('runs.settlements')}</dt><dd>{run.settlementCount}</dd></div>
               <div><dt>{t('runs.receivables')}</dt><dd>{run.receivableCount}</dd></div>
               <div><dt>{t('runs.total')}</dt><dd>{money(run.totalAmount)}</dd></div>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, call, client, mutationHeaders, newIdempotencyKey, type Schemas } from '../api/client';
-import { ConfirmDialog, ErrorMessage, Loaded, Page, useLoad } from '../components';
+import { ConfirmDialog, ErrorMessage, Loaded, Page, flash, useLoad } from '../components';
 import { useApp } from '../context';
 import { MONEY_PROBLEM_MESSAGE, moneyInput, parseMoney, parsePercentage, percentageInput } from '../i18n';
 import { navigate, queryString, useLocation } from '../router';
@@ -87,6 +87,8 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
       else conditions[field] = parsed.cents;
     }
     const splits: Schemas['SplitShareRequest'][] = draft.shares.map((s, i) => {
+      // No recipient is preselected: the operator picks each one.
+      if (s.recipientId === '') errs[`splits[${i}].recipientId`] = t('form.recipientRequired');
       if (s.kind === 'percentage') {
         const p = parsePercentage(s.value);
         if (p === null) errs[`splits[${i}]`] = t(s.value.trim() === '' ? 'form.percentageRequired' : 'form.invalidPercentage');
@@ -98,7 +100,11 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
       return { recipientId: s.recipientId, amount: parsed.ok ? parsed.cents : 0 };
     });
     setErrors(errs);
-    if (Object.keys(errs).length > 0) return null;
+    if (Object.keys(errs).length > 0) {
+      // The focus goes to the first wrong field, once it is marked.
+      setTimeout(() => document.querySelector<HTMLElement>('.rule-form [aria-invalid="true"]')?.focus(), 0);
+      return null;
+    }
     return { priority, description: draft.description.trim() || null, conditions, splits };
   };
 
@@ -123,6 +129,7 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
           body: { accountId, livemode, ...body, description: body.description ?? undefined, active: activate !== null, ...(activate ? { reason: activate.reason } : {}) },
         }));
       }
+      flash(t('form.saved'));
       navigate(back);
       return true;
     } catch (err) {
@@ -193,7 +200,8 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
             <div class="field">
               <label for={`share-${i}-recipient`}>{t('form.recipient')}</label>
               <select id={`share-${i}-recipient`} value={share.recipientId} onChange={(e) => updateShare(i, { recipientId: (e.target as HTMLSelectElement).value })} {...invalid(`splits[${i}].recipientId`)}>
-                {recipients.map((r) => <option key={r.id} value={r.id}>{r.name} ({r.id})</option>)}
+                <option value="" disabled>{t('form.recipientChoose')}</option>
+                {recipients.map((r) => <option key={r.id} value={r.id}>{r.name} · {r.document}</option>)}
               </select>
               {fieldError(`splits[${i}].recipientId`)}
             </div>
@@ -217,7 +225,7 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
           </fieldset>
         ))}
         {recipients.length > 0 && draft.shares.length < 20 ? (
-          <button type="button" class="secondary" onClick={() => update({ shares: [...draft.shares, { key: ++shareKeys, recipientId: recipients[0].id, kind: 'percentage', value: '' }] })}>{t('form.addShare')}</button>
+          <button type="button" class="secondary" onClick={() => update({ shares: [...draft.shares, { key: ++shareKeys, recipientId: '', kind: 'percentage', value: '' }] })}>{t('form.addShare')}</button>
         ) : null}
         {fieldError('splits')}
       </fieldset>
@@ -272,6 +280,6 @@ function initialDraft(lang: 'pt-BR' | 'en', rule: SplitRule | null, rules: Split
     method: '',
     minAmount: '',
     maxAmount: '',
-    shares: recipients.length > 0 ? [{ key: ++shareKeys, recipientId: recipients[0].id, kind: 'percentage', value: '' }] : [],
+    shares: recipients.length > 0 ? [{ key: ++shareKeys, recipientId: '', kind: 'percentage', value: '' }] : [],
   };
 }

@@ -57,7 +57,8 @@ export function routeContract(route: RouteLike): RouteContract | null {
   const config = (route.config ?? {}) as { auth?: string; idempotent?: boolean; writes?: boolean; rateLimit?: unknown; throws?: ErrorCode[]; sets?: Record<number, ResponseHeader[]> };
   const method = String(Array.isArray(route.method) ? route.method[0] : route.method).toUpperCase();
   const admin = route.url.startsWith('/admin/');
-  const signIn = admin && method === 'POST' && route.url === '/admin/session';
+  // Signing in, and asking whether one is signed in (GET /admin/session/status answers 200 either way).
+  const signIn = admin && ((method === 'POST' && route.url === '/admin/session') || ((method === 'GET' || method === 'HEAD') && route.url === '/admin/session/status'));
   const takesBody = BODY_METHODS.has(method);
   const keyAuth = config.auth === 'secret' || config.auth === 'publishable' || config.auth === 'checkout';
   const rateLimited = keyAuth || config.rateLimit !== undefined;

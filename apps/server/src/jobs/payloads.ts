@@ -24,6 +24,7 @@ export const JOB_PAYLOADS = {
   'settlement.daily': nothing,
   'maintenance.purge': nothing,
   'pix.reconcile': nothing,
+  'stats.fold': nothing,
 } satisfies Record<string, TSchema>;
 
 export type JobType = keyof typeof JOB_PAYLOADS;

@@ -1,4 +1,4 @@
-import { Kysely, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, sql, type CreateTableBuilder, type Migration, type MigrationProvider } from 'kysely';
 
 // Versioned migrations, in code so they ship with the build. Never edit a released migration:
 // add the next one. Types are the portable subset (text, bigint, integer) of both engines.
@@ -515,6 +515,85 @@ const migrations: Record<string, Migration> = {
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('account_branding_logo').on('account_branding').columns(['logo_sha256']).execute();
+    },
+  },
+  // The back office's home (issue 29): counts and sums of payments, refunds, settlements and
+  // webhook deliveries per São Paulo day, account, mode and method/status/reason, so the home
+  // reads a few hundred rows instead of every payment. Triggers on both engines write a +1/-1
+  // delta row for every insert, change of a counted column, or delete, in the transaction that
+  // makes the change: nothing is counted that did not commit, and no write path can forget it.
+  // Deltas are append-only (no hot row for concurrent writers to queue on, no deadlock); the
+  // worker folds them into stats_daily every minute (modules/admin/stats/service.ts), and a read
+  // sums both tables. stats_daily also keeps every account's total per day under account_id '*',
+  // so the home for all merchants reads a row per day and status, not one per merchant. The
+  // migration backfills stats_daily from what is already there.
+  '0011_stats_daily': {
+    async up(db: Kysely<any>) {
+      const sqlite = isSqlite(db);
+      for (const table of ['stats_daily', 'stats_deltas']) {
+        let t: CreateTableBuilder<string, string> = db.schema.createTable(table);
+        if (table === 'stats_deltas') t = sqlite ? t.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement()) : t.addColumn('seq', 'bigserial', (c) => c.primaryKey());
+        t = t.addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('day', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('livemode', 'integer', (c) => c.notNull())
+          .addColumn('method', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('reason', 'text', (c) => c.notNull())
+          .addColumn('count', 'bigint', (c) => c.notNull())
+          .addColumn('amount', 'bigint', (c) => c.notNull())
+          .addColumn('amount2', 'bigint', (c) => c.notNull());
+        if (table === 'stats_daily') t = t.addPrimaryKeyConstraint('stats_daily_pk', ['account_id', 'day', 'kind', 'livemode', 'method', 'status', 'reason']);
+        await t.execute();
+      }
+      // What each kind counts, as SQL over a row (`r` is NEW or OLD in a trigger, the table in the
+      // backfill): its day, method, status, reason, amount and second amount.
+      const spDay = (col: string) => (sqlite ? `date(${col}, '-3 hours')` : `to_char((${col})::timestamptz at time zone 'UTC' - interval '3 hours', 'YYYY-MM-DD')`);
+      const kinds = [
+        { kind: 'payment', table: 'payments', cols: ['status', 'amount_refunded', 'failure_code'],
+          row: (r: string) => [spDay(`${r}.created_at`), `${r}.method`, `${r}.status`, `coalesce(${r}.failure_code, '')`, `${r}.amount`, `${r}.amount_refunded`] },
+        { kind: 'refund', table: 'refunds', cols: ['status', 'amount'],
+          row: (r: string) => [spDay(`${r}.created_at`), `''`, `${r}.status`, `coalesce(${r}.reason, '')`, `${r}.amount`, `${r}.net_amount`] },
+        { kind: 'settlement', table: 'settlements', cols: ['status', 'amount', 'hold_reason'],
+          row: (r: string) => [`${r}.settlement_date`, `${r}.payee_type`, `${r}.status`, `coalesce(${r}.hold_reason, '')`, `${r}.amount`, `${r}.receivable_count`] },
+        { kind: 'webhook_delivery', table: 'webhook_deliveries', cols: ['status', 'attempts'],
+          row: (r: string) => [spDay(`${r}.created_at`), `''`, `${r}.status`, `''`, '0', `${r}.attempts`] },
+      ];
+      const columns = 'kind, day, account_id, livemode, method, status, reason, count, amount, amount2';
+      const values = (k: (typeof kinds)[number], r: string, sign: '' | '-') => {
+        const [day, method, status, reason, amount, amount2] = k.row(r);
+        return `('${k.kind}', ${day}, ${r}.account_id, ${r}.livemode, ${method}, ${status}, ${reason}, ${sign}1, ${sign}${amount}, ${sign}${amount2})`;
+      };
+      for (const k of kinds) {
+        const [day, method, status, reason, amount, amount2] = k.row(k.table);
+        await sql.raw(`insert into stats_daily (${columns})
+          select '${k.kind}', ${day}, account_id, livemode, ${method}, ${status}, ${reason}, count(*), coalesce(sum(${amount}), 0), coalesce(sum(${amount2}), 0)
+          from ${k.table} group by 2, 3, 4, 5, 6, 7`).execute(db);
+        await sql.raw(`insert into stats_daily (${columns})
+          select '${k.kind}', ${day}, '*', livemode, ${method}, ${status}, ${reason}, count(*), coalesce(sum(${amount}), 0), coalesce(sum(${amount2}), 0)
+          from ${k.table} group by 2, 4, 5, 6, 7`).execute(db);
+        const changed = k.cols.map((c) => (sqlite ? `old.${c} is not new.${c}` : `old.${c} is distinct from new.${c}`)).join(' or ');
+        if (sqlite) {
+          await sql.raw(`create trigger ${k.table}_stats_insert after insert on ${k.table} begin
+            insert into stats_deltas (${columns}) values ${values(k, 'new', '')}; end`).execute(db);
+          await sql.raw(`create trigger ${k.table}_stats_update after update on ${k.table} when ${changed} begin
+            insert into stats_deltas (${columns}) values ${values(k, 'old', '-')}, ${values(k, 'new', '')}; end`).execute(db);
+          await sql.raw(`create trigger ${k.table}_stats_delete after delete on ${k.table} begin
+            insert into stats_deltas (${columns}) values ${values(k, 'old', '-')}; end`).execute(db);
+        } else {
+          await sql.raw(`create function ${k.table}_stats() returns trigger language plpgsql as $$
+            begin
+              if tg_op = 'UPDATE' and not (${changed}) then return null; end if;
+              if tg_op in ('UPDATE', 'DELETE') then insert into stats_deltas (${columns}) values ${values(k, 'old', '-')}; end if;
+              if tg_op in ('UPDATE', 'INSERT') then insert into stats_deltas (${columns}) values ${values(k, 'new', '')}; end if;
+              return null;
+            end $$`).execute(db);
+          await sql.raw(`create trigger ${k.table}_stats after insert or update or delete on ${k.table}
+            for each row execute function ${k.table}_stats()`).execute(db);
+        }
+      }
+      // Endpoint ids and accounts whose deliveries fail, for the home's "endpoints failing".
+      await db.schema.createIndex('webhook_endpoints_failing').on('webhook_endpoints').columns(['failing_since_ms']).execute();
     },
   },
 };

@@ -383,11 +383,34 @@ export interface AccountBrandingTable {
   updated_at: string;
 }
 
+// Counts and sums per São Paulo day for the back office's home (migration 0011): `kind` is
+// payment | refund | settlement | webhook_delivery; method/status/reason are '' where the kind
+// has none. stats_deltas holds the +1/-1 rows the triggers write; the worker folds them into
+// stats_daily (modules/admin/stats/service.ts). `amount2`: amount_refunded of payments,
+// net_amount of refunds, receivable_count of settlements, attempts of deliveries.
+export interface StatsDailyTable {
+  kind: string;
+  day: string;
+  account_id: string;
+  livemode: number;
+  method: string;
+  status: string;
+  reason: string;
+  count: number;
+  amount: number;
+  amount2: number;
+}
+export interface StatsDeltasTable extends StatsDailyTable {
+  seq: Generated<number>;
+}
+
 export interface Database {
   connector_accounts: ConnectorAccountsTable;
   provider_notifications: ProviderNotificationsTable;
   pix_received: PixReceivedTable;
   account_branding: AccountBrandingTable;
+  stats_daily: StatsDailyTable;
+  stats_deltas: StatsDeltasTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   recipients: RecipientsTable;

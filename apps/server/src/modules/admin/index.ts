@@ -7,7 +7,7 @@ import { sendError, toApiError } from '../../plugins/errors.js';
 import type { TSchema } from 'typebox';
 import { DEFAULT_SESSION_TTL_MS, LoginThrottle } from './sessions/service.js';
 import { adminGuard, sessionRoutes } from './sessions/routes.js';
-import { AdminLoginRequest, AdminSession, AdminSessionEnded, AdminUser } from './sessions/schemas.js';
+import { AdminLoginRequest, AdminSession, AdminSessionEnded, AdminSessionStatus, AdminUser } from './sessions/schemas.js';
 import { splitRuleActionRoutes, splitRuleRoutes } from './split-rules/routes.js';
 import { ActivateSplitRuleRequest, AmountSplitShare, AmountSplitShareRequest, CreateSplitRuleRequest, DeactivateSplitRuleRequest, PercentageSplitShare, PercentageSplitShareRequest, ReorderSplitRulesRequest, SplitPreview, SplitPreviewReceivable, SplitPreviewRequest, SplitRule, SplitRuleConditions, SplitRuleList, SplitShare, SplitShareRequest, UpdateSplitRuleRequest } from './split-rules/schemas.js';
 import { adminAccountRoutes, accountViewRoutes } from './accounts/routes.js';
@@ -22,6 +22,12 @@ import { settlementRunSchemas } from './settlement-runs/schemas.js';
 import { connectorAccountSchemas } from './connector-accounts/schemas.js';
 import { brandingRoutes } from './branding/routes.js';
 import { brandingSchemas } from './branding/schemas.js';
+import { adminStatsRoutes } from './stats/routes.js';
+import { adminStatsSchemas } from './stats/schemas.js';
+import { adminSearchRoutes } from './search/routes.js';
+import { adminSearchSchemas } from './search/schemas.js';
+import { adminSettlementRoutes } from './settlements/routes.js';
+import { systemClock, type Clock } from '../../clock.js';
 
 // The admin API (/admin/...): back-office operations behind an admin session (cookie + CSRF
 // token), never an API key. Everything lives in one encapsulated plugin scope (no prefix: routes
@@ -47,7 +53,7 @@ const baseAdminSchemas: TSchema[] = [
   ActivateLiveModeRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest,
 ];
 
-export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...connectorAccountSchemas, ...brandingSchemas];
+export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...connectorAccountSchemas, ...brandingSchemas, ...adminStatsSchemas, ...adminSearchSchemas, AdminSessionStatus];
 export { createAdminUser } from './users/service.js';
 export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions/service.js';
 export { LOGIN_FAILED_MESSAGE } from './sessions/routes.js';
@@ -65,6 +71,8 @@ export interface AdminDeps {
   // error handling (e.g. `(scope) => settlementRunRoutes(scope, settlementDeps)`). They register
   // full paths (`/admin/...`): the scope has no prefix.
   routes?: Array<(scope: FastifyInstance) => void>;
+  // Today's date for the home's default period (tests pass a ManualClock).
+  clock?: Clock;
 }
 
 // Array indexes in field names read `splits[0].amount` in admin errors (the domain's spelling),
@@ -100,6 +108,9 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDeps): Prom
     adminAccountRoutes(scope, store, deps.keyCache);
     accountViewRoutes(scope, store);
     adminPaymentRoutes(scope, store);
+    adminStatsRoutes(scope, store, deps.clock ?? systemClock);
+    adminSearchRoutes(scope, store, deps.clock ?? systemClock);
+    adminSettlementRoutes(scope, store);
     auditLogRoutes(scope, store);
     brandingRoutes(scope, store);
     for (const register of deps.routes ?? []) register(scope);

@@ -3,8 +3,9 @@ import { Type } from 'typebox';
 import type { Store } from '../../../store/index.js';
 import { ref } from '../../../http/common.js';
 import { security, tags } from '../shared/schemas.js';
-import { ListAdminPaymentsQuery } from './schemas.js';
-import { getAdminPayment, listAdminPayments } from './service.js';
+import { ExportAdminPaymentsQuery, ListAdminPaymentsQuery } from './schemas.js';
+import { exportAdminPayments, getAdminPayment, listAdminPayments } from './service.js';
+import { csvResponse } from '../shared/schemas.js';
 import { typed } from '../../../http/typed.js';
 
 export function adminPaymentRoutes(scopeInstance: FastifyInstance, store: Store): void {
@@ -13,11 +14,23 @@ export function adminPaymentRoutes(scopeInstance: FastifyInstance, store: Store)
     config: { auth: 'none', permission: 'payments:view' },
     schema: {
       operationId: 'adminListPayments', tags, security, summary: 'Search payments',
-      description: 'Payments of every merchant account, newest first, with cursors. Filter by `id`, `accountId`, `livemode`, `status`, `method` and creation date (`createdGte`, `createdLte`).',
+      description: 'Payments of every merchant account, newest first, with cursors. Filter by `id`, `accountId`, `livemode`, `status`, `method`, amount (`amountGte`, `amountLte`, centavos) and creation date (`createdGte`, `createdLte`). GET /admin/payments.csv exports what the same filters match.',
       querystring: ListAdminPaymentsQuery,
       response: { 200: ref('AdminPaymentSummaryList') },
     },
   }, (req) => listAdminPayments(store, req.query));
+
+  scope.get('/admin/payments.csv', {
+    config: { auth: 'none', permission: 'payments:view' },
+    schema: {
+      operationId: 'adminExportPayments', tags, security, summary: 'Export payments as CSV',
+      description: 'Every payment the filters match (the same filters as GET /admin/payments, without paging), newest first, as CSV streamed as it is read. Amounts in integer centavos (`amount_cents`) and as exact decimals in reais (`amount_brl`, `123.45`).',
+      querystring: ExportAdminPaymentsQuery,
+      response: csvResponse,
+    },
+  }, (req, reply) => {
+    exportAdminPayments(store, req.query, reply);
+  });
 
   scope.get('/admin/payments/:id', {
     config: { auth: 'none', permission: 'payments:view' },

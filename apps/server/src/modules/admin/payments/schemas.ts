@@ -43,10 +43,17 @@ export const ListAdminPaymentsQuery = Type.Object(
     livemode: Type.Optional(Type.Boolean()),
     status: Type.Optional(stringEnum([...PAYMENT_STATUSES])),
     method: Type.Optional(stringEnum(['pix', 'credit_card'])),
+    amountGte: Type.Optional(Type.Integer({ minimum: 0, description: 'Only payments of at least this amount (centavos).' })),
+    amountLte: Type.Optional(Type.Integer({ minimum: 0, description: 'Only payments of at most this amount (centavos).' })),
   },
   { additionalProperties: false },
 );
 export type ListAdminPaymentsQuery = Static<typeof ListAdminPaymentsQuery>;
+
+// The same filters, for the CSV export (no page: every payment that matches).
+const { limit: _limit, startingAfter: _after, endingBefore: _before, ...exportFilters } = ListAdminPaymentsQuery.properties;
+export const ExportAdminPaymentsQuery = Type.Object(exportFilters, { additionalProperties: false });
+export type ExportAdminPaymentsQuery = Static<typeof ExportAdminPaymentsQuery>;
 
 export const adminPaymentSchemas = [AdminPaymentSummary, AdminPaymentSummaryList, AdminPaymentDetail];
 

@@ -4,7 +4,9 @@ import type { PaymentsTable } from '../../../store/schema.js';
 import { notFound } from '../../../errors.js';
 import { idFloor } from '../../../domain/ids.js';
 import { paginate, type Page } from '../../../http/pagination.js';
-import { MAX_DETAIL_ITEMS, type AdminPaymentDetail, type AdminPaymentSummary, type ListAdminPaymentsQuery } from './schemas.js';
+import type { FastifyReply } from 'fastify';
+import { MAX_DETAIL_ITEMS, type AdminPaymentDetail, type AdminPaymentSummary, type ExportAdminPaymentsQuery, type ListAdminPaymentsQuery } from './schemas.js';
+import { CSV_PAGE_ROWS, reais, sendCsv } from '../shared/csv.js';
 import { readPayment, toPayment } from '../../payments/repository.js';
 import { toReceivable } from '../../receivables/service.js';
 import { toRefund } from '../../refunds/service.js';
@@ -51,13 +53,30 @@ export async function getAdminPayment(store: Store, id: string): Promise<AdminPa
 }
 
 
-export async function listAdminPayments(store: Store, q: ListAdminPaymentsQuery): Promise<Page<AdminPaymentSummary>> {
-  const scope = store.db.selectFrom('payments').selectAll();
-  let qb = scope;
+function filtered(store: Store, q: ExportAdminPaymentsQuery) {
+  let qb = store.db.selectFrom('payments').selectAll();
   if (q.id !== undefined) qb = qb.where('id', '=', q.id);
   if (q.accountId !== undefined) qb = qb.where('account_id', '=', q.accountId);
   if (q.livemode !== undefined) qb = qb.where('livemode', '=', q.livemode ? 1 : 0);
   if (q.status !== undefined) qb = qb.where('status', '=', q.status);
   if (q.method !== undefined) qb = qb.where('method', '=', q.method);
-  return paginate(qb, q, toSummary, scope);
+  if (q.amountGte !== undefined) qb = qb.where('amount', '>=', q.amountGte);
+  if (q.amountLte !== undefined) qb = qb.where('amount', '<=', q.amountLte);
+  return qb;
+}
+
+export async function listAdminPayments(store: Store, q: ListAdminPaymentsQuery): Promise<Page<AdminPaymentSummary>> {
+  return paginate(filtered(store, q), q, toSummary, store.db.selectFrom('payments').selectAll());
+}
+
+// GET /admin/payments.csv: every payment the filters match, newest first, streamed.
+export function exportAdminPayments(store: Store, q: ExportAdminPaymentsQuery, reply: FastifyReply): FastifyReply {
+  const header = ['id', 'created_at', 'account_id', 'livemode', 'method', 'status', 'amount_cents', 'amount_brl', 'amount_refunded_cents', 'amount_refunded_brl', 'fee_cents', 'net_cents', 'installments', 'card_brand', 'card_last4', 'failure_code'];
+  return sendCsv(reply, 'pagamentos.csv', header, (before) => {
+    let qb = filtered(store, q);
+    if (q.createdGte) qb = qb.where('created_at', '>=', new Date(q.createdGte).toISOString());
+    if (q.createdLte) qb = qb.where('created_at', '<=', new Date(q.createdLte).toISOString());
+    if (before) qb = qb.where('id', '<', before);
+    return qb.orderBy('id', 'desc').limit(CSV_PAGE_ROWS).execute();
+  }, (p) => [p.id, p.created_at, p.account_id, p.livemode === 1, p.method, p.status, p.amount, reais(p.amount), p.amount_refunded, reais(p.amount_refunded), p.fee_amount, p.net_amount, p.installments, p.card_brand, p.card_last4, p.failure_code]);
 }

@@ -29,16 +29,27 @@ const isLogin = (req: FastifyRequest) => req.method === 'POST' && req.routeOptio
 // onRequest hook of the admin scope. Order: an API key is refused outright (admin routes never
 // take one, even on sign-in); then the session cookie (401 when missing, unknown, expired or
 // logged out); then, on mutating methods, the session's CSRF token in X-CSRF-Token (403).
+export const SESSION_STATUS_PATH = '/admin/session/status';
+
 export function adminGuard(store: Store) {
   return async (req: FastifyRequest): Promise<void> => {
     if (req.headers.authorization !== undefined) {
       throw new ApiError('PERMISSION_DENIED', 'Admin routes do not take API keys; sign in with POST /admin/session and use the session cookie.');
     }
     if (isLogin(req)) return;
+    // GET /admin/session/status answers "not signed in" itself, with a 200 (the back office's
+    // first load asks it, and a 401 there would be an error in the browser's console).
+    const optional = req.method === 'GET' && req.routeOptions.url === SESSION_STATUS_PATH;
     const sessionId = readCookie(req.headers.cookie, SESSION_COOKIE);
-    if (!sessionId) throw new ApiError('AUTHENTICATION_REQUIRED', 'An admin session is required: sign in with POST /admin/session.');
+    if (!sessionId) {
+      if (optional) return;
+      throw new ApiError('AUTHENTICATION_REQUIRED', 'An admin session is required: sign in with POST /admin/session.');
+    }
     const session = await findSession(store, sessionId);
-    if (!session) throw new ApiError('AUTHENTICATION_REQUIRED', 'The admin session has expired or was signed out: sign in again with POST /admin/session.');
+    if (!session) {
+      if (optional) return;
+      throw new ApiError('AUTHENTICATION_REQUIRED', 'The admin session has expired or was signed out: sign in again with POST /admin/session.');
+    }
     if (MUTATING.has(req.method) && !csrfMatches(req.headers['x-csrf-token'], session.csrfToken)) {
       throw new ApiError('PERMISSION_DENIED', 'Send the csrfToken returned at sign-in as the X-CSRF-Token header.', { param: 'X-CSRF-Token' });
     }
@@ -106,6 +117,18 @@ export function sessionRoutes(scopeInstance: FastifyInstance, options: SessionOp
       response: { 200: ref('AdminSession') },
     },
   }, async (req) => sessionView(sessions.get(req) as SessionRecord));
+
+  scope.get(SESSION_STATUS_PATH, {
+    config: { auth: 'none', permission: 'public' },
+    schema: {
+      operationId: 'adminGetSessionStatus', tags, security: [], summary: 'Whether an admin is signed in',
+      description: 'Like GET /admin/session, but answers 200 `{signedIn: false, session: null}` when no session is signed in (instead of a 401): what a page asks first, before it knows.',
+      response: { 200: ref('AdminSessionStatus') },
+    },
+  }, async (req) => {
+    const session = sessions.get(req);
+    return { object: 'admin_session_status' as const, livemode: false as const, ...(session ? { signedIn: true, session: sessionView(session) } : { signedIn: false, session: null }) };
+  });
 
   scope.delete('/admin/session', {
     config: { auth: 'none', permission: 'signed_in', audit: { exempt: 'signs out: ends the session, changes no data an operator manages' }, sets: { 200: ['Set-Cookie'] } },

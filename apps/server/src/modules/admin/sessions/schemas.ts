@@ -39,3 +39,13 @@ export const AdminSessionEnded = Type.Object(
   { $id: 'AdminSessionEnded', additionalProperties: false, description: 'The session was ended.' },
 );
 
+
+export const AdminSessionStatus = Type.Object(
+  {
+    object: constant('admin_session_status'),
+    livemode: ADMIN_LIVEMODE,
+    signedIn: Type.Boolean(),
+    session: Type.Union([Type.Unsafe<AdminSession>({ $ref: 'AdminSession' }), Type.Null()], { description: 'The session (as GET /admin/session answers it), or null.' }),
+  },
+  { $id: 'AdminSessionStatus', additionalProperties: false, description: 'Whether an admin session is signed in, and if so the session.' },
+);

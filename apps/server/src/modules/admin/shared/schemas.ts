@@ -27,3 +27,8 @@ export const requiredReason = reasonText('Why, for the audit log. Required: this
 
 export const IdParams = (what: string) => Type.Object({ id: Type.String({ maxLength: 64, description: what }) }, { additionalProperties: false });
 
+
+// A CSV answer (shared/csv.ts), as the OpenAPI document describes it.
+export const csvResponse = {
+  200: { description: 'CSV (RFC 4180, UTF-8, CRLF), with a header line.', content: { 'text/csv': { schema: Type.String() } } },
+};

@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { Store } from '../../../store/index.js';
+import { ListQueryBase, ref, stringEnum } from '../../../http/common.js';
+import { typed } from '../../../http/typed.js';
+import { paginate } from '../../../http/pagination.js';
+import { SETTLEMENT_STATUSES } from '../../../domain/states.js';
+import { toSettlement, type SettlementRow } from '../../settlements/service.js';
+import { csvResponse, security, tags } from '../shared/schemas.js';
+import { CSV_PAGE_ROWS, reais, sendCsv } from '../shared/csv.js';
+import type { AdminSettlement } from '../settlement-runs/schemas.js';
+
+// Settlements of every account and run, for the back office: a filtered list and its CSV.
+
+const filters = {
+  accountId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this merchant account\'s settlements.' })),
+  livemode: Type.Optional(Type.Boolean()),
+  status: Type.Optional(stringEnum(SETTLEMENT_STATUSES)),
+  payeeType: Type.Optional(stringEnum(['merchant', 'recipient'])),
+  runId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this run\'s settlements (`str_...`).' })),
+  dateGte: Type.Optional(Type.String({ format: 'date', description: 'Settlement date on or after (YYYY-MM-DD).' })),
+  dateLte: Type.Optional(Type.String({ format: 'date', description: 'Settlement date on or before (YYYY-MM-DD).' })),
+  amountGte: Type.Optional(Type.Integer({ minimum: 0, description: 'At least this amount (centavos).' })),
+  amountLte: Type.Optional(Type.Integer({ minimum: 0, description: 'At most this amount (centavos).' })),
+};
+const ExportAdminSettlementsQuery = Type.Object(filters, { additionalProperties: false });
+const ListAdminSettlementsQuery = Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore, ...filters }, { additionalProperties: false });
+type Filters = Static<typeof ExportAdminSettlementsQuery>;
+
+const toAdminSettlement = (row: SettlementRow): AdminSettlement => ({ ...toSettlement(row), accountId: row.account_id });
+
+function filtered(store: Store, q: Filters) {
+  let qb = store.db.selectFrom('settlements').selectAll();
+  if (q.accountId !== undefined) qb = qb.where('account_id', '=', q.accountId);
+  if (q.livemode !== undefined) qb = qb.where('livemode', '=', q.livemode ? 1 : 0);
+  if (q.status !== undefined) qb = qb.where('status', '=', q.status);
+  if (q.payeeType !== undefined) qb = qb.where('payee_type', '=', q.payeeType);
+  if (q.runId !== undefined) qb = qb.where('run_id', '=', q.runId);
+  if (q.dateGte !== undefined) qb = qb.where('settlement_date', '>=', q.dateGte);
+  if (q.dateLte !== undefined) qb = qb.where('settlement_date', '<=', q.dateLte);
+  if (q.amountGte !== undefined) qb = qb.where('amount', '>=', q.amountGte);
+  if (q.amountLte !== undefined) qb = qb.where('amount', '<=', q.amountLte);
+  return qb;
+}
+
+export function adminSettlementRoutes(scopeInstance: FastifyInstance, store: Store): void {
+  const scope = typed(scopeInstance);
+  scope.get('/admin/settlements', {
+    config: { permission: 'settlement_runs:view' },
+    schema: {
+      operationId: 'adminListSettlements', tags, security, summary: 'Search settlements',
+      description: 'Settlements of every account and run, newest first, with cursors. Filter by `accountId`, `livemode`, `status`, `payeeType`, `runId`, settlement date (`dateGte`, `dateLte`) and amount (`amountGte`, `amountLte`, centavos). GET /admin/settlements.csv exports what the same filters match.',
+      querystring: ListAdminSettlementsQuery,
+      response: { 200: ref('AdminSettlementList') },
+    },
+  }, (req) => paginate(filtered(store, req.query), req.query, toAdminSettlement, store.db.selectFrom('settlements').selectAll()));
+
+  scope.get('/admin/settlements.csv', {
+    config: { permission: 'settlement_runs:view' },
+    schema: {
+      operationId: 'adminExportSettlements', tags, security, summary: 'Export settlements as CSV',
+      description: 'Every settlement the filters match (those of GET /admin/settlements, without paging), newest first, streamed. Amounts in integer centavos (`amount_cents`) and as exact decimals in reais (`amount_brl`).',
+      querystring: ExportAdminSettlementsQuery,
+      response: csvResponse,
+    },
+  }, (req, reply) => {
+    const header = ['id', 'created_at', 'settlement_date', 'account_id', 'livemode', 'run_id', 'payee_type', 'payee_id', 'status', 'amount_cents', 'amount_brl', 'receivable_count', 'hold_reason', 'failure_reason', 'paid_at'];
+    sendCsv(reply, 'repasses.csv', header, (before) => {
+      let qb = filtered(store, req.query);
+      if (before) qb = qb.where('id', '<', before);
+      return qb.orderBy('id', 'desc').limit(CSV_PAGE_ROWS).execute();
+    }, (s) => [s.id, s.created_at, s.settlement_date, s.account_id, s.livemode === 1, s.run_id, s.payee_type, s.payee_id, s.status, s.amount, reais(s.amount), s.receivable_count, s.hold_reason, s.failure_reason, s.paid_at]);
+  });
+}

@@ -1,0 +1,109 @@
+import { Type, type Static } from 'typebox';
+import { always, constant, stringEnum } from '../../../http/common.js';
+import { PAYMENT_STATUSES, SETTLEMENT_STATUSES } from '../../../domain/states.js';
+
+// The back office's home: what the business did over a period, from the daily aggregates
+// (stats_daily + stats_deltas, migration 0011), never from a scan of the payments.
+
+// The longest period one request may ask for (a year and a day: "this year" plus the leap day).
+export const MAX_STATS_DAYS = 366;
+// The most failing endpoints listed (the count is exact).
+export const MAX_FAILING_ENDPOINTS = 20;
+
+const day = (description: string) => Type.String({ format: 'date', description });
+const centavos = (description: string) => Type.Integer({ description: `${description} Centavos.` });
+
+export const AdminStatsQuery = Type.Object(
+  {
+    from: Type.Optional(day('First day of the period, São Paulo time (default: 29 days before `to`).')),
+    to: Type.Optional(day('Last day of the period, included, São Paulo time (default: today).')),
+    accountId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this merchant account (`acct_...`).' })),
+    livemode: Type.Optional(Type.Boolean({ description: 'Only live (`true`) or only test (`false`) data; both when omitted.' })),
+  },
+  { additionalProperties: false },
+);
+export type AdminStatsQuery = Static<typeof AdminStatsQuery>;
+
+const CountAmount = (what: string) => Type.Object({ count: Type.Integer({ minimum: 0 }), amount: centavos(`Sum of ${what}.`) }, { additionalProperties: false });
+
+export const AdminStats = Type.Object(
+  {
+    object: constant('admin_stats'),
+    from: day('First day of the period.'),
+    to: day('Last day of the period (included).'),
+    timeZone: constant('America/Sao_Paulo', { description: 'Days are São Paulo days (UTC−03:00; Brazil has no daylight saving time since 2019).' }),
+    accountId: Type.Union([Type.String(), Type.Null()], { description: 'The account filtered on, or null for every account.' }),
+    livemode: always(false, 'Admin objects are not in one mode: always false (the mode filtered on is `mode`).'),
+    mode: stringEnum(['live', 'test', 'both'], { description: 'The mode filtered on (`livemode` of the query), or both.' }),
+    payments: Type.Object(
+      {
+        days: Type.Array(
+          Type.Object(
+            {
+              date: day('The day payments were created.'),
+              method: stringEnum(['pix', 'credit_card']),
+              count: Type.Integer({ minimum: 0, description: 'Payments created, in any status.' }),
+              approvedCount: Type.Integer({ minimum: 0, description: 'Of them, approved (refunded ones included).' }),
+              volume: centavos('Amount of the approved ones (before refunds).'),
+            },
+            { additionalProperties: false },
+          ),
+          { description: 'One entry per day and method that had payments, oldest first. Days without payments are left out.' },
+        ),
+        byStatus: Type.Array(Type.Object({ status: stringEnum([...PAYMENT_STATUSES]), count: Type.Integer({ minimum: 0 }), amount: centavos('Sum of their amounts.') }, { additionalProperties: false }), { description: 'Payments of the period by their current status.' }),
+        count: Type.Integer({ minimum: 0 }),
+        approvedCount: Type.Integer({ minimum: 0 }),
+        volume: centavos('Amount of the approved payments.'),
+        approvalRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'Approved ÷ (approved + declined + failed): payments still pending, canceled or expired have no outcome and are left out. Null when none had an outcome.' }),
+        declines: Type.Array(
+          Type.Object({ reason: Type.String({ description: 'The failure code (`card_declined`, `insufficient_funds`, `provider_unavailable`, ...).' }), status: stringEnum(['declined', 'failed']), count: Type.Integer({ minimum: 0 }), amount: centavos('Sum of their amounts.') }, { additionalProperties: false }),
+          { description: 'Declined and failed payments by reason, most frequent first.' },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    refunds: Type.Object(
+      {
+        succeeded: CountAmount('refunded amounts'),
+        pending: CountAmount('amounts being refunded'),
+        failed: CountAmount('amounts the provider refused to refund'),
+        amountRefundedOfPeriod: centavos('Refunded so far of the payments created in the period.'),
+      },
+      { additionalProperties: false, description: 'Refunds created in the period, by status.' },
+    ),
+    disputes: Type.Object(
+      { count: Type.Integer({ minimum: 0 }), amount: centavos('Disputed amount.'), tracked: always(false, 'Disputes (chargebacks) are not tracked by this service yet: count and amount are always 0 until they are.') },
+      { additionalProperties: false },
+    ),
+    settlements: Type.Object(
+      Object.fromEntries(SETTLEMENT_STATUSES.map((s) => [s, CountAmount(`${s} settlements`)])) as Record<(typeof SETTLEMENT_STATUSES)[number], ReturnType<typeof CountAmount>>,
+      { additionalProperties: false, description: 'Settlements dated in the period by status: `paid`, `held` (waiting for the merchant\'s payout bank account), `failed` (the bank refused the payout; its receivables went back to pending), `pending` (payout under way).' },
+    ),
+    webhooks: Type.Object(
+      {
+        succeeded: Type.Integer({ minimum: 0, description: 'Deliveries created in the period that the endpoint acknowledged (2xx).' }),
+        failed: Type.Integer({ minimum: 0, description: 'Deliveries that gave up after every retry.' }),
+        pending: Type.Integer({ minimum: 0, description: 'Deliveries still being tried.' }),
+        successRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'succeeded ÷ (succeeded + failed); null when none finished.' }),
+        failingEndpointCount: Type.Integer({ minimum: 0, description: 'Endpoints failing now (a delivery to them failed and none has succeeded since) or disabled for failing.' }),
+        failingEndpoints: Type.Array(
+          Type.Object(
+            {
+              id: Type.String(), accountId: Type.String(), livemode: Type.Boolean(), url: Type.String(),
+              enabled: Type.Boolean(),
+              failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+              disabledReason: Type.Union([Type.String(), Type.Null()]),
+            },
+            { additionalProperties: false },
+          ),
+          { description: `The failing endpoints, longest failing first (at most ${MAX_FAILING_ENDPOINTS}).` },
+        ),
+      },
+      { additionalProperties: false, description: 'Webhook delivery health: deliveries created in the period, and the endpoints failing now (not filtered by period).' },
+    ),
+  },
+  { $id: 'AdminStats', additionalProperties: false, description: 'What the business did over a period: payments, refunds, disputes, settlements and webhook deliveries, from daily aggregates.' },
+);
+export type AdminStats = Static<typeof AdminStats>;
+
+export const adminStatsSchemas = [AdminStats];
