@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ERROR_CODES } from '../src/errors.js';
-import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, startManualApp, signup, auth, type TestApp, type Keys } from './helpers.js';
 import { rawRequest, type RawResponse } from './raw-http.js';
 
 function assertEnvelope(res: { statusCode: number; headers: Record<string, unknown>; json: () => any }, status: number, code: string) {
@@ -146,14 +146,15 @@ for (const engine of ENGINES) {
     });
 
     test('PROVIDER_UNAVAILABLE: card payments fail fast while the provider is down', async () => {
-      const down = await startApp(engine, { providerBreakerFailures: 2, providerMaxAttempts: 1 });
+      // A ManualClock: each confirmation runs on down.runDue(), and the breaker's time stands still.
+      const down = await startManualApp(engine, { providerBreakerFailures: 2, providerMaxAttempts: 1 });
       try {
         const keys = await signup(down);
         const pay = (token: string, key?: string) => down.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(keys.secretKey, key ? { 'idempotency-key': key } : {}), payload: { amountInCents: 100, method: 'credit_card', cardToken: token } });
         for (let i = 0; i < 2; i++) {
           const p = (await pay('tok_provider_error')).json();
-          // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-          await eventually(async () => (await down.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(keys.secretKey) })).json().status === 'failed', 'failed');
+          await down.runDue();
+          assert.equal((await down.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(keys.secretKey) })).json().status, 'failed');
         }
         const refused = await pay('tok_visa', 'while-down');
         const err = check(refused, 503, 'PROVIDER_UNAVAILABLE');
@@ -196,15 +197,17 @@ for (const engine of ENGINES) {
 
 describe('card payments fail cleanly when the provider stays down', () => {
   test('failure is recorded on the payment, never as a charge', async () => {
-    const t = await startApp('sqlite', { providerMaxAttempts: 2 });
+    const t = await startManualApp('sqlite', { providerMaxAttempts: 2 });
     try {
       const k = await signup(t);
       const p = (await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amountInCents: 10, method: 'credit_card', cardToken: 'tok_provider_error' } })).json();
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      const failed = await eventually(async () => {
-        const b = (await t.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(k.secretKey) })).json();
-        return b.status === 'failed' && b;
-      }, 'failed');
+      const read = async () => (await t.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(k.secretKey) })).json();
+      // The first attempt fails and is retried after the back-off (base ±20%), not before.
+      await t.runDue();
+      assert.equal((await read()).status, 'pending');
+      await t.advance(2 * t.config.providerRetryBaseMs);
+      const failed = await read();
+      assert.equal(failed.status, 'failed');
       assert.equal(failed.failure.code, 'provider_unavailable');
     } finally {
       await t.teardown();

@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, eventually, startApp, type TestApp } from './helpers.js';
+import { ENGINES, startManualApp, type ManualApp } from './helpers.js';
 import { Worker } from '../src/jobs/worker.js';
 import { readPayload, MalformedJobPayload } from '../src/jobs/payloads.js';
 
@@ -9,14 +9,15 @@ import { readPayload, MalformedJobPayload } from '../src/jobs/payloads.js';
 // jobs claimed with it run as usual.
 for (const engine of ENGINES) {
   describe(`job payloads (${engine})`, () => {
-    let t: TestApp;
+    // A ManualClock: the jobs run on t.runDue(), when the test says.
+    let t: ManualApp;
     before(async () => {
-      t = await startApp(engine);
+      t = await startManualApp(engine);
     });
     after(() => t.teardown());
 
     test('a malformed job row fails with a clear error; the others run', async () => {
-      const nowMs = Date.now();
+      const nowMs = t.clock.nowMs();
       const row = (id: string, type: string, payload: string) => ({
         id, type, payload, run_at_ms: nowMs - 1000, attempts: 0, locked_until_ms: null, locked_by: null, last_error: null, created_at: new Date(nowMs).toISOString(),
       });
@@ -33,12 +34,8 @@ for (const engine of ENGINES) {
         // A well-formed refund job for a refund that does not exist: its handler completes it.
         await tx.insertInto('jobs').values(row('job_wellformed', 'refund.process', '{"refundId": "ref_01jc6v8x2a9m3yq0d7b4e5f6g8"}')).execute();
       });
-      t.worker.kick();
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => {
-        const rows = await t.store.db.selectFrom('jobs').select(['id', 'last_error']).where('id', 'like', 'job_%formed%').execute();
-        return rows.length === Object.keys(malformed).length && rows.every((r) => r.last_error !== null) ? rows : null;
-      }, 'the malformed jobs to fail and the good one to run');
+      // One claim: the malformed rows fail as they load, the well-formed one runs.
+      assert.equal((await t.runDue()).jobs, 1, 'the well-formed job ran');
       const rows = await t.store.db.selectFrom('jobs').selectAll().where('id', 'like', 'job_%formed%').orderBy('id').execute();
       assert.deepEqual(rows.map((r) => r.id).sort(), Object.keys(malformed).sort(), 'the well-formed job ran and was completed');
       for (const r of rows) {
@@ -51,9 +48,8 @@ for (const engine of ENGINES) {
       }
       // The worker keeps going: a new job after them still runs.
       await t.store.write((tx) => tx.insertInto('jobs').values(row('job_after', 'refund.process', '{"refundId": "ref_01jc6v8x2a9m3yq0d7b4e5f6g9"}')).execute());
-      t.worker.kick();
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => !(await t.store.db.selectFrom('jobs').select('id').where('id', '=', 'job_after').executeTakeFirst()), 'the next job to run');
+      assert.equal((await t.runDue()).jobs, 1, 'the new job ran');
+      assert.equal(await t.store.db.selectFrom('jobs').select('id').where('id', '=', 'job_after').executeTakeFirst(), undefined, 'the next job ran');
     });
   });
 }

@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startManualApp, signup, auth, type ManualApp, type Keys } from './helpers.js';
 import { runSettlement } from '../src/modules/settlements/service.js';
 import { audit } from '../src/modules/audit.js';
 import { addDays, localDate } from '../src/modules/accounts/settings.js';
@@ -12,7 +12,9 @@ const bank = (account = '12345-6') => ({ bankCode: '341', agency: '1234', accoun
 
 for (const engine of ENGINES) {
   describe(`marketplace money (${engine})`, () => {
-    let t: TestApp;
+    // A ManualClock: confirmations, refunds, payouts and settlement runs run on t.runDue(), and
+    // "today" (availability, settlement dates) is the clock's.
+    let t: ManualApp;
     let k: Keys;
     let seller: string;
     let platform: string;
@@ -29,8 +31,8 @@ for (const engine of ENGINES) {
     };
     // Split rules are admin-only; the admin API has its own suite, so here the rule is a row.
     const rule = async (priority: number, splits: unknown[], conditions?: unknown, accountId = k.accountId) => {
-      const id = newId('splitRule', Date.now());
-      const now = new Date().toISOString();
+      const id = newId('splitRule', t.clock.nowMs());
+      const now = new Date(t.clock.nowMs()).toISOString();
       await t.store.write((tx) => tx.insertInto('split_rules').values({
         id, account_id: accountId, livemode: 0, priority, conditions: conditions ? JSON.stringify(conditions) : null,
         splits: JSON.stringify(splits), active: 1, description: null, created_at: now, updated_at: now,
@@ -50,7 +52,7 @@ for (const engine of ENGINES) {
     };
 
     before(async () => {
-      t = await startApp(engine);
+      t = await startManualApp(engine);
       k = await signup(t);
       seller = await recipient('Loja do Zé LTDA', '11.222.333/0001-81');
       platform = await recipient('Plataforma SA', '12.ABC.345/01DE-35');
@@ -76,20 +78,20 @@ for (const engine of ENGINES) {
       for (const r of rcv) {
         assert.equal(r.splitRuleId, ruleId);
         assert.equal(r.status, 'pending');
-        assert.equal(r.availableOn, localDate(Date.now())); // Pix D+0
+        assert.equal(r.availableOn, localDate(t.clock.nowMs())); // Pix D+0
       }
       await t.store.write((tx) => tx.updateTable('split_rules').set({ active: 0 }).where('id', '=', ruleId).execute());
     });
 
     test('no rule: one receivable for the merchant; card is available D+30', async () => {
       const p = await api('POST', '/v1/payments', { amountInCents: 10000, method: 'credit_card', cardToken: 'tok_visa' });
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await api('GET', `/v1/payments/${p.body.id}`)).body.status === 'approved', 'approval');
+      await t.runDue();
+      assert.equal((await api('GET', `/v1/payments/${p.body.id}`)).body.status, 'approved');
       const rcv = await receivablesOf(p.body.id);
       assert.equal(rcv.length, 1);
       assert.deepEqual(rcv[0].payee, { type: 'merchant', id: k.accountId });
       assert.equal(rcv[0].amount, 9562);
-      assert.equal(rcv[0].availableOn, addDays(localDate(Date.now()), 30));
+      assert.equal(rcv[0].availableOn, addDays(localDate(t.clock.nowMs()), 30));
       assert.equal(rcv[0].splitRuleId, null);
     });
 
@@ -117,8 +119,8 @@ for (const engine of ENGINES) {
       assert.ok(merchantOnly.length > 0 && merchantOnly.every((r: { payee: { type: string } }) => r.payee.type === 'merchant'));
       const sellerOnly = (await api('GET', `/v1/receivables?recipientId=${seller}&limit=100`)).body.data;
       assert.ok(sellerOnly.every((r: { payee: { id: string } }) => r.payee.id === seller));
-      const future = (await api('GET', `/v1/receivables?availableOnGte=${addDays(localDate(Date.now()), 1)}&limit=100`)).body.data;
-      assert.ok(future.every((r: { availableOn: string }) => r.availableOn > localDate(Date.now())));
+      const future = (await api('GET', `/v1/receivables?availableOnGte=${addDays(localDate(t.clock.nowMs()), 1)}&limit=100`)).body.data;
+      assert.ok(future.every((r: { availableOn: string }) => r.availableOn > localDate(t.clock.nowMs())));
     });
 
     test('refund before settlement reduces pending receivables in proportion; full refund cancels them', async () => {
@@ -150,8 +152,8 @@ for (const engine of ENGINES) {
       const again = await api('POST', '/v1/refunds', { paymentId: p.id, amount: 1 });
       assert.equal(again.status, 409);
       assert.equal(again.body.error.code, 'INVALID_STATE');
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await api('GET', `/v1/refunds/${rest.body.id}`)).body.status === 'succeeded', 'refund succeeded');
+      await t.runDue();
+      assert.equal((await api('GET', `/v1/refunds/${rest.body.id}`)).body.status, 'succeeded', 'refund succeeded');
       const list = (await api('GET', `/v1/refunds?paymentId=${p.id}`)).body.data;
       assert.equal(list.length, 2);
       await t.store.write((tx) => tx.updateTable('split_rules').set({ active: 0 }).where('id', '=', ruleId).execute());
@@ -173,7 +175,7 @@ for (const engine of ENGINES) {
       const ruleId = await rule(3, [{ recipientId: seller, percentage: 40 }]);
       await paidPix(5000);
       await paidPix(7000);
-      const due = (await api('GET', '/v1/receivables?status=pending&limit=100')).body.data.filter((r: { availableOn: string }) => r.availableOn <= localDate(Date.now()));
+      const due = (await api('GET', '/v1/receivables?status=pending&limit=100')).body.data.filter((r: { availableOn: string }) => r.availableOn <= localDate(t.clock.nowMs()));
       const dueTotal = due.reduce((s: number, r: { amount: number }) => s + r.amount, 0);
       const provider = new SandboxProvider(t.store, async () => 'approve');
       const [a, b] = await Promise.all([
@@ -194,10 +196,10 @@ for (const engine of ENGINES) {
       }
       const sellerSettlement = settlements.find((s: { payee: { id: string } }) => s.payee.id === seller);
       assert.deepEqual(sellerSettlement.bankAccount, bank());
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await api('GET', `/v1/settlements/${sellerSettlement.id}`)).body.status === 'paid', 'payout');
+      await t.runDue();
+      assert.equal((await api('GET', `/v1/settlements/${sellerSettlement.id}`)).body.status, 'paid', 'payout');
       const notYet = (await api('GET', '/v1/receivables?status=pending&limit=100')).body.data;
-      assert.ok(notYet.every((r: { availableOn: string }) => r.availableOn > localDate(Date.now())), 'only future receivables stay pending');
+      assert.ok(notYet.every((r: { availableOn: string }) => r.availableOn > localDate(t.clock.nowMs())), 'only future receivables stay pending');
       await t.store.write((tx) => tx.updateTable('split_rules').set({ active: 0 }).where('id', '=', ruleId).execute());
       await auditOk();
     });
@@ -213,7 +215,7 @@ for (const engine of ENGINES) {
       const negatives = rows.filter((x) => x.amount < 0);
       assert.equal(negatives.length, 2);
       assert.equal(negatives.reduce((s, x) => s + x.amount, 0), -9901);
-      assert.ok(negatives.every((x) => x.status === 'pending' && x.availableOn === localDate(Date.now())));
+      assert.ok(negatives.every((x) => x.status === 'pending' && x.availableOn === localDate(t.clock.nowMs())));
       const balanceBefore = (await api('GET', '/v1/balance')).body;
       const courierBalance = balanceBefore.recipients.find((x: { recipientId: string }) => x.recipientId === courier);
       assert.ok(courierBalance.available < 0, 'the courier owes the refund back');
@@ -232,11 +234,9 @@ for (const engine of ENGINES) {
       const provider = new SandboxProvider(t.store, async () => 'approve');
       const p = await paidPix(4000);
       await runSettlement({ store: t.store, provider }, { trigger: 'admin' });
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      const failed = await eventually(async () => {
-        const list = (await api('GET', `/v1/settlements?recipientId=${closed}`)).body.data;
-        return list[0]?.status === 'failed' && list[0];
-      }, 'failed payout');
+      await t.runDue();
+      const [failed] = (await api('GET', `/v1/settlements?recipientId=${closed}`)).body.data;
+      assert.equal(failed.status, 'failed', 'the payout failed');
       assert.match(failed.failureReason, /closed/);
       const back = (await receivablesOf(p.id)).find((r) => r.payee.id === closed)!;
       assert.equal(back.status, 'pending');
@@ -246,8 +246,8 @@ for (const engine of ENGINES) {
       await runSettlement({ store: t.store, provider }, { trigger: 'admin' });
       const retried = (await api('GET', `/v1/settlements?recipientId=${closed}`)).body.data;
       assert.equal(retried.length, 2);
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await api('GET', `/v1/settlements/${retried[0].id}`)).body.status === 'paid', 'payout');
+      await t.runDue();
+      assert.equal((await api('GET', `/v1/settlements/${retried[0].id}`)).body.status, 'paid', 'payout');
       await t.store.write((tx) => tx.updateTable('split_rules').set({ active: 0 }).where('id', '=', ruleId).execute());
     });
 
@@ -266,16 +266,17 @@ for (const engine of ENGINES) {
       assert.equal(withKey.json().error.code, 'PERMISSION_DENIED');
       const noSession = await t.app.inject({ method: 'GET', url: '/admin/settlement-runs' });
       assert.equal(noSession.statusCode, 401);
-      const started = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { date: localDate(Date.now()), reason: 'test run' } });
+      const started = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { date: localDate(t.clock.nowMs()), reason: 'test run' } });
       assert.equal(started.statusCode, 200, started.body);
       assert.equal(started.json().object, 'settlement_run');
       assert.equal(started.json().trigger, 'admin');
       assert.equal(started.json().status, 'pending', 'the worker carries the run out');
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      const finished = (id: string) => eventually(async () => {
+      const finished = async (id: string) => {
+        await t.runDue();
         const r = (await t.app.inject({ method: 'GET', url: `/admin/settlement-runs/${id}`, headers: { cookie } })).json();
-        return r.status === 'completed' && r;
-      }, 'settlement run');
+        assert.equal(r.status, 'completed', 'the settlement run completed');
+        return r;
+      };
       const run = await finished(started.json().id);
       assert.ok(run.receivableCount >= 1);
       const again = await t.app.inject({ method: 'POST', url: '/admin/settlement-runs', headers: { cookie, 'x-csrf-token': csrf }, payload: { reason: 'test run again' } });

@@ -1,17 +1,18 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePixBrCode } from '../src/domain/pix.js';
-import { ENGINES, startApp, startManualApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startManualApp, signup, auth, type ManualApp, type Keys } from './helpers.js';
 import { SandboxProvider } from '../src/providers/sandbox.js';
 import { cardOutcome } from '../src/modules/payments/service.js';
 import type { PaymentProvider } from '../src/providers/port.js';
 
 for (const engine of ENGINES) {
   describe(`payments (${engine})`, () => {
-    let t: TestApp;
+    // A ManualClock: card confirmations run on t.runDue() (retries on t.advance()), not on a poll.
+    let t: ManualApp;
     let k: Keys;
     before(async () => {
-      t = await startApp(engine);
+      t = await startManualApp(engine);
       k = await signup(t);
     });
     after(() => t.teardown());
@@ -77,11 +78,9 @@ for (const engine of ENGINES) {
       const p = res.json();
       assert.equal(p.status, 'pending');
       assert.deepEqual(p.card, { brand: 'visa', last4: '4242' });
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      const approved = await eventually(async () => {
-        const body = (await get(p.id)).json();
-        return body.status === 'approved' && body;
-      }, 'approval');
+      await t.runDue();
+      const approved = (await get(p.id)).json();
+      assert.equal(approved.status, 'approved');
       assert.equal(approved.feeAmount, 438); // 3.99% rounded up + 39 centavos
       assert.equal(approved.netAmount, 9562);
       assert.equal(approved.feeAmount + approved.netAmount, approved.amount);
@@ -91,21 +90,27 @@ for (const engine of ENGINES) {
       const mc = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_mastercard' })).json();
       const declined = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_declined' })).json();
       const poor = (await create({ amountInCents: 500, method: 'credit_card', cardToken: 'tok_insufficient_funds' })).json();
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await statusOf(mc.id)) === 'approved', 'mastercard approval');
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      const d = await eventually(async () => { const b = (await get(declined.id)).json(); return b.status === 'declined' && b; }, 'decline');
+      await t.runDue();
+      assert.equal(await statusOf(mc.id), 'approved');
+      const d = (await get(declined.id)).json();
+      assert.equal(d.status, 'declined');
       assert.deepEqual(d.failure, { code: 'card_declined', message: 'The card was declined.' });
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      const i = await eventually(async () => { const b = (await get(poor.id)).json(); return b.status === 'declined' && b; }, 'decline');
+      const i = (await get(poor.id)).json();
+      assert.equal(i.status, 'declined');
       assert.equal(i.failure.code, 'insufficient_funds');
       assert.equal(i.feeAmount, null);
     });
 
     test('provider errors are retried with backoff, then the payment fails without any charge', async () => {
       const p = (await create({ amountInCents: 700, method: 'credit_card', cardToken: 'tok_provider_error' })).json();
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      const failed = await eventually(async () => { const b = (await get(p.id)).json(); return b.status === 'failed' && b; }, 'failure');
+      // Each failed attempt is retried after its back-off (base × 2^(attempt-1), ±20%), not before.
+      await t.runDue();
+      for (let attempt = 1; attempt < t.config.providerMaxAttempts; attempt++) {
+        assert.equal(await statusOf(p.id), 'pending', `still pending after attempt ${attempt}`);
+        await t.advance(1.2 * t.config.providerRetryBaseMs * 2 ** (attempt - 1));
+      }
+      const failed = (await get(p.id)).json();
+      assert.equal(failed.status, 'failed');
       assert.equal(failed.failure.code, 'provider_unavailable');
       const row = await t.store.db.selectFrom('payments').select('provider_attempts').where('id', '=', p.id).executeTakeFirstOrThrow();
       assert.equal(row.provider_attempts, t.config.providerMaxAttempts);
@@ -115,8 +120,12 @@ for (const engine of ENGINES) {
 
     test('a provider answer lost on the way back is retried with the same key: one charge, approved', async () => {
       const p = (await create({ amountInCents: 777, method: 'credit_card', cardToken: 'tok_provider_timeout' })).json();
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      const approved = await eventually(async () => { const b = (await get(p.id)).json(); return b.status === 'approved' && b; }, 'approval');
+      // The lost answer leaves it pending; the retry, after the back-off, finds the charge.
+      await t.runDue();
+      assert.equal(await statusOf(p.id), 'pending');
+      await t.advance(1.2 * t.config.providerRetryBaseMs);
+      const approved = (await get(p.id)).json();
+      assert.equal(approved.status, 'approved');
       const charges = await t.store.db.selectFrom('sandbox_provider_charges').selectAll().where('amount', '=', 777).execute();
       assert.equal(charges.length, 1, 'exactly one charge at the provider');
       const row = await t.store.db.selectFrom('payments').select(['provider_charge_id', 'provider_attempts']).where('id', '=', approved.id).executeTakeFirstOrThrow();
@@ -233,11 +242,11 @@ for (const engine of ENGINES) {
       assert.equal(back.hasMore, true);
       const pix = (await list('?method=pix')).json();
       assert.deepEqual(pix.data.map((p: { id: string }) => p.id), [ids[6], ids[4], ids[2], ids[0]]);
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await list('?status=declined')).json().data.length === 3, 'declines');
-      const future = (await list(`?createdGte=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).json();
+      await t.runDue();
+      assert.equal((await list('?status=declined')).json().data.length, 3);
+      const future = (await list(`?createdGte=${encodeURIComponent(new Date(t.clock.nowMs() + 60_000).toISOString())}`)).json();
       assert.deepEqual(future.data, []);
-      const past = (await list(`?createdLte=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&limit=100`)).json();
+      const past = (await list(`?createdLte=${encodeURIComponent(new Date(t.clock.nowMs() + 60_000).toISOString())}&limit=100`)).json();
       assert.equal(past.data.length, 7);
       for (const bad of ['?limit=0', '?limit=101', '?limit=abc', '?status=paid', '?createdGte=yesterday', '?unknown=1']) {
         const res = await list(bad);
@@ -288,7 +297,7 @@ for (const engine of ENGINES) {
       const sandbox: { provider?: PaymentProvider } = {};
       const racing = { amountCents: 2002, paymentId: '', key: '', canceled: 0, chargeId: '' };
       const voided: string[] = [];
-      let t: TestApp | undefined;
+      let t: ManualApp | undefined;
       const provider: PaymentProvider = {
         name: 'sandbox-with-a-race',
         async authorize(input) {
@@ -297,7 +306,7 @@ for (const engine of ENGINES) {
             racing.canceled++;
             racing.chargeId = result.status === 'approved' ? result.chargeId : '';
             // The merchant cancels while the acquirer is answering.
-            const res: { statusCode: number; body: string } = await (t as TestApp).app.inject({ method: 'POST', url: `/v1/payments/${racing.paymentId}/cancel`, headers: auth(racing.key) });
+            const res: { statusCode: number; body: string } = await (t as ManualApp).app.inject({ method: 'POST', url: `/v1/payments/${racing.paymentId}/cancel`, headers: auth(racing.key) });
             assert.equal(res.statusCode, 200, res.body);
           }
           return result;
@@ -306,7 +315,7 @@ for (const engine of ENGINES) {
         refund: (input) => (sandbox.provider as PaymentProvider).refund(input),
         payout: (input) => (sandbox.provider as PaymentProvider).payout(input),
       };
-      t = await startApp(engine, {}, { provider, worker: false });
+      t = await startManualApp(engine, {}, { provider });
       try {
         sandbox.provider = new SandboxProvider(t.store, (token) => cardOutcome(t.store, token));
         const k = await signup(t);
@@ -319,12 +328,11 @@ for (const engine of ENGINES) {
         }
         racing.paymentId = ids[1];
         // All three jobs are due: the worker claims them in one round and confirms them together.
-        await t.startWorker();
+        await t.runDue();
         const get = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
-        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-        await eventually(async () => (await get(ids[0])).status === 'approved' && (await get(ids[2])).status === 'approved', 'approvals');
-        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-        await eventually(async () => voided.length === 1, 'the void');
+        assert.equal((await get(ids[0])).status, 'approved');
+        assert.equal((await get(ids[2])).status, 'approved');
+        assert.equal(voided.length, 1, 'the void');
         assert.equal(racing.canceled, 1);
         const raced = await get(ids[1]);
         assert.equal(raced.status, 'canceled');
@@ -339,11 +347,10 @@ for (const engine of ENGINES) {
         const of = (id: string) => events.filter((e) => e.data.object.id === id).map((e) => e.type).sort();
         assert.deepEqual(of(ids[1]), ['payment.canceled', 'payment.created']);
         assert.deepEqual(of(ids[0]), ['payment.approved', 'payment.created']);
-        // The void comes before its job's completion (a failed void leaves the job to try again),
-        // so the job may still be there for a moment after the void is seen.
+        // The void comes before its job's completion (a failed void leaves the job to try again);
+        // once runDue() is back, every confirmation job is done.
         const confirmJobs = async () => Number((await t.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').executeTakeFirstOrThrow()).n);
-        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-        await eventually(async () => (await confirmJobs()) === 0, 'every confirmation job is done');
+        assert.equal(await confirmJobs(), 0, 'every confirmation job is done');
       } finally {
         await t.teardown();
       }
@@ -360,7 +367,7 @@ for (const engine of ENGINES) {
       const sandbox: { provider?: PaymentProvider } = {};
       const state = { paymentId: '', key: '', canceled: 0, voidCalls: 0 };
       const voided: string[] = [];
-      let t: TestApp | undefined;
+      let t: ManualApp | undefined;
       const provider: PaymentProvider = {
         name: 'sandbox-with-a-lost-answer',
         async authorize(input) {
@@ -370,7 +377,7 @@ for (const engine of ENGINES) {
             if (input.amountCents === timedOutAmount && state.canceled === 0) {
               state.canceled++;
               // The merchant cancels while the answer is lost, before the worker retries.
-              const res: { statusCode: number; body: string } = await (t as TestApp).app.inject({ method: 'POST', url: `/v1/payments/${state.paymentId}/cancel`, headers: auth(state.key) });
+              const res: { statusCode: number; body: string } = await (t as ManualApp).app.inject({ method: 'POST', url: `/v1/payments/${state.paymentId}/cancel`, headers: auth(state.key) });
               assert.equal(res.statusCode, 200, res.body);
             }
             throw error;
@@ -384,7 +391,8 @@ for (const engine of ENGINES) {
         refund: (input) => (sandbox.provider as PaymentProvider).refund(input),
         payout: (input) => (sandbox.provider as PaymentProvider).payout(input),
       };
-      t = await startApp(engine, retryWithOthers ? { providerRetryBaseMs: 3_600_000 } : {}, { provider, worker: false });
+      t = await startManualApp(engine, retryWithOthers ? { providerRetryBaseMs: 3_600_000 } : {}, { provider });
+      const baseMs = t.config.providerRetryBaseMs;
       try {
         sandbox.provider = new SandboxProvider(t.store, (token) => cardOutcome(t.store, token));
         const k = await signup(t);
@@ -399,24 +407,32 @@ for (const engine of ENGINES) {
         if (retryWithOthers) {
           await create(timedOutAmount);
           state.paymentId = ids[0];
-          await t.startWorker();
-          // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-          await eventually(async () => state.canceled === 1 && (await t.store.db.selectFrom('jobs').select('locked_by').where('type', '=', 'payment.confirm').executeTakeFirst())?.locked_by === null, 'the first attempt, rescheduled');
-          await t.worker.stop();
+          await t.runDue();
+          const retry = await t.store.db.selectFrom('jobs').select(['locked_by', 'run_at_ms']).where('type', '=', 'payment.confirm').executeTakeFirstOrThrow();
+          assert.equal(state.canceled, 1);
+          assert.equal(retry.locked_by, null, 'the first attempt, rescheduled');
+          assert.ok(Number(retry.run_at_ms) > t.clock.nowMs(), 'the retry waits for its back-off');
           for (const a of amounts) if (a !== timedOutAmount) await create(a);
-          await t.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: 0 }).where('type', '=', 'payment.confirm').execute());
-          await t.worker.start();
+          // Past the back-off (base ±20%): the retry and the fresh jobs are due, claimed in one round.
+          await t.advance(1.2 * baseMs);
         } else {
           for (const a of amounts) await create(a);
           state.paymentId = ids[amounts.indexOf(timedOutAmount)];
-          await t.startWorker();
+          await t.runDue();
+          assert.equal(state.canceled, 1);
+          assert.deepEqual(voided, [], 'nothing voided before the retry');
+          // The retry, after its back-off (base ±20%), voids.
+          await t.advance(1.2 * baseMs);
+        }
+        // Each failed void leaves the job for its next attempt, after a doubled back-off.
+        for (let attempt = 2; attempt <= failVoids + 1; attempt++) {
+          assert.deepEqual(voided, [], `a failed void (attempt ${attempt - 1}) voided nothing`);
+          await t.advance(1.2 * baseMs * 2 ** (attempt - 1));
         }
         const get = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: auth(k.secretKey) })).json();
-        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-        await eventually(async () => voided.length === 1, 'the void');
+        assert.equal(voided.length, 1, 'the void');
         const jobsLeft = async () => Number((await t.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'payment.confirm').execute())[0].n);
-        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-        await eventually(async () => (await jobsLeft()) === 0, 'every confirmation job done');
+        assert.equal(await jobsLeft(), 0, 'every confirmation job done');
         const charges = await t.store.db.selectFrom('sandbox_provider_charges').selectAll().where('amount', '=', timedOutAmount).execute();
         assert.equal(charges.length, 1, 'one charge at the provider, made by the call whose answer was lost');
         assert.deepEqual(voided, [charges[0].charge_id]);

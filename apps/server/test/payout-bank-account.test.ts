@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, startApp, signup, auth, eventually, testDatabase, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startManualApp, signup, auth, testDatabase, type ManualApp, type Keys } from './helpers.js';
 import { createAdminUser } from '../src/modules/admin/index.js';
 import { localDate } from '../src/modules/accounts/settings.js';
 import { Store } from '../src/store/index.js';
@@ -16,7 +16,8 @@ const BANK = { bankCode: '001', agency: '1234-5', account: '98765-X', accountTyp
 
 for (const engine of ENGINES) {
   describe(`merchant payout bank account (${engine})`, () => {
-    let t: TestApp;
+    // A ManualClock: settlement runs and payouts run on t.runDue(), when the test says.
+    let t: ManualApp;
     let k: Keys;
     let admin: Record<string, string>;
     const api = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, headers: Record<string, string> = auth(k.secretKey)) => {
@@ -28,22 +29,21 @@ for (const engine of ENGINES) {
       assert.equal((await api('POST', `/v1/sandbox/payments/${p.body.id}/pay`, undefined, auth(keys.secretKey))).status, 200);
       return p.body.id as string;
     };
-    // A run is carried out by the worker: waited for until completed.
+    // A run is carried out by the worker: its job, then the payouts it makes, run on runDue().
     const run = async () => {
-      const res = await api('POST', '/admin/settlement-runs', { date: localDate(Date.now()), reason: 'Test run' }, admin);
+      const res = await api('POST', '/admin/settlement-runs', { date: localDate(t.clock.nowMs()), reason: 'Test run' }, admin);
       assert.equal(res.status, 200, res.raw);
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      return eventually(async () => {
-        const r = await api('GET', `/admin/settlement-runs/${res.body.id}`, undefined, admin);
-        return r.body.status === 'completed' && r.body;
-      }, 'the settlement run to complete');
+      await t.runDue();
+      const r = await api('GET', `/admin/settlement-runs/${res.body.id}`, undefined, admin);
+      assert.equal(r.body.status, 'completed', 'the settlement run completed');
+      return r.body;
     };
     const merchantSettlements = async (keys = k) => (await api('GET', '/v1/settlements?payeeType=merchant&limit=100', undefined, auth(keys.secretKey))).body.data as Array<Record<string, any>>;
     const setPayout = (accountId: string, bankAccount: unknown, key?: string, reason = 'Bank letter on file') =>
       api('PATCH', `/admin/accounts/${accountId}/payout-bank-account`, { bankAccount, reason }, { ...admin, ...(key ? { 'idempotency-key': key } : {}) });
 
     before(async () => {
-      t = await startApp(engine);
+      t = await startManualApp(engine);
       k = await signup(t);
       const email = `payout-${engine}-${process.pid}@example.com`;
       await createAdminUser(t.store, email, 'a long enough passphrase');
@@ -123,13 +123,13 @@ for (const engine of ENGINES) {
       assert.equal(set.status, 200, set.raw);
       assert.deepEqual(set.body.payoutBankAccount, { ...BANK, agency: '1234-X' });
       const released = (await api('GET', `/v1/settlements/${held.id}`)).body;
-      assert.ok(['pending', 'paid'].includes(released.status), released.status);
+      assert.equal(released.status, 'pending', 'released, its payout not yet run');
       assert.equal(released.holdReason, null);
       assert.deepEqual(released.bankAccount, { ...BANK, agency: '1234-X' });
       const updated = (await api('GET', '/v1/events?type=settlement.updated')).body.data;
       assert.ok(updated.some((e: { data: { object: { id: string; status: string } } }) => e.data.object.id === held.id && e.data.object.status === 'pending'));
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await api('GET', `/v1/settlements/${held.id}`)).body.status === 'paid', 'the released settlement is paid');
+      await t.runDue();
+      assert.equal((await api('GET', `/v1/settlements/${held.id}`)).body.status, 'paid', 'the released settlement is paid');
       // The same request again is the stored answer and releases nothing twice.
       const again = await setPayout(k.accountId, { ...BANK, agency: '1234-x' }, 'payout-1');
       assert.equal(again.headers['idempotent-replayed'], 'true');
@@ -151,8 +151,7 @@ for (const engine of ENGINES) {
       const [latest] = await merchantSettlements();
       assert.notEqual(latest.status, 'held');
       assert.deepEqual(latest.bankAccount, { ...BANK, account: '55555-5' });
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await api('GET', `/v1/settlements/${latest.id}`)).body.status === 'paid', 'paid');
+      assert.equal((await api('GET', `/v1/settlements/${latest.id}`)).body.status, 'paid');
     });
 
     test('a payout refused by the bank fails and its receivables wait for the next run, as for a recipient', async () => {
@@ -160,18 +159,14 @@ for (const engine of ENGINES) {
       await setPayout(other.accountId, { ...BANK, account: SANDBOX_FAILING_ACCOUNT });
       await paidPix(3_000, other);
       await run();
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      const failed = await eventually(async () => {
-        const [s] = await merchantSettlements(other);
-        return s?.status === 'failed' && s;
-      }, 'failed payout');
+      const [failed] = await merchantSettlements(other);
+      assert.equal(failed.status, 'failed', 'the payout failed');
       assert.match(failed.failureReason, /closed/);
       await setPayout(other.accountId, BANK);
       await run();
       const retried = await merchantSettlements(other);
       assert.equal(retried.length, 2);
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await api('GET', `/v1/settlements/${retried[0].id}`, undefined, auth(other.secretKey))).body.status === 'paid', 'paid on the next run');
+      assert.equal((await api('GET', `/v1/settlements/${retried[0].id}`, undefined, auth(other.secretKey))).body.status, 'paid', 'paid on the next run');
     });
   });
 

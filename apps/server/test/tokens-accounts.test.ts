@@ -2,17 +2,18 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ENGINES, startApp, signup, auth, eventually, adminSession, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, startManualApp, signup, auth, adminSession, type ManualApp, type TestApp, type Keys } from './helpers.js';
 import { CLI } from './cli.js';
 
 const run = promisify(execFile);
 
 for (const engine of ENGINES) {
   describe(`card tokens (${engine})`, () => {
-    let t: TestApp;
+    // A ManualClock: the card confirmation runs when the test says (t.runDue()), not on a poll.
+    let t: ManualApp;
     let k: Keys;
     before(async () => {
-      t = await startApp(engine);
+      t = await startManualApp(engine);
       k = await signup(t);
     });
     after(() => t.teardown());
@@ -37,8 +38,8 @@ for (const engine of ENGINES) {
     test('the token drives the sandbox outcome and is single use', async () => {
       const declined = (await tokenize({ ...card, number: '4000000000000002' })).json();
       const p = (await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amountInCents: 100, method: 'credit_card', cardToken: declined.id } })).json();
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await t.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(k.secretKey) })).json().status === 'declined', 'decline');
+      assert.equal((await t.runDue()).jobs, 1, 'the confirmation ran');
+      assert.equal((await t.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: auth(k.secretKey) })).json().status, 'declined');
       const again = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amountInCents: 100, method: 'credit_card', cardToken: declined.id } });
       assert.equal(again.statusCode, 422);
       const mc = (await tokenize({ ...card, number: '5555555555554444' })).json();
