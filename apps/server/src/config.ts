@@ -111,7 +111,7 @@ function resolveDatabaseUrl(env: NodeJS.ProcessEnv): string {
 // container's secret, e.g. /run/secrets/database_url), so the value never sits in an environment
 // that `podman inspect`, /proc/<pid>/environ or a crash report shows. A new secret setting (a
 // provider's credentials, the key that encrypts secrets at rest) joins this list.
-export const SECRET_SETTINGS = ['DATABASE_URL', 'METRICS_TOKEN'] as const;
+export const SECRET_SETTINGS = ['DATABASE_URL', 'METRICS_TOKEN', 'MASTER_KEYS'] as const;
 
 // The environment with every NAME_FILE of SECRET_SETTINGS read into NAME. The file's content is
 // the value, without its trailing newline (`echo x > file` writes one). Errors name the setting

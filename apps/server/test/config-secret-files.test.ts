@@ -51,10 +51,11 @@ test('a missing or empty secret file is refused at start, naming the file', () =
 
 test('every secret setting has a _FILE form', () => withDir((dir) => {
   for (const name of SECRET_SETTINGS) {
-    const value = name === 'DATABASE_URL' ? 'postgres://u:p@h/d' : 'v-' + name;
-    writeFileSync(join(dir, name), value);
+    const masterKey = 'k1:' + Buffer.alloc(32, 7).toString('base64');
+    const value = name === 'DATABASE_URL' ? 'postgres://u:p@h/d' : name === 'MASTER_KEYS' ? masterKey : 'v-' + name;
+    writeFileSync(join(dir, name), value + '\n');
     const config = loadConfig({ [`${name}_FILE`]: join(dir, name) });
-    const read = name === 'DATABASE_URL' ? config.databaseUrl : config.metricsToken;
-    assert.equal(read, value, name);
+    const read = name === 'DATABASE_URL' ? config.databaseUrl : name === 'MASTER_KEYS' ? config.masterKeys?.current.id : config.metricsToken;
+    assert.equal(read, name === 'MASTER_KEYS' ? 'k1' : value, name);
   }
 }));
