@@ -2,6 +2,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { selfSignedCert, webhookOnlyPsp } from './connector-certs.js';
+import { newMasterKey, parseKeyring } from '../src/providers/secrets/envelope.js';
 import { ENGINES, startApp, signup, auth, adminSession, type TestApp, type Keys } from './helpers.js';
 import Fastify from 'fastify';
 import { isMutatingRoute, registerIdempotency } from '../src/plugins/idempotency.js';
@@ -34,6 +36,9 @@ const NOT_IDEMPOTENT: Record<string, string> = {
   'POST /v1/sandbox/accounts': 'no account yet to scope a key to; its answer holds secret keys, which are never stored in clear',
   'POST /admin/session': 'a sign-in hands out a session cookie: a replay would give someone else the session',
   'POST /admin/split-rules/preview': 'a preview computes and writes nothing: a POST only because its input is a body',
+  'POST /admin/connector-accounts/:id/test': 'a test connection only reads at the PSP and writes nothing here',
+  'POST /v1/provider-callbacks/:token': 'a PSP sends no key; the notification is stored once by its body hash and only triggers a read-back of the charge (docs/providers.md)',
+  'POST /v1/provider-callbacks/:token/pix': 'the same PSP notification, at the path the API Pix appends (/pix)',
 };
 
 for (const engine of ENGINES) {
@@ -42,13 +47,17 @@ for (const engine of ENGINES) {
     let k: Keys;
     let admin: { cookie: string; csrf: string };
 
+    // Connector accounts (issue 25) need a master key, a client certificate and a PSP to reach.
+    let psp: Awaited<ReturnType<typeof webhookOnlyPsp>>;
+    const cert = selfSignedCert();
     before(async () => {
       // No worker: nothing changes the store between a request and its replay but the requests.
-      t = await startApp(engine, { workerInProcess: false });
+      t = await startApp(engine, { workerInProcess: false, masterKeys: parseKeyring(newMasterKey('idem')), publicUrl: 'https://pay.example.com' });
       k = await signup(t);
       admin = await adminSession(t);
+      psp = await webhookOnlyPsp();
     });
-    after(() => t.teardown());
+    after(async () => { await psp.close(); await t.teardown(); });
 
     const v1 = (extra: Record<string, string> = {}) => auth(k.secretKey, extra);
     const adminHeaders = (session = admin) => ({ cookie: session.cookie, 'x-csrf-token': session.csrf });
@@ -65,6 +74,9 @@ for (const engine of ENGINES) {
     const recipient = () => ok('POST', '/v1/recipients', { name: 'Loja Parceira Ltda', document: '11.222.333/0001-81', bankAccount: { bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' } });
     const endpoint = () => ok('POST', '/v1/webhook-endpoints', { url: 'https://example.com/hooks', events: ['*'] });
     const checkoutSession = () => ok('POST', '/v1/checkout/sessions', { amount: 990 });
+    // A merchant's own production connector account each time (the sandbox stays the other suites').
+    const connectorBody = () => ({ name: 'Idem PSP', ownerAccountId: k.accountId, connector: 'pix_api', dialect: 'standard', method: 'pix', environment: 'production', baseUrl: psp.url, pixKey: 'idem@loja.example', clientId: 'idem', clientSecret: 'idem-secret', ...cert, caPem: psp.caPem });
+    const connector = async () => ok('POST', '/admin/connector-accounts', { ...connectorBody(), reason: 'setup' }, adminHeaders());
     const splitRule = async () => ok('POST', '/admin/split-rules', { accountId: k.accountId, priority: 50, splits: [{ recipientId: (await recipient()).id, percentage: 10 }], reason: 'walking the routes' }, adminHeaders());
 
     // One successful request per mutating route, made fresh for each use (a cancel needs a
@@ -96,6 +108,12 @@ for (const engine of ENGINES) {
         const s = await checkoutSession();
         return { url: `/v1/checkout/sessions/${s.id}/client/pay`, headers: { authorization: `Bearer ${s.clientSecret}` }, payload: { method: 'pix' } };
       },
+      'POST /admin/connector-accounts': async () => ({ url: '/admin/connector-accounts', headers: adminHeaders(), payload: { ...connectorBody(), reason: 'new PSP' } }),
+      'PATCH /admin/connector-accounts/:id': async () => ({ url: `/admin/connector-accounts/${(await connector()).id}`, headers: adminHeaders(), payload: { timeoutMs: 2000, reason: 'slower PSP' } }),
+      'POST /admin/connector-accounts/:id/rotate': async () => ({ url: `/admin/connector-accounts/${(await connector()).id}/rotate`, headers: adminHeaders(), payload: { clientSecret: 'rotated-secret', reason: 'rotation' } }),
+      'POST /admin/connector-accounts/:id/register-webhook': async () => ({ url: `/admin/connector-accounts/${(await connector()).id}/register-webhook`, headers: adminHeaders(), payload: { reason: 'webhook' } }),
+      'POST /admin/connector-accounts/:id/disable': async () => ({ url: `/admin/connector-accounts/${(await connector()).id}/disable`, headers: adminHeaders(), payload: { reason: 'off' } }),
+      'PATCH /admin/accounts/:id/checkout-branding': async () => ({ url: `/admin/accounts/${(await signup(t, 'Marca')).accountId}/checkout-branding`, headers: adminHeaders(), payload: { displayName: 'Loja Marca', accentColor: '#1d4ed8', reason: 'merchant brand' } }),
       'PUT /admin/accounts/:id/embed-origins': async () => ({ url: `/admin/accounts/${(await signup(t, 'Embeds')).accountId}/embed-origins`, headers: adminHeaders(), payload: { origins: ['https://loja.example'], reason: 'merchant site' } }),
       'DELETE /admin/session': async () => {
         const other = await adminSession(t);
