@@ -712,11 +712,16 @@ for (const engine of ENGINES) {
         assert.deepEqual(op.tags, ['Admin'], where);
         assert.ok(op.summary && op.description, where);
         const isLogin = method === 'post' && path === '/admin/session';
-        assert.ok(op.responses['401'] && op.responses['403'], where);
+        // The one exception: GET /admin/session/status is how a page asks whether anyone is
+        // signed in, so it answers 200 `{signedIn: false}` without a session (never 401): its
+        // session is optional (`[{adminSession: []}, {}]`), read when the cookie is sent.
+        const isStatus = method === 'get' && path === '/admin/session/status';
+        assert.ok((isStatus || op.responses['401']) && op.responses['403'], where);
+        if (isStatus) assert.equal(op.responses['401'], undefined, `${where} never answers 401`);
         // Sign-in is throttled; any other admin request refused without a valid session counts
         // against its address's anonymous limit (plugins/rate-limit.ts).
         assert.ok(op.responses['429'], `${where}: 429 declared`);
-        assert.deepEqual(op.security, isLogin ? [] : [{ adminSession: [] }], where);
+        assert.deepEqual(op.security, isLogin ? [] : isStatus ? [{ adminSession: [] }, {}] : [{ adminSession: [] }], where);
         const csrf = (op.parameters ?? []).find((p: { in: string; name: string }) => p.in === 'header' && p.name === 'x-csrf-token');
         if (method !== 'get' && !isLogin) assert.ok(csrf?.required, `${where} documents X-CSRF-Token`);
       }

@@ -10,7 +10,7 @@ import { isMutatingRoute, registerIdempotency } from '../src/plugins/idempotency
 import { registerErrorHandling } from '../src/plugins/errors.js';
 import { adminSchemas, registerAdmin } from '../src/modules/admin/index.js';
 import { sharedSchemas } from '../src/http/common.js';
-import { Payment } from '../src/modules/payments/schemas.js';
+import { Payment, paymentPartSchemas } from '../src/modules/payments/schemas.js';
 import { receivableSchemas } from '../src/modules/receivables/routes.js';
 import { refundSchemas } from '../src/modules/refunds/routes.js';
 import { settlementSchemas } from '../src/modules/settlements/routes.js';
@@ -223,8 +223,9 @@ for (const engine of ENGINES) {
 
     test('the wrong thing fails: writing around req.ctx.write, not writing, writing twice', async () => {
       const bare = Fastify();
-      // The admin API's schemas, and the public ones they refer to.
-      for (const schema of [...sharedSchemas, Payment, ...receivableSchemas, ...refundSchemas, ...settlementSchemas, ...webhookSchemas, ...adminSchemas]) bare.addSchema(schema);
+      // The admin API's schemas, and the public ones they refer to (Payment refers to its named
+      // parts since issue 28: Customer, PaymentCard, PaymentPix, PaymentFailure).
+      for (const schema of [...sharedSchemas, ...paymentPartSchemas, Payment, ...receivableSchemas, ...refundSchemas, ...settlementSchemas, ...webhookSchemas, ...adminSchemas]) bare.addSchema(schema);
       registerErrorHandling(bare);
       registerIdempotency(bare, t.store, { writeGuard: true });
       const bareConfig = { config: { permission: 'signed_in' as const, audit: { exempt: 'test route' } } };

@@ -1044,13 +1044,7 @@ export interface components {
         AdminStats: {
             /** @description The account filtered on, or null for every account. */
             accountId: string | null;
-            disputes: {
-                /** @description Disputed amount. Centavos. */
-                amount: number;
-                count: number;
-                /** @description Disputes (chargebacks) are not tracked by this service yet: count and amount are always 0 until they are. */
-                tracked: boolean;
-            };
+            disputes: components["schemas"]["AdminStatsDisputes"];
             /**
              * Format: date
              * @description First day of the period.
@@ -1065,91 +1059,9 @@ export interface components {
             mode: "live" | "test" | "both";
             /** @constant */
             object: "admin_stats";
-            payments: {
-                /** @description Approved ÷ (approved + declined + failed): payments still pending, canceled or expired have no outcome and are left out. Null when none had an outcome. */
-                approvalRate: number | null;
-                approvedCount: number;
-                /** @description Payments of the period by their current status. */
-                byStatus: {
-                    /** @description Sum of their amounts. Centavos. */
-                    amount: number;
-                    count: number;
-                    /** @enum {string} */
-                    status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
-                }[];
-                count: number;
-                /** @description One entry per day and method that had payments, oldest first. Days without payments are left out. */
-                days: {
-                    /** @description Of them, approved (refunded ones included). */
-                    approvedCount: number;
-                    /** @description Payments created, in any status. */
-                    count: number;
-                    /**
-                     * Format: date
-                     * @description The day payments were created.
-                     */
-                    date: string;
-                    /** @enum {string} */
-                    method: "pix" | "credit_card";
-                    /** @description Amount of the approved ones (before refunds). Centavos. */
-                    volume: number;
-                }[];
-                /** @description Declined and failed payments by reason, most frequent first. */
-                declines: {
-                    /** @description Sum of their amounts. Centavos. */
-                    amount: number;
-                    count: number;
-                    /** @description The failure code (`card_declined`, `insufficient_funds`, `provider_unavailable`, ...). */
-                    reason: string;
-                    /** @enum {string} */
-                    status: "declined" | "failed";
-                }[];
-                /** @description Amount of the approved payments. Centavos. */
-                volume: number;
-            };
-            /** @description Refunds created in the period, by status. */
-            refunds: {
-                /** @description Refunded so far of the payments created in the period. Centavos. */
-                amountRefundedOfPeriod: number;
-                failed: {
-                    /** @description Sum of amounts the provider refused to refund. Centavos. */
-                    amount: number;
-                    count: number;
-                };
-                pending: {
-                    /** @description Sum of amounts being refunded. Centavos. */
-                    amount: number;
-                    count: number;
-                };
-                succeeded: {
-                    /** @description Sum of refunded amounts. Centavos. */
-                    amount: number;
-                    count: number;
-                };
-            };
-            /** @description Settlements dated in the period by status: `paid`, `held` (waiting for the merchant's payout bank account), `failed` (the bank refused the payout; its receivables went back to pending), `pending` (payout under way). */
-            settlements: {
-                failed: {
-                    /** @description Sum of failed settlements. Centavos. */
-                    amount: number;
-                    count: number;
-                };
-                held: {
-                    /** @description Sum of held settlements. Centavos. */
-                    amount: number;
-                    count: number;
-                };
-                paid: {
-                    /** @description Sum of paid settlements. Centavos. */
-                    amount: number;
-                    count: number;
-                };
-                pending: {
-                    /** @description Sum of pending settlements. Centavos. */
-                    amount: number;
-                    count: number;
-                };
-            };
+            payments: components["schemas"]["AdminStatsPayments"];
+            refunds: components["schemas"]["AdminStatsRefunds"];
+            settlements: components["schemas"]["AdminStatsSettlements"];
             /**
              * @description Days are São Paulo days (UTC−03:00; Brazil has no daylight saving time since 2019).
              * @constant
@@ -1160,29 +1072,155 @@ export interface components {
              * @description Last day of the period (included).
              */
             to: string;
-            /** @description Webhook delivery health: deliveries created in the period, and the endpoints failing now (not filtered by period). */
-            webhooks: {
-                /** @description Deliveries that gave up after every retry. */
-                failed: number;
-                /** @description Endpoints failing now (a delivery to them failed and none has succeeded since) or disabled for failing. */
-                failingEndpointCount: number;
-                /** @description The failing endpoints, longest failing first (at most 20). */
-                failingEndpoints: {
-                    accountId: string;
-                    disabledReason: string | null;
-                    enabled: boolean;
-                    failingSince: string | null;
-                    id: string;
-                    livemode: boolean;
-                    url: string;
-                }[];
-                /** @description Deliveries still being tried. */
-                pending: number;
-                /** @description Deliveries created in the period that the endpoint acknowledged (2xx). */
-                succeeded: number;
-                /** @description succeeded ÷ (succeeded + failed); null when none finished. */
-                successRate: number | null;
-            };
+            webhooks: components["schemas"]["AdminStatsWebhooks"];
+        };
+        /** @description How many, and their sum in centavos. */
+        AdminStatsCountAmount: {
+            /**
+             * Format: int64
+             * @description Sum of their amounts. Centavos.
+             */
+            amount: number;
+            /** Format: int64 */
+            count: number;
+        };
+        /** @description Declined or failed payments of one reason. */
+        AdminStatsDecline: {
+            /**
+             * Format: int64
+             * @description Sum of their amounts. Centavos.
+             */
+            amount: number;
+            /** Format: int64 */
+            count: number;
+            /** @description The failure code (`card_declined`, `insufficient_funds`, `provider_unavailable`, ...). */
+            reason: string;
+            /** @enum {string} */
+            status: "declined" | "failed";
+        };
+        /** @description Disputes opened in the period. */
+        AdminStatsDisputes: {
+            /**
+             * Format: int64
+             * @description Disputed amount. Centavos.
+             */
+            amount: number;
+            /** Format: int64 */
+            count: number;
+            /** @description Disputes (chargebacks) are not tracked by this service yet: count and amount are always 0 until they are. */
+            tracked: boolean;
+        };
+        /** @description A webhook endpoint failing now, or disabled for failing. */
+        AdminStatsFailingEndpoint: {
+            accountId: string;
+            disabledReason: string | null;
+            enabled: boolean;
+            failingSince: string | null;
+            id: string;
+            livemode: boolean;
+            url: string;
+        };
+        /** @description Payments of one day and method. */
+        AdminStatsPaymentDay: {
+            /**
+             * Format: int64
+             * @description Of them, approved (refunded ones included).
+             */
+            approvedCount: number;
+            /**
+             * Format: int64
+             * @description Payments created, in any status.
+             */
+            count: number;
+            /**
+             * Format: date
+             * @description The day payments were created.
+             */
+            date: string;
+            /** @enum {string} */
+            method: "pix" | "credit_card";
+            /**
+             * Format: int64
+             * @description Amount of the approved ones (before refunds). Centavos.
+             */
+            volume: number;
+        };
+        /** @description Payments created in the period. */
+        AdminStatsPayments: {
+            /** @description Approved ÷ (approved + declined + failed): payments still pending, canceled or expired have no outcome and are left out. Null when none had an outcome. */
+            approvalRate: number | null;
+            /** Format: int64 */
+            approvedCount: number;
+            /** @description Payments of the period by their current status. */
+            byStatus: components["schemas"]["AdminStatsPaymentStatus"][];
+            /** Format: int64 */
+            count: number;
+            /** @description One entry per day and method that had payments, oldest first. Days without payments are left out. */
+            days: components["schemas"]["AdminStatsPaymentDay"][];
+            /** @description Declined and failed payments by reason, most frequent first. */
+            declines: components["schemas"]["AdminStatsDecline"][];
+            /**
+             * Format: int64
+             * @description Amount of the approved payments. Centavos.
+             */
+            volume: number;
+        };
+        /** @description Payments of the period in one current status. */
+        AdminStatsPaymentStatus: {
+            /**
+             * Format: int64
+             * @description Sum of their amounts. Centavos.
+             */
+            amount: number;
+            /** Format: int64 */
+            count: number;
+            /** @enum {string} */
+            status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+        };
+        /** @description Refunds created in the period, by status. */
+        AdminStatsRefunds: {
+            /**
+             * Format: int64
+             * @description Refunded so far of the payments created in the period. Centavos.
+             */
+            amountRefundedOfPeriod: number;
+            failed: components["schemas"]["AdminStatsCountAmount"];
+            pending: components["schemas"]["AdminStatsCountAmount"];
+            succeeded: components["schemas"]["AdminStatsCountAmount"];
+        };
+        /** @description Settlements dated in the period by status: `paid`, `held` (waiting for the merchant's payout bank account), `failed` (the bank refused the payout; its receivables went back to pending), `pending` (payout under way). */
+        AdminStatsSettlements: {
+            failed: components["schemas"]["AdminStatsCountAmount"];
+            held: components["schemas"]["AdminStatsCountAmount"];
+            paid: components["schemas"]["AdminStatsCountAmount"];
+            pending: components["schemas"]["AdminStatsCountAmount"];
+        };
+        /** @description Webhook delivery health: deliveries created in the period, and the endpoints failing now (not filtered by period). */
+        AdminStatsWebhooks: {
+            /**
+             * Format: int64
+             * @description Deliveries that gave up after every retry.
+             */
+            failed: number;
+            /**
+             * Format: int64
+             * @description Endpoints failing now (a delivery to them failed and none has succeeded since) or disabled for failing.
+             */
+            failingEndpointCount: number;
+            /** @description The failing endpoints, longest failing first (at most 20). */
+            failingEndpoints: components["schemas"]["AdminStatsFailingEndpoint"][];
+            /**
+             * Format: int64
+             * @description Deliveries still being tried.
+             */
+            pending: number;
+            /**
+             * Format: int64
+             * @description Deliveries created in the period that the endpoint acknowledged (2xx).
+             */
+            succeeded: number;
+            /** @description succeeded ÷ (succeeded + failed); null when none finished. */
+            successRate: number | null;
         };
         /** @description The admin user signed in. */
         AdminUser: {
@@ -1322,32 +1360,42 @@ export interface components {
             displayName: string | null;
             /** @description Branding belongs to the account, both modes: always false. */
             livemode: boolean;
-            logo: {
-                /** @description Size of the image file. */
-                bytes: number;
-                /** @description `image/png`, `image/jpeg` or `image/webp`. */
-                contentType: string;
-                /** @description Hex; names the URL, so a new logo has a new URL. */
-                sha256: string;
-                /** @description Where the instance serves it (`/checkout/logos/<sha256>`), to the hosted page only (same origin). */
-                url: string;
-            } | null;
+            logo: components["schemas"]["CheckoutLogo"] | null;
             /** @constant */
             object: "checkout_branding";
             /** @description Null: never set. */
             updatedAt: string | null;
         };
+        /** @description The logo of an account's hosted checkout. */
+        CheckoutLogo: {
+            /**
+             * Format: int32
+             * @description Size of the image file.
+             */
+            bytes: number;
+            /** @description `image/png`, `image/jpeg` or `image/webp`. */
+            contentType: string;
+            /** @description Hex; names the URL, so a new logo has a new URL. */
+            sha256: string;
+            /** @description Where the instance serves it (`/checkout/logos/<sha256>`), to the hosted page only (same origin). */
+            url: string;
+        };
+        /** @description A logo to upload: its type and the file, base64. */
+        CheckoutLogoUpload: {
+            /**
+             * @description PNG, JPEG or WebP (no SVG: an image format with scripts is not taken). Must match the file's own signature.
+             * @example image/png
+             * @example image/jpeg
+             * @example image/webp
+             */
+            contentType: string;
+            /** @description The image file, base64. At most 64 KiB decoded. */
+            dataBase64: string;
+        };
         /** @description A provider's credentials and settings; secrets masked. */
         ConnectorAccount: {
             baseUrl: string;
-            certificate: {
-                /** Format: date-time */
-                expiresAt: string;
-                /** @description Expires within 30 days: rotate it. */
-                expiresSoon: boolean;
-                fingerprintSha256: string;
-                subject: string;
-            } | null;
+            certificate: components["schemas"]["ConnectorCertificate"] | null;
             clientId: string;
             connector: string;
             /** Format: date-time */
@@ -1368,20 +1416,10 @@ export interface components {
             ownerAccountId: string | null;
             pixKey: string;
             scopes: string | null;
-            secrets: {
-                /** @description `set` when stored (encrypted); the value is never returned. */
-                ca: "set" | null;
-                /** @description `set` when stored (encrypted); the value is never returned. */
-                clientSecret: "set" | null;
-                /** @description The master key (MASTER_KEYS id) that wraps them. */
-                masterKeyId: string;
-                /** @description `set` when stored (encrypted); the value is never returned. */
-                privateKey: "set" | null;
-                /** Format: date-time */
-                rotatedAt: string;
-            };
+            secrets: components["schemas"]["ConnectorAccountSecrets"];
             /** @enum {string} */
             status: "active" | "disabled";
+            /** @description Timeout of every call to the PSP, ms; null: the default (10000). */
             timeoutMs: number | null;
             tokenUrl: string | null;
             /** Format: date-time */
@@ -1405,6 +1443,28 @@ export interface components {
         ConnectorAccountReasonRequest: {
             /** @description Why, for the audit log. Required: a connector account decides where live money goes. */
             reason: string;
+        };
+        /** @description Which secrets are stored (masked), and under which master key. */
+        ConnectorAccountSecrets: {
+            /** @description `set` when stored (encrypted); the value is never returned. */
+            ca: "set" | null;
+            /** @description `set` when stored (encrypted); the value is never returned. */
+            clientSecret: "set" | null;
+            /** @description The master key (MASTER_KEYS id) that wraps them. */
+            masterKeyId: string;
+            /** @description `set` when stored (encrypted); the value is never returned. */
+            privateKey: "set" | null;
+            /** Format: date-time */
+            rotatedAt: string;
+        };
+        /** @description The client certificate for mutual TLS (its key is never returned). */
+        ConnectorCertificate: {
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description Expires within 30 days: rotate it. */
+            expiresSoon: boolean;
+            fingerprintSha256: string;
+            subject: string;
         };
         /** @description What a test connection found: a token, and whose webhook the PSP has. */
         ConnectorTestResult: {
@@ -1469,7 +1529,10 @@ export interface components {
             reason: string;
             /** @description OAuth2 scopes to ask for (space separated); default: the dialect's (the standard: `cob.write cob.read pix.write pix.read webhook.write webhook.read`; Efí: none, they come with the application). */
             scopes?: string;
-            /** @description Timeout of every call to the PSP, ms (default 10000). */
+            /**
+             * Format: int32
+             * @description Timeout of every call to the PSP, ms (default 10000).
+             */
             timeoutMs?: number;
             /** @description The OAuth2 token endpoint, when not `{baseUrl}/oauth/token`. */
             tokenUrl?: string;
@@ -1691,7 +1754,10 @@ export interface components {
         };
         /** @description A Pix a PSP received, and what it paid on our side. */
         PixReceived: {
-            /** @description Centavos. */
+            /**
+             * Format: int64
+             * @description Centavos.
+             */
             amount: number;
             connectorAccountId: string;
             /** Format: date-time */
@@ -2043,17 +2109,7 @@ export interface components {
             /** @description 1-60 characters, or null for the account's name. */
             displayName?: string | null;
             /** @description A new logo, or null to remove it. */
-            logo?: {
-                /**
-                 * @description PNG, JPEG or WebP (no SVG: an image format with scripts is not taken). Must match the file's own signature.
-                 * @example image/png
-                 * @example image/jpeg
-                 * @example image/webp
-                 */
-                contentType: string;
-                /** @description The image file, base64. At most 64 KiB decoded. */
-                dataBase64: string;
-            } | null;
+            logo?: components["schemas"]["CheckoutLogoUpload"] | null;
             /** @description Why, for the audit log (optional here). */
             reason?: string;
         };
@@ -2077,7 +2133,10 @@ export interface components {
             reason: string;
             /** @description OAuth2 scopes to ask for (space separated); default: the dialect's (the standard: `cob.write cob.read pix.write pix.read webhook.write webhook.read`; Efí: none, they come with the application). */
             scopes?: string;
-            /** @description Timeout of every call to the PSP, ms (default 10000). */
+            /**
+             * Format: int32
+             * @description Timeout of every call to the PSP, ms (default 10000).
+             */
             timeoutMs?: number;
             /** @description The OAuth2 token endpoint, when not `{baseUrl}/oauth/token`. */
             tokenUrl?: string;

@@ -1548,19 +1548,34 @@ export interface components {
             /** @description The BR Code to pay, and when it expires (the page counts down to it). */
             pix: components["schemas"]["PaymentPix"] | null;
         };
+        /** @description Installments of one amount: "2 × R$ 39,98". */
+        InstallmentGroup: {
+            /**
+             * Format: int32
+             * @description How many installments of this amount.
+             */
+            times: number;
+            /**
+             * Format: int64
+             * @description Centavos.
+             */
+            amount: number;
+        };
         /** @description A card sale in installments, as the buyer is billed: R$ 159,90 in 4 is 2 × R$ 39,98 + 2 × R$ 39,97. */
         InstallmentPlan: {
-            /** @description How many installments. */
+            /**
+             * Format: int32
+             * @description How many installments.
+             */
             count: number;
             /** @description Each installment in centavos, in billing order: they sum exactly to `total`, differ by at most one centavo, and the first ones carry the centavos left over. */
             amounts: number[];
             /** @description The same amounts grouped (at most two groups, the larger first): "2 × R$ 39,98 + 2 × R$ 39,97". */
-            groups: {
-                times: number;
-                /** @description Centavos. */
-                amount: number;
-            }[];
-            /** @description Centavos: always the amount of the sale. */
+            groups: components["schemas"]["InstallmentGroup"][];
+            /**
+             * Format: int64
+             * @description Centavos: always the amount of the sale.
+             */
             total: number;
         };
         /** @description What the hosted page needs of its session: no metadata, no customer, no secret, no key (the page tokenizes the card with the session's own client secret). */

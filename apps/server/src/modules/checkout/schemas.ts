@@ -82,12 +82,18 @@ export const CheckoutSessionClientPayment = Type.Object(
   { $id: 'CheckoutSessionClientPayment', additionalProperties: false, description: 'The session\'s latest payment, as the buyer may see it.' },
 );
 
+// A named component, not an inline object (issue 28).
+export const InstallmentGroup = Type.Object(
+  { times: int32({ minimum: 1, maximum: 12, description: 'How many installments of this amount.' }), amount: cents({ description: 'Centavos.' }) },
+  { $id: 'InstallmentGroup', additionalProperties: false, description: 'Installments of one amount: "2 × R$ 39,98".' },
+);
+
 export const InstallmentPlan = Type.Object(
   {
-    count: Type.Integer({ minimum: 1, maximum: 12, description: 'How many installments.' }),
-    amounts: Type.Array(Type.Integer(), { description: 'Each installment in centavos, in billing order: they sum exactly to `total`, differ by at most one centavo, and the first ones carry the centavos left over.' }),
-    groups: Type.Array(Type.Object({ times: Type.Integer(), amount: Type.Integer({ description: 'Centavos.' }) }, { additionalProperties: false }), { description: 'The same amounts grouped (at most two groups, the larger first): "2 × R$ 39,98 + 2 × R$ 39,97".' }),
-    total: Type.Integer({ description: 'Centavos: always the amount of the sale.' }),
+    count: int32({ minimum: 1, maximum: 12, description: 'How many installments.' }),
+    amounts: Type.Array(cents(), { description: 'Each installment in centavos, in billing order: they sum exactly to `total`, differ by at most one centavo, and the first ones carry the centavos left over.' }),
+    groups: Type.Array(refTo(InstallmentGroup), { description: 'The same amounts grouped (at most two groups, the larger first): "2 × R$ 39,98 + 2 × R$ 39,97".' }),
+    total: cents({ description: 'Centavos: always the amount of the sale.' }),
   },
   { $id: 'InstallmentPlan', additionalProperties: false, description: 'A card sale in installments, as the buyer is billed: R$ 159,90 in 4 is 2 × R$ 39,98 + 2 × R$ 39,97.' },
 );
@@ -174,6 +180,6 @@ export const RequiredIdempotencyHeaders = Type.Object({
 });
 
 export const checkoutSchemas: TSchema[] = [
-  CreateCheckoutSessionRequest, CheckoutSession, CheckoutSessionList, CheckoutSessionClientPayment, InstallmentPlan, CheckoutSessionClientView,
+  CreateCheckoutSessionRequest, CheckoutSession, CheckoutSessionList, CheckoutSessionClientPayment, InstallmentGroup, InstallmentPlan, CheckoutSessionClientView,
   CheckoutCardPayRequest, CheckoutPixPayRequest, CheckoutPayRequest,
 ];

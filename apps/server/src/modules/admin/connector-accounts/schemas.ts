@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, stringEnum, constant } from '../../../http/common.js';
+import { ListQueryBase, cents, int32, listOf, nullableRef, ref, refTo, stringEnum, constant } from '../../../http/common.js';
 import { ADMIN_LIVEMODE, reasonText } from '../shared/schemas.js';
 
 // Connector accounts (issue 25): a provider's credentials and settings. Secrets go in (create,
@@ -15,7 +15,7 @@ const settingsFields = {
   tokenUrl: Type.Optional(Type.String({ minLength: 9, maxLength: 300, pattern: '^https://[^\\s?#]+$', description: 'The OAuth2 token endpoint, when not `{baseUrl}/oauth/token`.' })),
   pixKey: Type.String({ minLength: 1, maxLength: 77, description: 'The receiver\'s Pix key (chave) at this PSP: charges are made to it and the webhook is registered on it.' }),
   scopes: Type.Optional(Type.String({ maxLength: 300, description: 'OAuth2 scopes to ask for (space separated); default: the dialect\'s (the standard: `cob.write cob.read pix.write pix.read webhook.write webhook.read`; Efí: none, they come with the application).' })),
-  timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000, description: 'Timeout of every call to the PSP, ms (default 10000).' })),
+  timeoutMs: Type.Optional(int32({ minimum: 100, maximum: 60_000, description: 'Timeout of every call to the PSP, ms (default 10000).' })),
   clientId: Type.String({ minLength: 1, maxLength: 200, description: 'The OAuth2 client id.' }),
 };
 
@@ -76,6 +76,22 @@ export const ConnectorAccountReasonRequest = Type.Object({ reason }, { $id: 'Con
 
 const masked = Type.Union([constant('set'), Type.Null()], { description: '`set` when stored (encrypted); the value is never returned.' });
 
+// Named components, not inline objects (issue 28: generators invent names for inline ones).
+export const ConnectorAccountSecrets = Type.Object({
+  clientSecret: masked,
+  privateKey: masked,
+  ca: masked,
+  masterKeyId: Type.String({ description: 'The master key (MASTER_KEYS id) that wraps them.' }),
+  rotatedAt: Type.String({ format: 'date-time' }),
+}, { $id: 'ConnectorAccountSecrets', additionalProperties: false, description: 'Which secrets are stored (masked), and under which master key.' });
+
+export const ConnectorCertificate = Type.Object({
+  subject: Type.String(),
+  fingerprintSha256: Type.String(),
+  expiresAt: Type.String({ format: 'date-time' }),
+  expiresSoon: Type.Boolean({ description: 'Expires within 30 days: rotate it.' }),
+}, { $id: 'ConnectorCertificate', additionalProperties: false, description: 'The client certificate for mutual TLS (its key is never returned).' });
+
 export const ConnectorAccount = Type.Object(
   {
     id: Type.String({ description: 'Prefix `cna_`.' }),
@@ -92,21 +108,10 @@ export const ConnectorAccount = Type.Object(
     tokenUrl: Type.Union([Type.String(), Type.Null()]),
     pixKey: Type.String(),
     scopes: Type.Union([Type.String(), Type.Null()]),
-    timeoutMs: Type.Union([Type.Integer(), Type.Null()]),
+    timeoutMs: Type.Union([int32({ minimum: 100, maximum: 60_000 }), Type.Null()], { description: 'Timeout of every call to the PSP, ms; null: the default (10000).' }),
     clientId: Type.String(),
-    secrets: Type.Object({
-      clientSecret: masked,
-      privateKey: masked,
-      ca: masked,
-      masterKeyId: Type.String({ description: 'The master key (MASTER_KEYS id) that wraps them.' }),
-      rotatedAt: Type.String({ format: 'date-time' }),
-    }, { additionalProperties: false }),
-    certificate: Type.Union([Type.Object({
-      subject: Type.String(),
-      fingerprintSha256: Type.String(),
-      expiresAt: Type.String({ format: 'date-time' }),
-      expiresSoon: Type.Boolean({ description: 'Expires within 30 days: rotate it.' }),
-    }, { additionalProperties: false }), Type.Null()]),
+    secrets: refTo(ConnectorAccountSecrets),
+    certificate: nullableRef(ConnectorCertificate),
     webhookRegisteredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When our callback URL was last registered at the PSP (POST .../register-webhook).' }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -137,7 +142,7 @@ export const PixReceived = Type.Object(
     e2eid: Type.String(),
     connectorAccountId: Type.String(),
     txid: Type.Union([Type.String(), Type.Null()]),
-    amount: Type.Integer({ description: 'Centavos.' }),
+    amount: cents({ description: 'Centavos.' }),
     paidAt: Type.String({ format: 'date-time' }),
     paymentId: Type.Union([Type.String(), Type.Null()]),
     status: stringEnum(['matched', 'unmatched', 'amount_mismatch', 'late_returned'], { description: '`matched`: it paid `paymentId`; `unmatched`: no payment of ours has its txid; `amount_mismatch`: the amount differs from the payment\'s; `late_returned`: it arrived when the payment could no longer be approved and was returned to the payer.' }),
@@ -149,4 +154,4 @@ export const PixReceivedList = Type.Object({ object: constant('list'), data: Typ
 
 export const ListConnectorAccountsQuery = Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore }, { additionalProperties: false });
 
-export const connectorAccountSchemas = [CreateConnectorAccountRequest, UpdateConnectorAccountRequest, RotateConnectorSecretsRequest, ConnectorAccountReasonRequest, ConnectorAccount, ConnectorAccountList, ConnectorTestResult, PixReceived, PixReceivedList];
+export const connectorAccountSchemas = [CreateConnectorAccountRequest, UpdateConnectorAccountRequest, RotateConnectorSecretsRequest, ConnectorAccountReasonRequest, ConnectorAccountSecrets, ConnectorCertificate, ConnectorAccount, ConnectorAccountList, ConnectorTestResult, PixReceived, PixReceivedList];

@@ -43,8 +43,8 @@ export const ListAdminPaymentsQuery = Type.Object(
     livemode: Type.Optional(Type.Boolean()),
     status: Type.Optional(stringEnum([...PAYMENT_STATUSES])),
     method: Type.Optional(stringEnum(['pix', 'credit_card'])),
-    amountGte: Type.Optional(Type.Integer({ minimum: 0, description: 'Only payments of at least this amount (centavos).' })),
-    amountLte: Type.Optional(Type.Integer({ minimum: 0, description: 'Only payments of at most this amount (centavos).' })),
+    amountGte: Type.Optional(cents({ minimum: 0, description: 'Only payments of at least this amount (centavos).' })),
+    amountLte: Type.Optional(cents({ minimum: 0, description: 'Only payments of at most this amount (centavos).' })),
   },
   { additionalProperties: false },
 );

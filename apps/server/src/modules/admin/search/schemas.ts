@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { constant, stringEnum } from '../../../http/common.js';
+import { cents, constant, stringEnum } from '../../../http/common.js';
 
 // How far back the payment scans of the search box look (e-mail, last four digits + amount):
 // they read payments by id range, so their cost is bounded by the window, not by the table.
@@ -23,7 +23,7 @@ export const AdminSearchResult = Type.Object(
     accountName: Type.Union([Type.String(), Type.Null()]),
     livemode: Type.Boolean({ description: 'Its mode; false for what belongs to no mode (an account, a settlement run).' }),
     label: Type.String({ description: 'What it is, in a few words: a recipient\'s name and masked CNPJ, a payment\'s method and card digits, ...' }),
-    amount: Type.Union([Type.Integer(), Type.Null()], { description: 'Centavos, where it has an amount.' }),
+    amount: Type.Union([cents(), Type.Null()], { description: 'Centavos, where it has an amount.' }),
     status: Type.Union([Type.String(), Type.Null()]),
     parentId: Type.Union([Type.String(), Type.Null()], { description: 'Where it is shown: a refund\'s or receivable\'s payment, a settlement\'s run.' }),
     createdAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),

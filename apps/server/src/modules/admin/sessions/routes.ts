@@ -121,7 +121,10 @@ export function sessionRoutes(scopeInstance: FastifyInstance, options: SessionOp
   scope.get(SESSION_STATUS_PATH, {
     config: { auth: 'none', permission: 'public' },
     schema: {
-      operationId: 'adminGetSessionStatus', tags, security: [], summary: 'Whether an admin is signed in',
+      operationId: 'adminGetSessionStatus', tags,
+      // The session is optional: read when the cookie is sent, `{signedIn: false}` when not.
+      security: [...security, {}],
+      summary: 'Whether an admin is signed in',
       description: 'Like GET /admin/session, but answers 200 `{signedIn: false, session: null}` when no session is signed in (instead of a 401): what a page asks first, before it knows.',
       response: { 200: ref('AdminSessionStatus') },
     },

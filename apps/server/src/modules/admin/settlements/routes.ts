@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../../../store/index.js';
-import { ListQueryBase, ref, stringEnum } from '../../../http/common.js';
+import { cents, ListQueryBase, ref, stringEnum } from '../../../http/common.js';
 import { typed } from '../../../http/typed.js';
 import { paginate } from '../../../http/pagination.js';
 import { SETTLEMENT_STATUSES } from '../../../domain/states.js';
@@ -20,8 +20,8 @@ const filters = {
   runId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this run\'s settlements (`str_...`).' })),
   dateGte: Type.Optional(Type.String({ format: 'date', description: 'Settlement date on or after (YYYY-MM-DD).' })),
   dateLte: Type.Optional(Type.String({ format: 'date', description: 'Settlement date on or before (YYYY-MM-DD).' })),
-  amountGte: Type.Optional(Type.Integer({ minimum: 0, description: 'At least this amount (centavos).' })),
-  amountLte: Type.Optional(Type.Integer({ minimum: 0, description: 'At most this amount (centavos).' })),
+  amountGte: Type.Optional(cents({ minimum: 0, description: 'At least this amount (centavos).' })),
+  amountLte: Type.Optional(cents({ minimum: 0, description: 'At most this amount (centavos).' })),
 };
 const ExportAdminSettlementsQuery = Type.Object(filters, { additionalProperties: false });
 const ListAdminSettlementsQuery = Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore, ...filters }, { additionalProperties: false });

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { always, constant, stringEnum } from '../../../http/common.js';
+import { always, cents, constant, int64, refTo, stringEnum } from '../../../http/common.js';
 import { PAYMENT_STATUSES, SETTLEMENT_STATUSES } from '../../../domain/states.js';
 
 // The back office's home: what the business did over a period, from the daily aggregates
@@ -11,7 +11,7 @@ export const MAX_STATS_DAYS = 366;
 export const MAX_FAILING_ENDPOINTS = 20;
 
 const day = (description: string) => Type.String({ format: 'date', description });
-const centavos = (description: string) => Type.Integer({ description: `${description} Centavos.` });
+const centavos = (description: string) => cents({ description: `${description} Centavos.` });
 
 export const AdminStatsQuery = Type.Object(
   {
@@ -24,7 +24,90 @@ export const AdminStatsQuery = Type.Object(
 );
 export type AdminStatsQuery = Static<typeof AdminStatsQuery>;
 
-const CountAmount = (what: string) => Type.Object({ count: Type.Integer({ minimum: 0 }), amount: centavos(`Sum of ${what}.`) }, { additionalProperties: false });
+const count = (description?: string) => int64({ minimum: 0, ...(description ? { description } : {}) });
+
+// Every object below is a named component, and every integer says its width (issue 28).
+export const AdminStatsCountAmount = Type.Object(
+  { count: count(), amount: centavos('Sum of their amounts.') },
+  { $id: 'AdminStatsCountAmount', additionalProperties: false, description: 'How many, and their sum in centavos.' },
+);
+const countAmount = (what: string) => refTo(AdminStatsCountAmount, { description: what });
+
+export const AdminStatsPaymentDay = Type.Object(
+  {
+    date: day('The day payments were created.'),
+    method: stringEnum(['pix', 'credit_card']),
+    count: count('Payments created, in any status.'),
+    approvedCount: count('Of them, approved (refunded ones included).'),
+    volume: centavos('Amount of the approved ones (before refunds).'),
+  },
+  { $id: 'AdminStatsPaymentDay', additionalProperties: false, description: 'Payments of one day and method.' },
+);
+
+export const AdminStatsPaymentStatus = Type.Object(
+  { status: stringEnum([...PAYMENT_STATUSES]), count: count(), amount: centavos('Sum of their amounts.') },
+  { $id: 'AdminStatsPaymentStatus', additionalProperties: false, description: 'Payments of the period in one current status.' },
+);
+
+export const AdminStatsDecline = Type.Object(
+  { reason: Type.String({ description: 'The failure code (`card_declined`, `insufficient_funds`, `provider_unavailable`, ...).' }), status: stringEnum(['declined', 'failed']), count: count(), amount: centavos('Sum of their amounts.') },
+  { $id: 'AdminStatsDecline', additionalProperties: false, description: 'Declined or failed payments of one reason.' },
+);
+
+export const AdminStatsPayments = Type.Object(
+  {
+    days: Type.Array(refTo(AdminStatsPaymentDay), { description: 'One entry per day and method that had payments, oldest first. Days without payments are left out.' }),
+    byStatus: Type.Array(refTo(AdminStatsPaymentStatus), { description: 'Payments of the period by their current status.' }),
+    count: count(),
+    approvedCount: count(),
+    volume: centavos('Amount of the approved payments.'),
+    approvalRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'Approved ÷ (approved + declined + failed): payments still pending, canceled or expired have no outcome and are left out. Null when none had an outcome.' }),
+    declines: Type.Array(refTo(AdminStatsDecline), { description: 'Declined and failed payments by reason, most frequent first.' }),
+  },
+  { $id: 'AdminStatsPayments', additionalProperties: false, description: 'Payments created in the period.' },
+);
+
+export const AdminStatsRefunds = Type.Object(
+  {
+    succeeded: countAmount('Refunded amounts.'),
+    pending: countAmount('Amounts being refunded.'),
+    failed: countAmount('Amounts the provider refused to refund.'),
+    amountRefundedOfPeriod: centavos('Refunded so far of the payments created in the period.'),
+  },
+  { $id: 'AdminStatsRefunds', additionalProperties: false, description: 'Refunds created in the period, by status.' },
+);
+
+export const AdminStatsDisputes = Type.Object(
+  { count: count(), amount: centavos('Disputed amount.'), tracked: always(false, 'Disputes (chargebacks) are not tracked by this service yet: count and amount are always 0 until they are.') },
+  { $id: 'AdminStatsDisputes', additionalProperties: false, description: 'Disputes opened in the period.' },
+);
+
+export const AdminStatsSettlements = Type.Object(
+  Object.fromEntries(SETTLEMENT_STATUSES.map((s) => [s, countAmount(`${s[0].toUpperCase()}${s.slice(1)} settlements.`)])) as Record<(typeof SETTLEMENT_STATUSES)[number], ReturnType<typeof countAmount>>,
+  { $id: 'AdminStatsSettlements', additionalProperties: false, description: 'Settlements dated in the period by status: `paid`, `held` (waiting for the merchant\'s payout bank account), `failed` (the bank refused the payout; its receivables went back to pending), `pending` (payout under way).' },
+);
+
+export const AdminStatsFailingEndpoint = Type.Object(
+  {
+    id: Type.String(), accountId: Type.String(), livemode: Type.Boolean(), url: Type.String(),
+    enabled: Type.Boolean(),
+    failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    disabledReason: Type.Union([Type.String(), Type.Null()]),
+  },
+  { $id: 'AdminStatsFailingEndpoint', additionalProperties: false, description: 'A webhook endpoint failing now, or disabled for failing.' },
+);
+
+export const AdminStatsWebhooks = Type.Object(
+  {
+    succeeded: count('Deliveries created in the period that the endpoint acknowledged (2xx).'),
+    failed: count('Deliveries that gave up after every retry.'),
+    pending: count('Deliveries still being tried.'),
+    successRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'succeeded ÷ (succeeded + failed); null when none finished.' }),
+    failingEndpointCount: count('Endpoints failing now (a delivery to them failed and none has succeeded since) or disabled for failing.'),
+    failingEndpoints: Type.Array(refTo(AdminStatsFailingEndpoint), { description: `The failing endpoints, longest failing first (at most ${MAX_FAILING_ENDPOINTS}).` }),
+  },
+  { $id: 'AdminStatsWebhooks', additionalProperties: false, description: 'Webhook delivery health: deliveries created in the period, and the endpoints failing now (not filtered by period).' },
+);
 
 export const AdminStats = Type.Object(
   {
@@ -35,75 +118,17 @@ export const AdminStats = Type.Object(
     accountId: Type.Union([Type.String(), Type.Null()], { description: 'The account filtered on, or null for every account.' }),
     livemode: always(false, 'Admin objects are not in one mode: always false (the mode filtered on is `mode`).'),
     mode: stringEnum(['live', 'test', 'both'], { description: 'The mode filtered on (`livemode` of the query), or both.' }),
-    payments: Type.Object(
-      {
-        days: Type.Array(
-          Type.Object(
-            {
-              date: day('The day payments were created.'),
-              method: stringEnum(['pix', 'credit_card']),
-              count: Type.Integer({ minimum: 0, description: 'Payments created, in any status.' }),
-              approvedCount: Type.Integer({ minimum: 0, description: 'Of them, approved (refunded ones included).' }),
-              volume: centavos('Amount of the approved ones (before refunds).'),
-            },
-            { additionalProperties: false },
-          ),
-          { description: 'One entry per day and method that had payments, oldest first. Days without payments are left out.' },
-        ),
-        byStatus: Type.Array(Type.Object({ status: stringEnum([...PAYMENT_STATUSES]), count: Type.Integer({ minimum: 0 }), amount: centavos('Sum of their amounts.') }, { additionalProperties: false }), { description: 'Payments of the period by their current status.' }),
-        count: Type.Integer({ minimum: 0 }),
-        approvedCount: Type.Integer({ minimum: 0 }),
-        volume: centavos('Amount of the approved payments.'),
-        approvalRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'Approved ÷ (approved + declined + failed): payments still pending, canceled or expired have no outcome and are left out. Null when none had an outcome.' }),
-        declines: Type.Array(
-          Type.Object({ reason: Type.String({ description: 'The failure code (`card_declined`, `insufficient_funds`, `provider_unavailable`, ...).' }), status: stringEnum(['declined', 'failed']), count: Type.Integer({ minimum: 0 }), amount: centavos('Sum of their amounts.') }, { additionalProperties: false }),
-          { description: 'Declined and failed payments by reason, most frequent first.' },
-        ),
-      },
-      { additionalProperties: false },
-    ),
-    refunds: Type.Object(
-      {
-        succeeded: CountAmount('refunded amounts'),
-        pending: CountAmount('amounts being refunded'),
-        failed: CountAmount('amounts the provider refused to refund'),
-        amountRefundedOfPeriod: centavos('Refunded so far of the payments created in the period.'),
-      },
-      { additionalProperties: false, description: 'Refunds created in the period, by status.' },
-    ),
-    disputes: Type.Object(
-      { count: Type.Integer({ minimum: 0 }), amount: centavos('Disputed amount.'), tracked: always(false, 'Disputes (chargebacks) are not tracked by this service yet: count and amount are always 0 until they are.') },
-      { additionalProperties: false },
-    ),
-    settlements: Type.Object(
-      Object.fromEntries(SETTLEMENT_STATUSES.map((s) => [s, CountAmount(`${s} settlements`)])) as Record<(typeof SETTLEMENT_STATUSES)[number], ReturnType<typeof CountAmount>>,
-      { additionalProperties: false, description: 'Settlements dated in the period by status: `paid`, `held` (waiting for the merchant\'s payout bank account), `failed` (the bank refused the payout; its receivables went back to pending), `pending` (payout under way).' },
-    ),
-    webhooks: Type.Object(
-      {
-        succeeded: Type.Integer({ minimum: 0, description: 'Deliveries created in the period that the endpoint acknowledged (2xx).' }),
-        failed: Type.Integer({ minimum: 0, description: 'Deliveries that gave up after every retry.' }),
-        pending: Type.Integer({ minimum: 0, description: 'Deliveries still being tried.' }),
-        successRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'succeeded ÷ (succeeded + failed); null when none finished.' }),
-        failingEndpointCount: Type.Integer({ minimum: 0, description: 'Endpoints failing now (a delivery to them failed and none has succeeded since) or disabled for failing.' }),
-        failingEndpoints: Type.Array(
-          Type.Object(
-            {
-              id: Type.String(), accountId: Type.String(), livemode: Type.Boolean(), url: Type.String(),
-              enabled: Type.Boolean(),
-              failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-              disabledReason: Type.Union([Type.String(), Type.Null()]),
-            },
-            { additionalProperties: false },
-          ),
-          { description: `The failing endpoints, longest failing first (at most ${MAX_FAILING_ENDPOINTS}).` },
-        ),
-      },
-      { additionalProperties: false, description: 'Webhook delivery health: deliveries created in the period, and the endpoints failing now (not filtered by period).' },
-    ),
+    payments: refTo(AdminStatsPayments),
+    refunds: refTo(AdminStatsRefunds),
+    disputes: refTo(AdminStatsDisputes),
+    settlements: refTo(AdminStatsSettlements),
+    webhooks: refTo(AdminStatsWebhooks),
   },
   { $id: 'AdminStats', additionalProperties: false, description: 'What the business did over a period: payments, refunds, disputes, settlements and webhook deliveries, from daily aggregates.' },
 );
 export type AdminStats = Static<typeof AdminStats>;
 
-export const adminStatsSchemas = [AdminStats];
+export const adminStatsSchemas = [
+  AdminStatsCountAmount, AdminStatsPaymentDay, AdminStatsPaymentStatus, AdminStatsDecline, AdminStatsPayments, AdminStatsRefunds, AdminStatsDisputes,
+  AdminStatsSettlements, AdminStatsFailingEndpoint, AdminStatsWebhooks, AdminStats,
+];
