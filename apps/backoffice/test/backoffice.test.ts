@@ -297,7 +297,7 @@ for (const engine of ENGINES) {
       const rules = (await t.app.inject({ method: 'GET', url: `/admin/split-rules?accountId=${k.accountId}`, headers: { cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } })).json().data;
       assert.equal(rules.length, 1);
       firstRule = rules[0].id;
-      assert.deepEqual(rules[0].splits, [{ recipientId: seller, percentage: 12.5 }, { recipientId: platform, amount: 250 }]);
+      assert.deepEqual(rules[0].splits, [{ type: 'percentage', recipientId: seller, percentage: 12.5 }, { type: 'amount', recipientId: platform, amount: 250 }]);
       assert.equal(rules[0].active, true);
       assert.equal(await ruleRow(page, firstRule).locator('.badge').textContent(), 'Ativa');
     });
@@ -437,14 +437,14 @@ for (const engine of ENGINES) {
       await dialog.getByRole('heading', { name: 'Salvar a regra ativa' }).waitFor();
       await dialog.getByRole('button', { name: 'Salvar', exact: true }).click();
       await dialog.getByText('Informe o motivo.').waitFor();
-      assert.deepEqual((await adminRules()).find((r) => r.id === firstRule)?.splits, [{ recipientId: seller, percentage: 12.5 }, { recipientId: platform, amount: 250 }], 'nothing saved yet');
+      assert.deepEqual((await adminRules()).find((r) => r.id === firstRule)?.splits, [{ type: 'percentage', recipientId: seller, percentage: 12.5 }, { type: 'amount', recipientId: platform, amount: 250 }], 'nothing saved yet');
       await dialog.getByLabel('Motivo').fill('Taxa da plataforma reajustada');
       await axe(page, 'active rule save dialog');
       await shot(page, 'split-rule-edit-active');
       await dialog.getByRole('button', { name: 'Salvar', exact: true }).click();
       await page.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
       await settled(page);
-      assert.deepEqual((await adminRules()).find((r) => r.id === firstRule)?.splits, [{ recipientId: seller, percentage: 12.5 }, { recipientId: platform, amount: 300 }]);
+      assert.deepEqual((await adminRules()).find((r) => r.id === firstRule)?.splits, [{ type: 'percentage', recipientId: seller, percentage: 12.5 }, { type: 'amount', recipientId: platform, amount: 300 }]);
     });
 
     test('at 420 px the rules table scrolls inside its box; the page does not run off the window', async () => {
