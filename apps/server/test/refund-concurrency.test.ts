@@ -53,10 +53,12 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
       await holder.query('select id from payments where id = $1 for update', [id]);
       const first = api('POST', '/v1/refunds', { paymentId: id, amount: 4_000 });
       // Waits for I/O: another PostgreSQL connection queueing behind the held lock.
-      await eventually(async () => (await waitersOnHolder()) >= 1, 'the first refund waiting on the locked payment');
+      // (120 s bounds a hang only: in one CI run, with the generated clients compiling beside the
+      // PostgreSQL run, the second refund had not reached its lock within the default 30 s.)
+      await eventually(async () => (await waitersOnHolder()) >= 1, 'the first refund waiting on the locked payment', 120_000);
       const second = api('POST', '/v1/refunds', { paymentId: id, amount: 4_500 });
       // Waits for I/O: another PostgreSQL connection queueing behind the held lock.
-      await eventually(async () => (await waitersOnHolder()) >= 2, 'the second refund waiting too');
+      await eventually(async () => (await waitersOnHolder()) >= 2, 'the second refund waiting too', 120_000);
       await holder.query('commit');
       const answers = await Promise.all([first, second]);
       for (const a of answers) assert.equal(a.status, 200, JSON.stringify(a.body));
