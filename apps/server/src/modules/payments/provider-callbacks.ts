@@ -36,9 +36,11 @@ export function providerCallbackRoutes(app: FastifyInstance, deps: PaymentDeps):
     const hints = connector.parseNotification(req.body);
     const nowMs = deps.clock.nowMs();
     await deps.store.write(async (tx) => {
-      const seen = await tx.selectFrom('provider_notifications').select('id').where('connector_account_id', '=', account.id).where('body_hash', '=', bodyHash).executeTakeFirst();
-      if (seen) return;
-      await tx.insertInto('provider_notifications').values({ id: newId('notification', nowMs), connector_account_id: account.id, body_hash: bodyHash, body, received_at: new Date(nowMs).toISOString() }).execute();
+      // Stored once by the unique (account, body hash): a duplicate, even one racing this one
+      // from another connection, inserts nothing and queues no second sync.
+      const inserted = await tx.insertInto('provider_notifications').values({ id: newId('notification', nowMs), connector_account_id: account.id, body_hash: bodyHash, body, received_at: new Date(nowMs).toISOString() })
+        .onConflict((oc) => oc.columns(['connector_account_id', 'body_hash']).doNothing()).executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return;
       await enqueueSyncs(tx, account.id, hints, nowMs);
     });
     deps.kickWorker();
