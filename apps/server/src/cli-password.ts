@@ -8,10 +8,12 @@ const MAX_PASSWORD_CHARS = 1024;
 // Reads one line from a terminal with echo off (raw mode), answering Backspace and Ctrl-C.
 function promptHidden(input: ReadStream, output: NodeJS.WritableStream, question: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    output.write(question);
     let typed = '';
     const wasRaw = input.isRaw;
+    // Echo goes off before the question shows: whatever is typed once the question is visible
+    // must not echo (a fast typist, or a script that answers the prompt, raced the other order).
     input.setRawMode(true);
+    output.write(question);
     input.resume();
     input.setEncoding('utf8');
     const done = (error: Error | null) => {
