@@ -136,7 +136,9 @@ export async function openLoop(spec: OpenLoopSpec, durationS: number, prefix: st
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-if (process.argv[1]?.endsWith('open-loop.ts') && process.argv[2]) {
+// Run as a script (the orchestrator spawns it: open-loop.ts under tsx, or the compiled
+// dist/open-loop.js), not when a test imports it.
+if (/open-loop\.[jt]s$/.test(process.argv[1] ?? '') && process.argv[2]) {
   const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as OpenLoopSpec;
   const prefix = `open-${process.pid}-${randomBytes(6).toString('hex')}-`;
   const warmup = spec.warmupS > 0 ? await openLoop(spec, spec.warmupS, prefix + 'w') : null;

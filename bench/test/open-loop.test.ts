@@ -53,3 +53,32 @@ test('a stall counts for every request scheduled during it (no coordinated omiss
     await s.close();
   }
 });
+
+test('the compiled script, spawned as the orchestrator spawns it, prints its measured window and its result', async () => {
+  // The sustained-rate search reads both lines; a guard that only knew `open-loop.ts` made the
+  // compiled dist/open-loop.js print nothing and exit 0 (a whole quiet bench run failed on it).
+  const { spawn } = await import('node:child_process');
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { benchScript } = await import('../lib.ts');
+  const s = await server((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200); res.end('{}'); }); });
+  const dir = mkdtempSync(join(tmpdir(), 'open-loop-'));
+  try {
+    const specFile = join(dir, 'spec.json');
+    writeFileSync(specFile, JSON.stringify({ url: s.url, method: 'GET', headers: {}, paths: ['/x'], ratePerSec: 50, warmupS: 0, durationS: 1 }));
+    const compiled = join(import.meta.dirname, '..', 'dist', 'open-loop.js');
+    for (const { file, execArgv } of [{ file: compiled, execArgv: [] as string[] }, benchScript('open-loop.ts')]) {
+      const child = spawn(process.execPath, [...execArgv, file, specFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      assert.equal(await new Promise((r) => child.on('exit', r)), 0, file);
+      const lines = out.trim().split('\n');
+      assert.deepEqual(JSON.parse(lines[0] ?? 'null'), { phase: 'measured' }, `${file} printed ${JSON.stringify(out)}`);
+      assert.equal((JSON.parse(lines.at(-1) ?? 'null') as { measured: { completed: number } }).measured.completed, 50, file);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await s.close();
+  }
+});
