@@ -366,9 +366,10 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
   if (config.settlementScheduleEnabled) worker.every(JOB_DAILY_RUN, 3_600_000, () => dailyRunJob(deps));
   worker.every(JOB_PIX_RECONCILE, config.pixReconcileEveryMs, () => pixReconcileJob(deps, log));
   // The home's aggregates: deltas the triggers wrote, folded into stats_daily (a read sums both,
-  // so this only keeps stats_deltas small).
+  // so this only keeps stats_deltas small). Small transactions, with a turn of the event loop
+  // between them, so the requests' writes go in between instead of waiting for the whole fold.
   worker.every('stats.fold', 60_000, async () => {
-    while ((await store.write((tx) => foldStatsDeltas(tx, store.engine))) === STATS_FOLD_BATCH);
+    while ((await store.write((tx) => foldStatsDeltas(tx, store.engine))) === STATS_FOLD_BATCH) await new Promise<void>((r) => setImmediate(r));
   });
   worker.every(JOB_PURGE, 3_600_000, () => purgeExpired(store, config));
   return worker;
