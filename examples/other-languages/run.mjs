@@ -3,11 +3,11 @@
 // from it, generates the Java client (openapi-generator-plus, 3.1), the Python client and the C#
 // models (OpenAPI Generator 5, the jar inside @openapitools/openapi-generator-cli@1.0.18-5.0.0-beta2,
 // 3.0), compiles the Java and C# with Debian's javac and mcs, and runs each language's program
-// against the server. Needs: java/javac (JDK 17), mono-mcs, Debian's Jackson, JAX-RS and
+// against the server. Needs: java/javac (JDK 17), mono-mcs, Debian's Jackson, JAX-RS, RESTEasy and
 // Newtonsoft.Json, python3 with urllib3, dateutil and six (.ci/run installs them). Prints each
 // step's time; exits non-zero on the first failure.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -40,6 +40,22 @@ const files = (dir, ext) => readdirSync(dir).flatMap((name) => {
   const path = join(dir, name);
   return statSync(path).isDirectory() ? files(path, ext) : path.endsWith(ext) ? [path] : [];
 });
+// The guide's Java is the example's: every line of each ```java block of docs/other-languages.md
+// (comments aside) is a line of Main.java, in the same order.
+function guideJavaIsMain() {
+  const code = (text) => text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('//'));
+  const main = code(readFileSync(join(here, 'java/src/example/Main.java'), 'utf8'));
+  const blocks = [...readFileSync(join(root, 'docs/other-languages.md'), 'utf8').matchAll(/```java\n([\s\S]*?)```/g)].map((m) => code(m[1]));
+  if (blocks.length === 0) throw new Error('docs/other-languages.md has no Java block');
+  for (const block of blocks) {
+    let at = 0;
+    for (const line of block) {
+      at = main.indexOf(line, at) + 1;
+      if (at === 0) throw new Error(`docs/other-languages.md shows Java that Main.java does not run (or not in this order): ${line}`);
+    }
+  }
+  console.log(`${blocks.length} Java blocks of docs/other-languages.md, ${blocks.flat().length} lines, are Main.java's`);
+}
 const freePort = () => new Promise((res, rej) => {
   const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => res(port)); }).on('error', rej);
 });
@@ -78,6 +94,7 @@ try {
 
   if (wants('java')) {
     const out = join(build, 'java');
+    await step('java: the guide shows the example\'s code', guideJavaIsMain);
     await step('java: generate (openapi-generator-plus, 3.1 document)', () => {
       writeFileSync(join(build, 'ogplus.yml'), [
         `inputPath: ${join(build, 'openapi.json')}`, `outputPath: ${join(out, 'generated')}`,
@@ -85,12 +102,15 @@ try {
       ].join('\n'));
       run(process.execPath, [join(dirname(require.resolve('openapi-generator-plus/package.json')), 'bin/ogplus.js'), '-c', join(build, 'ogplus.yml')], { cwd: here });
     });
-    const cp = ['jackson-annotations', 'jackson-core', 'jackson-databind', 'jackson-jaxrs-json-provider', 'jackson-jaxrs-base', 'jackson-module-jaxb-annotations', 'jaxb-api', 'javax.ws.rs-api', 'geronimo-annotation-1.3-spec'].map((j) => `${JARS}/${j}.jar`);
+    // Debian's jars: Jackson and its JAX-RS provider, the JAX-RS API, and RESTEasy's client
+    // (libresteasy3.0-java), whose proxies implement the generated *ApiSpec interfaces.
+    const compileCp = ['jackson-annotations', 'jackson-core', 'jackson-databind', 'jackson-jaxrs-json-provider', 'jackson-jaxrs-base', 'jaxb-api', 'javax.ws.rs-api', 'geronimo-annotation-1.3-spec', 'resteasy-jaxrs', 'resteasy-client', 'httpclient', 'httpcore'].map((j) => `${JARS}/${j}.jar`);
+    const cp = [...compileCp, ...['jboss-logging', 'commons-logging', 'commons-codec', 'commons-io', 'jakarta-activation'].map((j) => `${JARS}/${j}.jar`)];
     await step('java: compile (javac, Debian jars)', () => {
       // ApiProviders needs jackson-datatype-jdk8/jsr310 (Maven Central only): java/src/example/Json.java does its part.
       const sources = [...files(join(here, 'java/stubs'), '.java'), ...files(join(out, 'generated'), '.java').filter((f) => !f.endsWith('/ApiProviders.java')), ...files(join(here, 'java/src'), '.java')];
       writeFileSync(join(out, 'sources.txt'), sources.join('\n'));
-      run('javac', ['-nowarn', '-J-XX:TieredStopAtLevel=1', '-d', join(out, 'classes'), '-cp', cp.join(':'), `@${join(out, 'sources.txt')}`]);
+      run('javac', ['-nowarn', '-J-XX:TieredStopAtLevel=1', '-d', join(out, 'classes'), '-cp', compileCp.join(':'), `@${join(out, 'sources.txt')}`]);
     });
     await step('java: run the flow', () => run('java', ['-cp', [join(out, 'classes'), ...cp].join(':'), 'example.Main'], { env: runEnv }));
   }
