@@ -1,24 +1,30 @@
 // `npm run coverage`: line and branch coverage of each workspace's own code, by its tests.
 //
 //   node scripts/coverage.mjs [--no-run] [--check]
-//     (no flag)  runs the suites of the workspaces below (scripts/test-all.mjs) with
-//                NODE_V8_COVERAGE set, so every Node process they start writes V8's coverage,
-//                then reports
-//     --no-run   reports from coverage/v8 of an earlier run
+//     (no flag)  runs the suites of the workspaces below as `npm test` runs them
+//                (scripts/test-all.mjs: the server's test files compiled) with NODE_V8_COVERAGE
+//                set, so every Node process they start writes V8's coverage, then reports
+//     --no-run   reports from coverage/v8 of earlier runs: CI sets NODE_V8_COVERAGE to
+//                coverage/v8 for the two test runs it does anyway (`npm test` on Node 20, SQLite;
+//                the Node 24 run, SQLite and PostgreSQL) and reports their union, instead of a
+//                third run of its own
 //     --check    also compares the line coverage of each file changed since main with the
 //                committed scripts/coverage-baseline.json, and fails when one lost more than
 //                1 point (CI runs this)
 //     --write-baseline   writes scripts/coverage-baseline.json from this run
 //
-// Coverage is V8's, mapped back to the TypeScript through tsx's source maps, read by c8. The
-// server's suite runs from source under tsx here (TEST_FROM_SOURCE=1), not bundled as in
-// `npm test`: c8 maps an esbuild bundle's coverage to whole files (every line "covered", no
-// branches), so only code loaded from its own .ts file is counted (the compiled CLI that some
-// tests spawn is not). What runs in a browser (the back
+// Coverage is V8's, mapped back to the TypeScript through the source maps, read by c8 with
+// --exclude-after-remap: the server's test files run as esbuild bundles (apps/server/dist-test/,
+// built without tree shaking for this: code a bundle left out would count as run, since
+// v8-to-istanbul counts a line as run unless a range says otherwise), the SDK's and the bench's
+// under tsx. Before c8 reads them, the coverage files are pruned to the repository's own scripts
+// (node_modules and Node's internals out, which c8 would otherwise remap and drop one by one).
+// The production bundles (*/dist/, e.g. the compiled CLI some tests spawn) are left out: they
+// are tree-shaken, so their unused code would count as run. What runs in a browser (the back
 // office, the hosted checkout page, the checkout library) or in PHP is not seen by V8 in Node:
 // those rows say so. Writes coverage/summary.json and coverage/summary.md (the README's table).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,27 +54,55 @@ if (!args.has('--no-run')) {
   rmSync(join(root, 'coverage'), { recursive: true, force: true });
   mkdirSync(v8Dir, { recursive: true });
   const started = Date.now();
-  const env = { ...process.env, NODE_V8_COVERAGE: v8Dir, TEST_FROM_SOURCE: '1', TEST_WORKSPACES: WORKSPACES.map((w) => w.name).join(',') };
+  const env = { ...process.env, NODE_V8_COVERAGE: v8Dir, TEST_WORKSPACES: WORKSPACES.map((w) => w.name).join(',') };
   const run = spawnSync(process.execPath, [join(root, 'scripts', 'test-all.mjs'), 'test'], { cwd: root, stdio: 'inherit', env });
   rc = run.status ?? 1;
   process.stdout.write(`coverage: the suites ran in ${Math.round((Date.now() - started) / 1000)} s (exit ${rc})\n`);
 }
 if (!existsSync(v8Dir)) throw new Error('no coverage/v8: run `npm run coverage` first');
 
+// Keeps, of each process's coverage, the scripts of this repository that are not in node_modules
+// nor a production bundle (*/dist/), with their source maps.
+const pruneStarted = Date.now();
+const ownPrefix = `file://${root}/`;
+const own = (url) => url.startsWith(ownPrefix) && !url.includes('/node_modules/') && !url.includes('/dist/');
+let processes = 0;
+let scripts = 0;
+for (const name of readdirSync(v8Dir)) {
+  if (!name.endsWith('.json')) continue;
+  const file = join(v8Dir, name);
+  const cov = JSON.parse(readFileSync(file, 'utf8'));
+  const result = (cov.result ?? []).filter((s) => own(s.url));
+  const maps = Object.fromEntries(Object.entries(cov['source-map-cache'] ?? {}).filter(([url]) => own(url)));
+  if (!result.length) { rmSync(file); continue; }
+  processes++;
+  scripts += result.length;
+  writeFileSync(file, JSON.stringify({ result, 'source-map-cache': maps }));
+}
+process.stdout.write(`coverage: ${processes} processes ran code of ours (${scripts} scripts), pruned in ${Math.round((Date.now() - pruneStarted) / 1000)} s\n`);
+
 const c8 = join(root, 'node_modules', 'c8', 'bin', 'c8.js');
+// One c8 report for every workspace (each bundle is remapped once), split per workspace here.
+const out = join(root, 'coverage', 'report');
+const reportStarted = Date.now();
+const r = spawnSync(process.execPath, [
+  c8, 'report', '--temp-directory', v8Dir, '--report-dir', out, '--reporter', 'json-summary',
+  '--all', '--src', root, '--exclude-node-modules', '--exclude-after-remap',
+  ...WORKSPACES.flatMap((ws) => ws.include.flatMap((p) => ['--include', p])),
+  ...WORKSPACES.flatMap((ws) => (ws.exclude ?? []).flatMap((p) => ['--exclude', p])),
+], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+if (r.status !== 0) throw new Error('c8 report failed');
+process.stdout.write(`coverage: c8 report in ${Math.round((Date.now() - reportStarted) / 1000)} s\n`);
+const summary = JSON.parse(readFileSync(join(out, 'coverage-summary.json'), 'utf8'));
+const pct = (covered, total) => (total === 0 ? 100 : Math.round((covered / total) * 10000) / 100);
 const rows = [];
 const files = {};
 for (const ws of WORKSPACES) {
-  const out = join(root, 'coverage', ws.name.replace('/', '-'));
-  const r = spawnSync(process.execPath, [
-    c8, 'report', '--temp-directory', v8Dir, '--report-dir', out, '--reporter', 'json-summary',
-    '--all', '--src', root, '--exclude-node-modules',
-    ...ws.include.flatMap((p) => ['--include', p]), ...(ws.exclude ?? []).flatMap((p) => ['--exclude', p]),
-  ], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) throw new Error(`c8 report for ${ws.name} failed`);
-  const summary = JSON.parse(readFileSync(join(out, 'coverage-summary.json'), 'utf8'));
-  rows.push({ name: ws.name, lines: summary.total.lines.pct, branches: summary.total.branches.pct, files: Object.keys(summary).length - 1 });
-  for (const [file, s] of Object.entries(summary)) if (file !== 'total') files[relative(root, file)] = { lines: s.lines.pct, branches: s.branches.pct };
+  const prefix = `${ws.name}/`;
+  const mine = Object.entries(summary).filter(([file]) => file !== 'total' && relative(root, file).startsWith(prefix));
+  const sum = (key, field) => mine.reduce((n, [, s]) => n + s[key][field], 0);
+  rows.push({ name: ws.name, lines: pct(sum('lines', 'covered'), sum('lines', 'total')), branches: pct(sum('branches', 'covered'), sum('branches', 'total')), files: mine.length });
+  for (const [file, s] of mine) files[relative(root, file)] = { lines: s.lines.pct, branches: s.branches.pct };
 }
 
 const table = ['| Workspace | Lines | Branches | Files |', '|---|---|---|---|'];

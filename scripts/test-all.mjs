@@ -1,31 +1,38 @@
 // `npm test` / `npm run test:pg` at the root: every workspace's suite, side by side.
 //
 //   node scripts/test-all.mjs [test|test:pg]
-//   TEST_LANES=n    suites at a time (default 2, the cores of the machine this was measured on)
+//   TEST_LANES=n    jobs at a time (default 3: the 2 cores of the machine this was measured on,
+//                   plus one, since the browser, PHP and many server tests wait part of the time)
 //   TEST_WORKSPACES=apps/server,bench   only these workspaces' suites
 //
-// The server's suite, the longest, starts first in a lane of its own; the other workspaces'
-// suites share the other lane(s), longest first. Each suite's output is kept and printed whole
-// when it ends, under a header with its time, so the logs of two suites never interleave; a line
-// says when each starts. Exit 1 if any suite failed (all of them run anyway, as
-// `npm run test --workspaces` did).
+// The jobs: each other workspace's suite whole, and each of the server's test files on its own
+// (its suite is the longest, about half of all the work: as one job it set the run's end alone).
+// They run longest first (the times of the last run on this checkout, kept in
+// node_modules/.cache/pagamentos-test-times.json; else the measured defaults below, and a server
+// file's share of its suite by size), each starting when a lane frees, so the lanes end together.
+// Each job's output is kept and printed whole when it ends, under a header with its time, so the
+// logs of two jobs never interleave; a line says when each starts. Exit 1 if any failed (all of
+// them run anyway, as `npm run test --workspaces` did).
 //
 // Before the lanes start, what several suites use is built once (the server's dist/cli.js and
 // dist-test/, the bench, the back office, the hosted checkout page and library), so no suite
 // rebuilds a file another one is reading.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpus } from 'node:os';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const script = process.argv[2] ?? 'test';
-const lanes = Math.max(1, Number(process.env.TEST_LANES ?? Math.min(2, cpus().length)));
+const lanes = Math.max(1, Number(process.env.TEST_LANES ?? 3));
 
-// The order the other lane takes them in: longest first (measured), so the lanes end together.
-const ORDER = ['packages/sdk', 'apps/backoffice', 'sdks/php', 'apps/checkout-page', 'bench', 'packages/checkout'];
-const LONGEST = 'apps/server';
+// Wall seconds of each suite in a CI run of 2026-11-28 (the server's: its files' sum, two at a
+// time on 218 s), for a checkout without times of its own.
+const DEFAULT_SECONDS = { 'apps/server': 436, 'packages/sdk': 117, 'apps/backoffice': 53, 'apps/checkout-page': 50, 'sdks/php': 36, bench: 10, 'packages/checkout': 9 };
+const SERVER = 'apps/server';
+// The server's own runner, which takes test files one by one (apps/server/scripts/test.mjs).
+const SERVER_RUNNER = 'node scripts/test.mjs';
+const TIMES = join(root, 'node_modules', '.cache', 'pagamentos-test-times.json');
 
 const ensure = [
   ['apps/server/scripts/ensure-built.mjs', '--tests'],
@@ -47,40 +54,77 @@ for (const pattern of workspaces) {
   for (const name of readdirSync(join(root, base)).sort()) dirs.push(`${base}/${name}`);
 }
 const only = process.env.TEST_WORKSPACES ? process.env.TEST_WORKSPACES.split(',') : null;
-const suites = dirs.filter((dir) => {
-  if (only && !only.includes(dir)) return false;
+const scriptOf = (dir) => {
   const file = join(root, dir, 'package.json');
-  return existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).scripts?.[script];
-});
-const rank = (dir) => (dir === LONGEST ? -1 : ORDER.includes(dir) ? ORDER.indexOf(dir) : ORDER.length);
-const queue = [...suites].sort((a, b) => rank(a) - rank(b));
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).scripts?.[script] : undefined;
+};
+const suites = dirs.filter((dir) => (!only || only.includes(dir)) && scriptOf(dir));
+
+let times = {};
+try { times = JSON.parse(readFileSync(TIMES, 'utf8')); } catch { /* first run on this checkout */ }
+
+// A job: a name, the command, where, and how long it is expected to take.
+const jobs = [];
+for (const dir of suites) {
+  if (dir === SERVER && scriptOf(dir) === SERVER_RUNNER) {
+    const testDir = join(root, dir, 'test');
+    const files = readdirSync(testDir).filter((n) => n.endsWith('.test.ts')).sort();
+    const sizes = files.map((n) => statSync(join(testDir, n)).size);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    files.forEach((n, i) => {
+      const name = `${dir}/test/${n}`;
+      // The build is done above; one file at a time (the lanes are the concurrency).
+      jobs.push({ name, dir, suite: dir, cmd: ['node', ['scripts/test.mjs', `test/${n}`]], env: { TEST_SKIP_BUILD: '1', TEST_CONCURRENCY: '1' }, expect: times[name] ?? (DEFAULT_SECONDS[dir] * sizes[i]) / total });
+    });
+  } else {
+    jobs.push({ name: dir, dir, suite: dir, cmd: ['npm', ['run', script]], env: {}, expect: times[dir] ?? DEFAULT_SECONDS[dir] ?? 0 });
+  }
+}
+const queue = jobs.sort((a, b) => b.expect - a.expect);
 
 const started = Date.now();
 const secs = (ms) => `${Math.round(ms / 1000)} s`;
 const results = [];
 
-function runSuite(dir) {
+function run(job) {
   const t0 = Date.now();
-  process.stdout.write(`-- ${dir}: ${script} started (${secs(t0 - started)} into the run)\n`);
-  const child = spawn('npm', ['run', script], { cwd: join(root, dir), stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+  process.stdout.write(`-- ${job.name}: ${script} started (${secs(t0 - started)} into the run)\n`);
+  const child = spawn(job.cmd[0], job.cmd[1], { cwd: join(root, job.dir), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...job.env } });
   const chunks = [];
   child.stdout.on('data', (d) => chunks.push(d));
   child.stderr.on('data', (d) => chunks.push(d));
   return new Promise((resolve) => child.on('close', (code, signal) => {
     const ok = code === 0;
-    process.stdout.write(`\n==== ${dir}: npm run ${script} ${ok ? 'passed' : `FAILED (exit ${code ?? signal})`} in ${secs(Date.now() - t0)} ====\n`);
+    const what = job.name === job.dir ? `npm run ${script}` : script;
+    process.stdout.write(`\n==== ${job.name}: ${what} ${ok ? 'passed' : `FAILED (exit ${code ?? signal})`} in ${secs(Date.now() - t0)} ====\n`);
     process.stdout.write(Buffer.concat(chunks));
-    process.stdout.write(`==== end of ${dir} ====\n\n`);
-    results.push({ dir, ok, ms: Date.now() - t0 });
+    process.stdout.write(`==== end of ${job.name} ====\n\n`);
+    results.push({ ...job, ok, ms: Date.now() - t0, end: Date.now() - started });
     resolve();
   }));
 }
 
 async function lane() {
-  for (let dir = queue.shift(); dir; dir = queue.shift()) await runSuite(dir);
+  for (let job = queue.shift(); job; job = queue.shift()) await run(job);
 }
 await Promise.all(Array.from({ length: Math.min(lanes, queue.length) }, lane));
 
+// Kept for the next run's order (only the jobs that passed: a failure's time says little).
+const next = { ...times };
+for (const r of results) if (r.ok) next[r.name] = Math.round(r.ms / 100) / 10;
+try {
+  mkdirSync(dirname(TIMES), { recursive: true });
+  writeFileSync(TIMES, JSON.stringify(next, null, 1) + '\n');
+} catch { /* a read-only node_modules: the next run orders by the defaults */ }
+
 process.stdout.write(`== ${script}: ${lanes} lane(s), ${secs(Date.now() - started)} in all ==\n`);
-for (const r of results) process.stdout.write(`${r.ok ? 'ok    ' : 'FAILED'} ${secs(r.ms).padStart(6)}  ${r.dir}\n`);
+// Per workspace: its jobs' summed time and when its last job ended; the failed jobs by name.
+for (const suite of [...new Set(results.map((r) => r.suite))]) {
+  const mine = results.filter((r) => r.suite === suite);
+  const failed = mine.filter((r) => !r.ok);
+  const sum = mine.reduce((n, r) => n + r.ms, 0);
+  const detail = mine.length > 1 ? `  (${mine.length} files, their times summed; the last ended ${secs(Math.max(...mine.map((r) => r.end)))} into the run)` : '';
+  process.stdout.write(`${failed.length ? 'FAILED' : 'ok    '} ${secs(sum).padStart(6)}  ${suite}${detail}\n`);
+  for (const f of failed) process.stdout.write(`         FAILED: ${f.name}\n`);
+}
 process.exit(results.every((r) => r.ok) ? 0 : 1);

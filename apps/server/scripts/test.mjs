@@ -10,9 +10,10 @@
 //
 //   node scripts/test.mjs [test/foo.test.ts ...]   the named files only (default: all)
 //   TEST_CONCURRENCY=n                             test files at a time (default 2, the cores here)
-//   TEST_FROM_SOURCE=1                             every file from test/ under tsx, as before (what
-//                                                  `npm run coverage` uses: c8 maps tsx's source maps
-//                                                  line by line, not those of esbuild's bundles)
+//   TEST_SKIP_BUILD=1                              dist-test/ is built already (scripts/test-all.mjs)
+//   TEST_FROM_SOURCE=1                             every file from test/ under tsx, as before
+//                                                  (`npm run coverage` measures the bundles: their
+//                                                  source maps lead c8 back to src/)
 //
 // A file that imports TypeScript at run time (generated-client.test.ts type-checks and then
 // imports a client it generates as .ts) runs from source under tsx, alongside the others.
@@ -26,8 +27,11 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const UNDER_TSX = new Set(['generated-client.test.ts']);
 const fromSourceOnly = process.env.TEST_FROM_SOURCE === '1';
 
-const built = spawnSync(process.execPath, [join(root, 'scripts', 'ensure-built.mjs'), ...(fromSourceOnly ? [] : ['--tests'])], { cwd: root, stdio: 'inherit' });
-if (built.status !== 0) process.exit(built.status ?? 1);
+// TEST_SKIP_BUILD=1: the caller built already (scripts/test-all.mjs, which runs the files one by one).
+if (process.env.TEST_SKIP_BUILD !== '1') {
+  const built = spawnSync(process.execPath, [join(root, 'scripts', 'ensure-built.mjs'), ...(fromSourceOnly ? [] : ['--tests'])], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+}
 
 const asked = process.argv.slice(2).map((p) => basename(p).replace(/\.js$/, '.ts'));
 const all = readdirSync(join(root, 'test')).filter((n) => n.endsWith('.test.ts')).sort();

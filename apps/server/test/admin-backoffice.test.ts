@@ -144,7 +144,7 @@ for (const engine of ENGINES) {
       const signsIn = async (email: string, password: string) => (await t.app.inject({ method: 'POST', url: '/admin/session', payload: { email, password }, remoteAddress: `10.98.0.${Math.floor(Math.random() * 250) + 1}` })).statusCode === 200;
       // Piped in (one trailing newline is not part of it).
       const piped = fresh('cli-stdin');
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'admin:create', '--email', piped], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...CLI, 'admin:create', '--email', piped], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -156,7 +156,7 @@ for (const engine of ENGINES) {
       assert.ok(await signsIn(piped, PASSWORD), 'signs in with the piped password');
       // --password: works, and warns.
       const flagged = fresh('cli-flag');
-      const viaFlag = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'admin:create', '--email', flagged, '--password', PASSWORD], { env, cwd });
+      const viaFlag = await promisify(execFile)(process.execPath, [...CLI, 'admin:create', '--email', flagged, '--password', PASSWORD], { env, cwd });
       assert.match(viaFlag.stderr, /warning: --password leaves the password in your shell history/);
       assert.ok(await signsIn(flagged, PASSWORD));
       // At a terminal (a real pseudo-terminal, through script(1)): asked twice, never echoed.
