@@ -442,7 +442,9 @@ for (const engine of ENGINES) {
       // The sandbox's lost answer (tok_provider_timeout): its first call charges and times out,
       // and its retry comes an hour later on this instance, so the card payment stays pending
       // (being confirmed) for as long as the test needs, then is approved when its job is run.
-      const slow = await startApp(engine, { providerRetryBaseMs: 3_600_000 });
+      // On a clock the test moves (startManualApp): each job runs when the test runs what is due,
+      // so each step is seen as it lands instead of waited for.
+      const slow = await startManualApp(engine, { providerRetryBaseMs: 3_600_000 });
       try {
         const keys = await signup(slow, 'Cartao demorado');
         const req = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) => slow.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
@@ -457,9 +459,9 @@ for (const engine of ENGINES) {
         const paymentId = paid.json().payment.id as string;
         const confirmJob = () => slow.store.db.selectFrom('jobs').selectAll().where('type', '=', 'payment.confirm').where('payload', 'like', `%${paymentId}%`).executeTakeFirst();
         const expiryJob = () => slow.store.db.selectFrom('jobs').selectAll().where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).executeTakeFirst();
-        // The first call has been made and its retry put off: the payment is being confirmed.
-        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-        await eventually(async () => (await confirmJob())?.last_error, 'the first provider call');
+        // The first call is made and its retry put off: the payment is being confirmed.
+        await slow.runDue();
+        assert.ok((await confirmJob())?.last_error, 'the first provider call failed and its retry waits');
         assert.equal((await read(`/v1/payments/${paymentId}`)).status, 'pending');
 
         const refused = await req('POST', `/v1/checkout/sessions/${s.id}/expire`, sk(keys));
@@ -470,17 +472,14 @@ for (const engine of ENGINES) {
 
         // The session's time comes (moved, not waited for): its job finds the card in flight and
         // looks again later instead of expiring the session under it.
-        const past = Date.now() - 1000;
+        const past = slow.clock.nowMs() - 1000;
         await slow.store.write(async (tx) => {
           await tx.updateTable('checkout_sessions').set({ expires_at_ms: past, expires_at: new Date(past).toISOString() }).where('id', '=', s.id).execute();
           await tx.updateTable('jobs').set({ run_at_ms: past }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute();
         });
-        slow.worker.kick();
-        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-        const waiting = await eventually(async () => {
-          const job = await expiryJob();
-          return job?.last_error ? job : undefined;
-        }, 'the expiry job to look');
+        await slow.runDue();
+        const waiting = await expiryJob();
+        assert.ok(waiting?.last_error, 'the expiry job looked');
         assert.equal(waiting.last_error, 'a card payment is being confirmed');
         assert.ok(Number(waiting.run_at_ms) > past, 'rescheduled, not done');
         // Past its time, yet open while its card is being confirmed (a read does not expire it either).
@@ -489,15 +488,13 @@ for (const engine of ENGINES) {
         assert.equal((await read(`/v1/payments/${paymentId}`)).status, 'pending');
 
         // The card's answer comes: approved, and the session complete, not expired.
-        await slow.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: Date.now() }).where('type', '=', 'payment.confirm').where('payload', 'like', `%${paymentId}%`).execute());
-        slow.worker.kick();
-        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-        await eventually(async () => (await read(`/v1/payments/${paymentId}`)).status === 'approved', 'the card\'s approval');
+        await slow.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: slow.clock.nowMs() }).where('type', '=', 'payment.confirm').where('payload', 'like', `%${paymentId}%`).execute());
+        await slow.runDue();
+        assert.equal((await read(`/v1/payments/${paymentId}`)).status, 'approved', 'the card\'s approval');
         // The expiry job's next look finds it complete and is done.
-        await slow.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: Date.now() }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute());
-        slow.worker.kick();
-        // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-        await eventually(async () => (await expiryJob()) === undefined, 'the expiry job to finish');
+        await slow.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: slow.clock.nowMs() }).where('type', '=', 'checkout_session.expire').where('payload', 'like', `%${s.id}%`).execute());
+        await slow.runDue();
+        assert.equal(await expiryJob(), undefined, 'the expiry job is done');
         const session = await read(`/v1/checkout/sessions/${s.id}`);
         assert.deepEqual([session.status, session.paymentId, session.expiredAt], ['complete', paymentId, null]);
         const events = (await read('/v1/events?limit=100')).data.filter((e: Json) => e.data.object.id === s.id).map((e: Json) => e.type);
@@ -663,7 +660,8 @@ describe('checkout: no client secret and no card number in the logs', () => {
     await store.migrate();
     // The product's logger, with its redaction of every line (http/redact.ts).
     const built = await buildApp({ config, store, logger: createLogger(config, { write: (line: string) => { text += line; } }) });
-    await built.startWorker();
+    // No polling worker: the card's job runs below when the test runs what is due (the worker's
+    // lines go to the same logger).
     try {
       const signupRes = await built.app.inject({ method: 'POST', url: '/v1/sandbox/accounts', payload: { name: 'Logs' } });
       const keys = signupRes.json().keys;
@@ -675,8 +673,8 @@ describe('checkout: no client secret and no card number in the logs', () => {
       // Pasted where it does not belong: a path.
       await built.app.inject({ method: 'GET', url: `/v1/nowhere/${secret}` });
       await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${secret}/client`, headers: { authorization: `Bearer ${secret}` } });
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}`, headers: auth(keys.secretKey.key) })).json().status === 'complete', 'completion');
+      assert.ok((await built.worker.runDue()) >= 1, 'the card payment\'s confirmation ran');
+      assert.equal((await built.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}`, headers: auth(keys.secretKey.key) })).json().status, 'complete');
       // Closed: every request's line has been written.
       await built.close();
       assert.ok(text.includes('request completed'), 'the requests were logged');
