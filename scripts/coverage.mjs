@@ -66,6 +66,16 @@ if (!existsSync(v8Dir)) throw new Error('no coverage/v8: run `npm run coverage` 
 const pruneStarted = Date.now();
 const ownPrefix = `file://${root}/`;
 const own = (url) => url.startsWith(ownPrefix) && !url.includes('/node_modules/') && !url.includes('/dist/');
+// esbuild wraps a module that is imported lazily somewhere in the bundle (a test's
+// `await import('../src/...')`) in an init function named after the module's path, holding its
+// top-level statements. Its whole range maps from the module's first line to its last, so once
+// it has run it would mark every line of the module as run, the functions nobody called too.
+// Without that outer range the module reads as one that is not wrapped: its top-level lines as
+// run, its functions by their own counts. (An init that never ran keeps it: nothing of it ran.)
+function unwrapModuleInit(fn) {
+  if (!/\/[^/]+\.[cm]?tsx?$/.test(fn.functionName) || !(fn.ranges[0]?.count > 0)) return [fn];
+  return fn.ranges.length > 1 ? [{ ...fn, ranges: fn.ranges.slice(1) }] : [];
+}
 let processes = 0;
 let scripts = 0;
 for (const name of readdirSync(v8Dir)) {
@@ -73,7 +83,14 @@ for (const name of readdirSync(v8Dir)) {
   const file = join(v8Dir, name);
   const cov = JSON.parse(readFileSync(file, 'utf8'));
   const result = (cov.result ?? []).filter((s) => own(s.url));
+  for (const script of result) script.functions = script.functions.flatMap(unwrapModuleInit);
   const maps = Object.fromEntries(Object.entries(cov['source-map-cache'] ?? {}).filter(([url]) => own(url)));
+  // Node's cache names a map's sources by file URL; v8-to-istanbul hands those names to c8's
+  // --include test as they are, which matches paths only (with URLs every remapped range was
+  // dropped, and every line of a bundle's sources counted as run).
+  for (const map of Object.values(maps)) {
+    if (map.data?.sources) map.data.sources = map.data.sources.map((s) => (s.startsWith('file://') ? fileURLToPath(s) : s));
+  }
   if (!result.length) { rmSync(file); continue; }
   processes++;
   scripts += result.length;

@@ -4,6 +4,7 @@
 //   TEST_LANES=n    jobs at a time (default 3: the 2 cores of the machine this was measured on,
 //                   plus one, since the browser, PHP and many server tests wait part of the time)
 //   TEST_WORKSPACES=apps/server,bench   only these workspaces' suites
+//   TEST_DRY_RUN=1  prints the jobs in the order they would start, with their expected seconds
 //
 // The jobs: each other workspace's suite whole, and each of the server's test files on its own
 // (its suite is the longest, about half of all the work: as one job it set the run's end alone).
@@ -81,6 +82,10 @@ for (const dir of suites) {
   }
 }
 const queue = jobs.sort((a, b) => b.expect - a.expect);
+if (process.env.TEST_DRY_RUN === '1') {
+  for (const job of queue) process.stdout.write(`${job.expect.toFixed(1).padStart(7)} s  ${job.name}  (${job.cmd.flat().join(' ')})\n`);
+  process.exit(0);
+}
 
 const started = Date.now();
 const secs = (ms) => `${Math.round(ms / 1000)} s`;
