@@ -66,8 +66,9 @@ const port = await freePort();
 const base = `http://localhost:${port}`;
 const serverEnv = { DATABASE_URL: `sqlite:${join(build, 'server.db')}`, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', PRINT_SANDBOX_KEY: 'false', NODE_ENV: 'development' };
 // The compiled CLI, as production runs it (built here when missing or older than src/: a walk
-// over modification times when CI's test run built it already); tsx cost each of the three
-// processes about 2 s of CPU more, taken from the PostgreSQL run beside this one in CI.
+// over modification times when CI's test run built it already); under tsx each of the three
+// processes started on about 1.9 s of CPU more (docs/performance.md, cold start), taken from the
+// test run beside this one in CI.
 run(process.execPath, ['scripts/ensure-built.mjs'], { cwd: join(root, 'apps/server') });
 const CLI = ['--enable-source-maps', 'dist/cli.js'];
 const cli = (args, env = {}) => run(process.execPath, [...CLI, ...args], { cwd: join(root, 'apps/server'), env: { ...serverEnv, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
