@@ -8,6 +8,7 @@ import { createKey } from '../src/modules/accounts/service.js';
 import { newMasterKey, parseKeyring } from '../src/providers/secrets/envelope.js';
 import { pixReconcileJob } from '../src/modules/payments/live-pix.js';
 import { audit } from '../src/modules/audit.js';
+import { hasError, isDynamicPix, parsePix } from 'pix-utils';
 
 // Live Pix through the standard API Pix (issue 25), against the fake PSP (test/fakes/): mutual
 // TLS both ways, the contract checked on every request and answer. The whole flow, then each
@@ -86,19 +87,30 @@ for (const engine of ENGINES) {
       assert.equal(p.livemode, true);
       assert.equal(p.pix.copyPaste, psp.getCob(p.txid)?.pixCopiaECola, 'the PSP\'s own copia e cola');
       assert.match(p.pix.qrCodeSvg, /^<svg/);
+      assert.equal(p.pix.txid, p.txid, 'the public API shows the charge\'s txid');
+      assert.equal(p.pix.endToEndId, null, 'no end-to-end id before it is paid');
       await psp.pay(p.txid);
       const approved = await eventually(async () => { const got = await payment(p.id); return got.status === 'approved' && got; }, 'approved by the callback');
       assert.equal(approved.amount, 10_000);
+      assert.match(approved.pix.endToEndId, /^E[a-zA-Z0-9]{31}$/, 'once paid, the Pix\'s end-to-end id');
       const receivables = (await api('GET', `/v1/receivables?paymentId=${p.id}&limit=100`)).json().data as Array<{ payee: { type: string; id: string }; amount: number }>;
       assert.ok(receivables.some((r) => r.payee.type === 'recipient' && r.payee.id === recipientId), 'the split made the recipient a receivable');
 
       const e2eid = (await t.store.db.selectFrom('payments').select('provider_e2eid').where('id', '=', p.id).executeTakeFirstOrThrow()).provider_e2eid!;
+      assert.equal(approved.pix.endToEndId, e2eid);
       const partial = await api('POST', '/v1/refunds', { paymentId: p.id, amount: 3_000 });
+      assert.equal(partial.json().kind, 'requested');
       assert.equal(partial.statusCode, 200, partial.body);
       const returnId = await eventually(async () => (await t.store.db.selectFrom('refunds').select('provider_refund_id').where('id', '=', partial.json().id).executeTakeFirst())?.provider_refund_id, 'devolução asked');
-      assert.equal((await api('GET', `/v1/refunds/${partial.json().id}`)).json().status, 'pending', 'processing until the PSP says DEVOLVIDO');
+      const processing = (await api('GET', `/v1/refunds/${partial.json().id}`)).json();
+      assert.equal(processing.status, 'pending', 'processing until the PSP says DEVOLVIDO');
+      const devolucao = (psp.getPix(e2eid)?.devolucoes as Array<{ id: string; rtrId: string }>).find((d) => d.id === returnId)!;
+      assert.deepEqual(processing.pixReturn, { id: returnId, rtrId: devolucao.rtrId, nature: 'ORIGINAL', status: 'EM_PROCESSAMENTO' }, 'the refund is a devolução, with its ids at the PSP');
       await psp.settleRefund(e2eid, returnId, 'DEVOLVIDO');
-      await eventually(async () => (await api('GET', `/v1/refunds/${partial.json().id}`)).json().status === 'succeeded', 'refund succeeded after the callback');
+      const settled = await eventually(async () => { const r = (await api('GET', `/v1/refunds/${partial.json().id}`)).json(); return r.status === 'succeeded' && r; }, 'refund succeeded after the callback');
+      assert.deepEqual(settled.pixReturn, { id: returnId, rtrId: devolucao.rtrId, nature: 'ORIGINAL', status: 'DEVOLVIDO' });
+      const event = await t.store.db.selectFrom('events').select('data').where('type', '=', 'refund.succeeded').where('data', 'like', `%${partial.json().id}%`).executeTakeFirstOrThrow();
+      assert.equal(JSON.parse(event.data).pixReturn.status, 'DEVOLVIDO', 'the refund.succeeded event carries the devolução');
 
       const rest = await api('POST', '/v1/refunds', { paymentId: p.id });
       assert.equal(rest.statusCode, 200, rest.body);
@@ -110,6 +122,58 @@ for (const engine of ENGINES) {
       assert.equal((psp.getPix(e2eid)?.devolucoes as Array<{ valor: string }>).reduce((s, d) => s + Math.round(Number(d.valor) * 100), 0), 10_000, 'the PSP returned exactly the sale');
       const report = await audit(t.store);
       assert.ok(report.ok, JSON.stringify(report.checks.filter((c) => c.violations > 0)));
+    });
+
+    test('a PSP that answers only the charge\'s location: the payment carries a dynamic BR Code pointing at it', async () => {
+      psp.omitCopyPaste = true;
+      try {
+        const p = await newPix(2_222);
+        const cob = psp.getCob(p.txid) as { location: string; pixCopiaECola?: string };
+        assert.equal(cob.pixCopiaECola, undefined, 'the PSP gave no copia e cola');
+        const decoded = parsePix(p.pix.copyPaste);
+        if (hasError(decoded)) assert.fail(`pix-utils rejected the BR Code: ${decoded.message}`);
+        assert.ok(isDynamicPix(decoded), 'a dynamic BR Code, not one for a key of ours');
+        assert.equal(decoded.url, cob.location);
+        assert.ok(!p.pix.copyPaste.includes(t.config.pixKey), 'never the sandbox\'s placeholder key');
+        await psp.pay(p.txid);
+        await eventually(async () => (await payment(p.id)).status === 'approved', 'approved');
+      } finally {
+        psp.omitCopyPaste = false;
+      }
+    });
+
+    test('a hosted checkout session in live mode pays by Pix at the PSP: session, Pix, callback, sync, approved, complete', async () => {
+      const session = await api('POST', '/v1/checkout/sessions', { amount: 3_990, methods: ['pix', 'credit_card'], description: 'Pedido checkout' });
+      assert.equal(session.statusCode, 200, session.body);
+      const s = session.json();
+      assert.equal(s.livemode, true);
+      const page = (key?: string) => ({ authorization: `Bearer ${s.clientSecret}`, ...(key ? { 'idempotency-key': key } : {}) });
+      const paid = await t.app.inject({ method: 'POST', url: `/v1/checkout/sessions/${s.id}/client/pay`, headers: page('checkout-live-pix'), payload: { method: 'pix' } });
+      assert.equal(paid.statusCode, 200, paid.body);
+      const view = paid.json();
+      assert.equal(view.payment.method, 'pix');
+      assert.equal(view.payment.status, 'pending');
+      const row = await t.store.db.selectFrom('payments').select(['provider_txid', 'connector_account_id', 'checkout_session_id']).where('id', '=', view.payment.id).executeTakeFirstOrThrow();
+      assert.equal(row.connector_account_id, connectorId, 'made at the PSP, never the sandbox');
+      assert.equal(row.checkout_session_id, s.id);
+      const cob = psp.getCob(row.provider_txid!) as { pixCopiaECola: string; valor: { original: string } };
+      assert.equal(cob.valor.original, '39.90');
+      assert.equal(view.payment.pix.copyPaste, cob.pixCopiaECola, 'the page shows the PSP\'s own copia e cola');
+      assert.equal(view.payment.pix.txid, row.provider_txid);
+      // The sandbox's pay endpoint refuses a live session's payment: only the PSP can pay it.
+      const sandboxPay = await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${view.payment.id}/pay`, headers: auth(live) });
+      assert.notEqual(sandboxPay.statusCode, 200, 'live mode never reaches the sandbox');
+      await psp.pay(row.provider_txid!);
+      const done = await eventually(async () => {
+        const v = (await t.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}/client`, headers: page() })).json();
+        return v.status === 'complete' && v.payment?.status === 'approved' && v;
+      }, 'the session complete, its payment approved by the PSP\'s callback and our read');
+      assert.match(done.payment.pix.endToEndId, /^E[a-zA-Z0-9]{31}$/);
+      const merchant = (await api('GET', `/v1/checkout/sessions/${s.id}`)).json();
+      assert.equal(merchant.status, 'complete');
+      assert.equal(merchant.paymentId, view.payment.id);
+      const events = await t.store.db.selectFrom('events').select('type').where('data', 'like', `%${s.id}%`).execute();
+      assert.ok(events.some((e) => e.type === 'checkout_session.completed'), 'checkout_session.completed announced');
     });
 
     test('a lost callback: reconciliation alone approves it', async () => {
@@ -237,6 +301,11 @@ for (const engine of ENGINES) {
       const refund = await eventually(async () => t.store.db.selectFrom('refunds').selectAll().where('payment_id', '=', p.id).executeTakeFirst(), 'MED recorded');
       assert.equal(refund.amount, 1_500);
       assert.equal(refund.kind, 'med_fraud');
+      const pub = (await api('GET', `/v1/refunds/${refund.id}`)).json();
+      assert.equal(pub.kind, 'med_fraud');
+      assert.equal(pub.pixReturn.nature, 'MED_FRAUDE');
+      assert.equal(pub.pixReturn.id, refund.provider_refund_id);
+      assert.match(pub.pixReturn.rtrId, /^D/, 'the return\'s rtrId');
       await eventually(async () => (await t.store.db.selectFrom('refunds').select('status').where('id', '=', refund.id).executeTakeFirst())?.status === 'succeeded', 'MED refund succeeded');
       assert.equal((await payment(p.id)).status, 'partially_refunded');
       await reconcile();

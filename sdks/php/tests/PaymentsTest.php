@@ -91,6 +91,8 @@ final class PaymentsTest extends TestCase
         self::assertStringContainsString('br.gov.bcb.pix', $payment->pix->copyPaste);
         self::assertStringContainsString('<svg', $payment->pix->qrCodeSvg);
         self::assertGreaterThan($payment->createdAt, $payment->pix->expiresAt);
+        self::assertNull($payment->pix->txid, 'a sandbox Pix has no txid at a PSP');
+        self::assertNull($payment->pix->endToEndId);
         self::assertNull($payment->card);
     }
 

@@ -27,6 +27,8 @@ final class RefundsTest extends TestCase
         self::assertSame(1000, $partial->amount);
         self::assertSame(1000 - $partial->feeRefunded, $partial->netAmount);
         self::assertSame('requested_by_customer', $partial->reason);
+        self::assertSame(Refund::KIND_REQUESTED, $partial->kind);
+        self::assertNull($partial->pixReturn, 'a sandbox refund is no devolução at a PSP');
         self::assertContains($partial->status, [Refund::STATUS_PENDING, Refund::STATUS_SUCCEEDED]);
 
         self::assertSame($partial->id, $client->refunds->retrieve($partial->id)->id);

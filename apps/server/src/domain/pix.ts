@@ -163,6 +163,46 @@ export function buildPixBrCode(input: PixBrCodeInput): string {
   return body + crc16ccittFalse(body);
 }
 
+const ID_MAI_URL = '25';
+const MAX_LOCATION = 77;
+
+export interface DynamicPixBrCodeInput {
+  // The charge's payload location at the PSP (API Pix `loc.location`), with or without a scheme.
+  location: string;
+  merchantName: string;
+  merchantCity: string;
+}
+
+/**
+ * A dynamic BR Code (Manual do BR Code, "QR dinâmico"): field 26 carries the URL of the charge's
+ * payload at the PSP (sub-field 25, without the scheme) instead of a key, and field 62's txid is
+ * `***`: the payer's app fetches the payload (a JWS signed by the PSP) and pays what it says, so
+ * neither key nor amount is written here. Used for a live Pix whose PSP answers the charge's
+ * `location` without its own `pixCopiaECola` (optional in API Pix 2.9.0).
+ */
+export function buildDynamicPixBrCode(input: DynamicPixBrCodeInput): string {
+  const location = input.location.replace(/^https:\/\//i, '');
+  if (location.length === 0 || location.length > MAX_LOCATION || !PRINTABLE_ASCII_RE.test(location) || /\s/.test(location) || /^[a-z]+:\/\//i.test(location)) {
+    throw new RangeError(`location must be an https URL of at most ${MAX_LOCATION} printable characters without its scheme, got "${input.location.slice(0, 100)}"`);
+  }
+  const merchantName = toAsciiField(input.merchantName ?? '', MAX_MERCHANT_NAME);
+  const merchantCity = toAsciiField(input.merchantCity ?? '', MAX_MERCHANT_CITY);
+  if (merchantName.length === 0 || merchantCity.length === 0) throw new RangeError('merchantName and merchantCity must contain printable ASCII characters');
+  const body =
+    tlv(ID_FORMAT_INDICATOR, '01') +
+    tlv(ID_POINT_OF_INITIATION, '12') +
+    tlv(ID_MERCHANT_ACCOUNT_PIX, tlv(ID_MAI_GUI, PIX_GUI) + tlv(ID_MAI_URL, location)) +
+    tlv(ID_MCC, '0000') +
+    tlv(ID_CURRENCY, '986') +
+    tlv(ID_COUNTRY, 'BR') +
+    tlv(ID_MERCHANT_NAME, merchantName) +
+    tlv(ID_MERCHANT_CITY, merchantCity) +
+    tlv(ID_ADDITIONAL_DATA, tlv(ID_ADDITIONAL_TXID, '***')) +
+    ID_CRC +
+    '04';
+  return body + crc16ccittFalse(body);
+}
+
 function parseTlv(data: string, context: string): Map<string, string> {
   const fields = new Map<string, string>();
   let i = 0;

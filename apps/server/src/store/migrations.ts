@@ -596,6 +596,14 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('webhook_endpoints_failing').on('webhook_endpoints').columns(['failing_since_ms']).execute();
     },
   },
+  // Pix identifiers in the public API (issue 25): a devolução's rtrId (the return's id in the
+  // Pix system, what the payer's bank shows) is kept on the refund, as its id at the PSP already
+  // is (provider_refund_id). Null for sandbox refunds and until the PSP gives it.
+  '0013_refund_pix_rtr_id': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('refunds').addColumn('provider_rtr_id', 'text').execute();
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

@@ -244,6 +244,8 @@ export interface RefundsTable {
   reason: string | null;
   metadata: string | null;
   provider_refund_id: string | null;
+  // A live Pix devolução's rtrId (migration 0013); null in the sandbox or until the PSP gives it.
+  provider_rtr_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
   // 'requested' (POST /v1/refunds), or a return the payer's bank started: 'med_fraud',

@@ -160,6 +160,8 @@ export interface FakePixPspOptions {
   /** Merchant name and city written in the BR Code. */
   merchantName?: string;
   merchantCity?: string;
+  /** Answer charges without `pixCopiaECola` (optional in the contract): only their location. */
+  omitCopyPaste?: boolean;
   /** Settle a devolução asked through the API at once (DEVOLVIDO) instead of waiting for settleRefund(). */
   autoSettleRefunds?: boolean;
   /** CAs trusted when sending callbacks (default: the fake's PKI CA). */
@@ -300,6 +302,8 @@ export class FakePixPsp {
   readonly contractViolations: { where: string; violations: Violation[] }[] = [];
 
   private readonly options: Required<Pick<FakePixPspOptions, 'tokenTtlS' | 'locationHost' | 'merchantName' | 'merchantCity' | 'autoSettleRefunds' | 'callbackTimeoutMs'>>;
+  /** Answer charges without `pixCopiaECola` (only `location`), as the contract allows; settable. */
+  omitCopyPaste: boolean;
   private readonly ownPki: boolean;
   private readonly untrustedPki: Pki;
   private readonly callbackTrust: string[];
@@ -321,6 +325,7 @@ export class FakePixPsp {
     this.pki = options.pki ?? createPki({ caName: 'Fake PSP CA' });
     this.untrustedPki = createPki({ caName: 'Untrusted CA' });
     this.chaves = options.chaves ?? [randomUUID()];
+    this.omitCopyPaste = options.omitCopyPaste ?? false;
     this.options = {
       tokenTtlS: options.tokenTtlS ?? 3600,
       locationHost: options.locationHost ?? 'pix.fake-psp.test',
@@ -1025,7 +1030,7 @@ export class FakePixPsp {
       chave: cob.chave,
       ...(cob.solicitacaoPagador !== undefined ? { solicitacaoPagador: cob.solicitacaoPagador } : {}),
       ...(cob.infoAdicionais !== undefined ? { infoAdicionais: cob.infoAdicionais } : {}),
-      pixCopiaECola: dynamicBrCode(location, this.options.merchantName, this.options.merchantCity),
+      ...(this.omitCopyPaste ? {} : { pixCopiaECola: dynamicBrCode(location, this.options.merchantName, this.options.merchantCity) }),
       ...(withPix && cob.pix.length > 0 ? { pix: cob.pix.map((e) => this.pixBody(this.pix.get(e)!)) } : {}),
     };
   }

@@ -16,6 +16,10 @@ final class Refund extends ApiResource
     public const STATUS_SUCCEEDED = 'succeeded';
     public const STATUS_FAILED = 'failed';
 
+    public const KIND_REQUESTED = 'requested';
+    public const KIND_MED_FRAUD = 'med_fraud';
+    public const KIND_MED_OPERATIONAL = 'med_operational';
+
     /** `ref_...` */
     public readonly string $id;
     public readonly string $paymentId;
@@ -29,6 +33,10 @@ final class Refund extends ApiResource
     public readonly string $status;
     /** requested_by_customer, duplicate, fraudulent, or null. */
     public readonly ?string $reason;
+    /** One of the KIND_ constants: requested (POST /v1/refunds) or a live Pix returned by the payer's bank (MED). */
+    public readonly string $kind;
+    /** A live Pix refund: its devolução at the PSP; null for cards and in the sandbox. */
+    public readonly ?PixReturn $pixReturn;
     /** @var array<string, string> */
     public readonly array $metadata;
     public readonly bool $livemode;
@@ -46,6 +54,9 @@ final class Refund extends ApiResource
         $this->netAmount = $f->int('netAmount');
         $this->status = $f->string('status');
         $this->reason = $f->nullableString('reason');
+        $this->kind = $f->nullableString('kind') ?? self::KIND_REQUESTED;
+        $pixReturn = $f->nullableObject('pixReturn');
+        $this->pixReturn = $pixReturn === null ? null : new PixReturn($pixReturn);
         $this->metadata = $f->stringMap('metadata');
         $this->livemode = $f->bool('livemode');
         $this->createdAt = $f->dateTime('createdAt');

@@ -164,7 +164,7 @@ async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment
       status: payment.status,
       failureMessage: payment.failure_message,
       pix: payment.method === 'pix' && payment.pix_copy_paste
-        ? { copyPaste: payment.pix_copy_paste, qrCodeSvg: qrSvg(payment.pix_copy_paste), expiresAt: payment.expires_at ?? row.expires_at }
+        ? { copyPaste: payment.pix_copy_paste, qrCodeSvg: qrSvg(payment.pix_copy_paste), expiresAt: payment.expires_at ?? row.expires_at, txid: payment.provider_txid ?? null, endToEndId: payment.provider_e2eid ?? null }
         : null,
     } : null,
   };

@@ -8,6 +8,7 @@ import type { PixChargeState, ReceivedPix } from '../../providers/connector.js';
 import { ProviderRejected, ProviderUnavailable } from '../../providers/port.js';
 import type { ResolvedPix } from '../../providers/registry.js';
 import { returnIdOf, txidOf } from '../../providers/pix-api/money.js';
+import { buildDynamicPixBrCode } from '../../domain/pix.js';
 import { recordEvent, type Owner } from '../events/service.js';
 import { createRefund, toRefund } from '../refunds/service.js';
 import { approve } from './approve.js';
@@ -62,13 +63,25 @@ export async function chargeAtProvider(deps: PaymentDeps, owner: Owner, prepared
     if (error instanceof ProviderRejected) throw unavailable(`The Pix provider refused the charge (${error.code}); nothing was created. Operators: check the connector account.`);
     throw error;
   }
-  // Trusted only as far as it is the charge we asked for.
-  if (charge.txid !== txid || charge.amountCents !== row.amount || charge.status !== 'active' || !charge.copyPaste) {
-    throw unavailable('The Pix provider answered a charge that is not the one asked for (or without its copia e cola); nothing was created.');
+  // Trusted only as far as it is the charge we asked for. The payer's code is the PSP's own
+  // pixCopiaECola; a PSP that answers only the charge's location (pixCopiaECola is optional in the
+  // standard) gets a dynamic BR Code pointing at it, never a code for a key of ours.
+  const copyPaste = charge.copyPaste ?? (charge.location ? dynamicCode(deps, charge.location) : null);
+  if (charge.txid !== txid || charge.amountCents !== row.amount || charge.status !== 'active' || !copyPaste) {
+    throw unavailable('The Pix provider answered a charge that is not the one asked for (or with neither its copia e cola nor its location); nothing was created.');
   }
-  row.pix_copy_paste = charge.copyPaste;
+  row.pix_copy_paste = copyPaste;
   row.connector_account_id = resolved.row.id;
   row.provider_txid = txid;
+}
+
+// A dynamic BR Code from the charge's location; null (the charge refused) when it is no usable URL.
+function dynamicCode(deps: PaymentDeps, location: string): string | null {
+  try {
+    return buildDynamicPixBrCode({ location, merchantName: deps.config.pixMerchantName, merchantCity: deps.config.pixMerchantCity });
+  } catch {
+    return null;
+  }
 }
 
 function ownerOf(row: PaymentRow): Owner {
@@ -142,7 +155,7 @@ async function recordReturns(deps: PaymentDeps, paymentId: string, payments: Rec
     await createRefund(
       { ...owner, correlationId: `med:${ret.id}`, clock: deps.clock, write: (op) => deps.store.write(op) },
       { paymentId, amount, reason: ret.nature === 'MED_FRAUDE' ? 'fraudulent' : 'requested_by_customer', metadata: { pixReturn: ret.id, nature: ret.nature } },
-      { engine: deps.store.engine, kickWorker: deps.kickWorker, kind: ret.nature === 'MED_FRAUDE' ? 'med_fraud' : 'med_operational', providerRefundId: ret.id, nowMs: deps.clock.nowMs() },
+      { engine: deps.store.engine, kickWorker: deps.kickWorker, kind: ret.nature === 'MED_FRAUDE' ? 'med_fraud' : 'med_operational', providerRefundId: ret.id, providerRtrId: ret.rtrId, nowMs: deps.clock.nowMs() },
     );
   }
 }
@@ -155,6 +168,7 @@ async function readPendingRefunds(deps: PaymentDeps, paymentId: string, resolved
   for (const refund of pending) {
     if (refund.kind && refund.kind !== 'requested') continue;
     const ret = await resolved.connector.readRefund(resolved.account, row.provider_e2eid, refund.provider_refund_id!);
+    if (ret.rtrId && ret.rtrId !== refund.provider_rtr_id) await deps.store.write((tx) => tx.updateTable('refunds').set({ provider_rtr_id: ret.rtrId }).where('id', '=', refund.id).execute());
     if (ret.status === 'processing') continue;
     await finishRefund(deps, refund.id, ret.status === 'returned' ? 'succeeded' : 'failed');
   }
@@ -179,7 +193,10 @@ export async function refundAtProvider(deps: PaymentDeps, refundId: string, paym
   const resolved = await deps.connectors.forAccount(deps.store.db, payment.connector_account_id);
   const returnId = returnIdOf(refundId);
   const ret = await resolved.connector.refund(resolved.account, { e2eid: payment.provider_e2eid, returnId, amountCents });
-  await deps.store.write((tx) => tx.updateTable('refunds').set({ provider_refund_id: returnId }).where('id', '=', refundId).where('provider_refund_id', 'is', null).execute());
+  await deps.store.write(async (tx) => {
+    await tx.updateTable('refunds').set({ provider_refund_id: returnId }).where('id', '=', refundId).where('provider_refund_id', 'is', null).execute();
+    if (ret.rtrId) await tx.updateTable('refunds').set({ provider_rtr_id: ret.rtrId }).where('id', '=', refundId).execute();
+  });
   return ret.status === 'returned' ? 'succeeded' : ret.status === 'not_done' ? 'failed' : 'processing';
 }
 

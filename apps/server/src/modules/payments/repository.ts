@@ -25,7 +25,7 @@ export function toPayment(row: PaymentRow): Payment {
     customer: row.customer ? (JSON.parse(row.customer) as Payment['customer']) : null,
     installments: row.installments,
     card: row.card_brand ? { brand: row.card_brand, last4: row.card_last4 ?? '' } : null,
-    pix: row.pix_copy_paste ? { copyPaste: row.pix_copy_paste, qrCodeSvg: qrSvg(row.pix_copy_paste), expiresAt: row.expires_at ?? '' } : null,
+    pix: row.pix_copy_paste ? { copyPaste: row.pix_copy_paste, qrCodeSvg: qrSvg(row.pix_copy_paste), expiresAt: row.expires_at ?? '', txid: row.provider_txid ?? null, endToEndId: row.provider_e2eid ?? null } : null,
     failure: row.failure_code ? { code: row.failure_code, message: row.failure_message ?? '' } : null,
     amountRefunded: row.amount_refunded,
     feeAmount: row.fee_amount,

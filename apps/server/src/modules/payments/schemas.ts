@@ -106,8 +106,10 @@ export const PaymentPix = Type.Object(
     copyPaste: Type.String({ description: 'BR Code "copia e cola" (EMV, br.gov.bcb.pix).' }),
     qrCodeSvg: Type.String({ description: 'The same BR Code as a QR code, SVG.' }),
     expiresAt: Type.String({ format: 'date-time' }),
+    txid: Type.Union([Type.String({ pattern: '^[a-zA-Z0-9]{26,35}$' }), Type.Null()], { description: 'Live Pix: the charge\'s txid at the PSP (API Pix `cob`), derived from the payment id; what the PSP\'s statements and portal show. Null in the sandbox.' }),
+    endToEndId: Type.Union([Type.String({ pattern: '^[a-zA-Z0-9]{32}$' }), Type.Null()], { description: 'Live Pix, once paid: the end-to-end id (E2EID) of the Pix that paid it, as the payer\'s bank shows it; refunds are devoluções of this Pix. Null until paid, and in the sandbox.' }),
   },
-  { $id: 'PaymentPix', additionalProperties: false, description: 'What the payer needs to pay a Pix payment.' },
+  { $id: 'PaymentPix', additionalProperties: false, description: 'What the payer needs to pay a Pix payment, and, for a live Pix, its identifiers in the Pix system.' },
 );
 export const PaymentFailure = Type.Object(
   { code: Type.String(), message: Type.String() },

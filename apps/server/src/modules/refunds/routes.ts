@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Store } from '../../store/index.js';
 import { IdempotencyHeaders, ref, refTo } from '../../http/common.js';
-import { CreateRefundBody, ListRefundsQuery, Refund, RefundList } from './schemas.js';
+import { CreateRefundBody, ListRefundsQuery, Refund, RefundList, RefundPixReturn } from './schemas.js';
 import { createRefund, getRefund, listRefunds } from './service.js';
 import { typed } from '../../http/typed.js';
 
-export const refundSchemas = [CreateRefundBody, Refund, RefundList];
+export const refundSchemas = [CreateRefundBody, RefundPixReturn, Refund, RefundList];
 const tags = ['Refunds'];
 
 export function refundRoutes(appInstance: FastifyInstance, store: Store, kickWorker: () => void): void {

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, stringEnum, constant, cents } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, stringEnum, constant, cents, nullableRef } from '../../http/common.js';
 import { REFUND_STATUSES } from '../../domain/states.js';
 
 export const CreateRefundBody = Type.Object(
@@ -13,6 +13,18 @@ export const CreateRefundBody = Type.Object(
 );
 export type CreateRefundBody = Static<typeof CreateRefundBody>;
 
+// A live Pix refund is a devolução at the PSP (API Pix `PUT /pix/{e2eid}/devolucao/{id}`), or a
+// return the payer's bank started (MED). Named (issue 28).
+export const RefundPixReturn = Type.Object(
+  {
+    id: Type.String({ description: 'The devolução\'s id at the PSP: ours, derived from the refund id (`rf` + its 26 characters), or the PSP\'s for a return the payer\'s bank started.' }),
+    rtrId: Type.Union([Type.String(), Type.Null()], { description: 'The return\'s id in the Pix system (RTR...), what the payer\'s bank shows; null until the PSP gives it.' }),
+    nature: stringEnum(['ORIGINAL', 'MED_OPERACIONAL', 'MED_FRAUDE'], { description: '`ORIGINAL`: asked by us (POST /v1/refunds); `MED_FRAUDE` / `MED_OPERACIONAL`: started by the payer\'s bank (Mecanismo Especial de Devolução), debited from the merchant.' }),
+    status: stringEnum(['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO'], { description: 'The devolução\'s status at the PSP, as the refund\'s: `EM_PROCESSAMENTO` (pending), `DEVOLVIDO` (succeeded), `NAO_REALIZADO` (failed).' }),
+  },
+  { $id: 'RefundPixReturn', additionalProperties: false, description: 'A live Pix refund as a devolução in the Pix system.' },
+);
+
 export const Refund = Type.Object(
   {
     id: Type.String({ description: 'Prefix `ref_`.' }),
@@ -23,6 +35,8 @@ export const Refund = Type.Object(
     netAmount: cents({ description: 'amount - feeRefunded: what comes off the payees\' receivables, in proportion to their shares.' }),
     status: stringEnum(REFUND_STATUSES, { description: '`pending` until the provider confirms the money went back.' }),
     reason: Type.Union([Type.String(), Type.Null()]),
+    kind: stringEnum(['requested', 'med_fraud', 'med_operational'], { description: '`requested`: asked through POST /v1/refunds; `med_fraud` / `med_operational`: a live Pix returned by the payer\'s bank (MED), recorded as a refund because it debits the merchant the same way.' }),
+    pixReturn: nullableRef(RefundPixReturn, { description: 'A live Pix refund: its devolução at the PSP. Null for cards, in the sandbox, and for a moment after create, until the devolução is asked at the PSP.' }),
     metadata: ref('Metadata'),
     createdAt: Type.String({ format: 'date-time' }),
     livemode: Type.Boolean(),

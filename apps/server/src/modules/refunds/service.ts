@@ -22,7 +22,22 @@ import type { CreateRefundBody, ListRefundsQuery, Refund } from './schemas.js';
 
 export const JOB_REFUND = 'refund.process' satisfies JobType;
 
+const PIX_NATURE = { requested: 'ORIGINAL', med_fraud: 'MED_FRAUDE', med_operational: 'MED_OPERACIONAL' } as const;
+const PIX_RETURN_STATUS = { pending: 'EM_PROCESSAMENTO', succeeded: 'DEVOLVIDO', failed: 'NAO_REALIZADO' } as const;
+type RefundKind = keyof typeof PIX_NATURE;
+
+// A refund is a devolução at a PSP when the bank's return made it (MED), or when its id at the
+// provider is the devolução id derived from its own id (providers/pix-api/money.ts, returnIdOf):
+// the sandbox's refund ids are never of that form.
+function pixReturnOf(row: Selectable<RefundsTable>, kind: RefundKind): Refund['pixReturn'] {
+  const id = row.provider_refund_id;
+  if (!id) return null;
+  if (kind === 'requested' && id !== 'rf' + row.id.replace(/^ref_/, '')) return null;
+  return { id, rtrId: row.provider_rtr_id ?? null, nature: PIX_NATURE[kind], status: PIX_RETURN_STATUS[row.status] };
+}
+
 export function toRefund(row: Selectable<RefundsTable>): Refund {
+  const kind: RefundKind = row.kind in PIX_NATURE ? (row.kind as RefundKind) : 'requested';
   return {
     id: row.id,
     object: 'refund',
@@ -32,6 +47,8 @@ export function toRefund(row: Selectable<RefundsTable>): Refund {
     netAmount: row.net_amount,
     status: row.status,
     reason: row.reason,
+    kind,
+    pixReturn: pixReturnOf(row, kind),
     metadata: row.metadata ? JSON.parse(row.metadata) : {},
     createdAt: row.created_at,
     livemode: row.livemode === 1,
@@ -49,7 +66,7 @@ function assert(condition: boolean, message: string): asserts condition {
 // the jobs table, with a key derived from the refund id.
 // `kind`: a return the payer's bank started (Pix MED) is recorded by the same rules, already
 // done at the PSP (its job only marks it succeeded); `nowMs` from the caller's Clock when given.
-export async function createRefund(ctx: RequestContext, body: CreateRefundBody, deps: { engine: Engine; kickWorker: () => void; kind?: 'requested' | 'med_fraud' | 'med_operational'; providerRefundId?: string; nowMs?: number }): Promise<Refund> {
+export async function createRefund(ctx: RequestContext, body: CreateRefundBody, deps: { engine: Engine; kickWorker: () => void; kind?: 'requested' | 'med_fraud' | 'med_operational'; providerRefundId?: string; providerRtrId?: string | null; nowMs?: number }): Promise<Refund> {
   const refund = await ctx.write(async (tx) => {
     // Locked on PostgreSQL, where another batch may be refunding the same payment at this moment:
     // everything below is computed from this row (what is left to refund, what each receivable
@@ -133,7 +150,7 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
     const row: Selectable<RefundsTable> = {
       id, account_id: payment.account_id, livemode: payment.livemode, payment_id: payment.id, amount: amountCents,
       fee_refunded: feeRefundedCents, net_amount: netReductionCents, status: 'pending', reason: body.reason ?? null,
-      metadata: body.metadata ? JSON.stringify(body.metadata) : null, provider_refund_id: deps.providerRefundId ?? null, created_at: nowIso, updated_at: nowIso,
+      metadata: body.metadata ? JSON.stringify(body.metadata) : null, provider_refund_id: deps.providerRefundId ?? null, provider_rtr_id: deps.providerRtrId ?? null, created_at: nowIso, updated_at: nowIso,
       kind: deps.kind ?? 'requested',
     };
     await tx.insertInto('refunds').values(row).execute();
