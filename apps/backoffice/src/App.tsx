@@ -18,6 +18,7 @@ import { AuditLog } from './screens/AuditLog';
 import { Home } from './screens/Home';
 import { SearchResults } from './screens/Search';
 import { Settlements } from './screens/Settlements';
+import { ConnectorAccountDetail, ConnectorAccountForm, ConnectorAccounts } from './screens/ConnectorAccounts';
 
 // Screens and the permission each needs. A route the role lacks is not in the navigation and
 // does not render (it reads as "not found"): the UI shows nothing a role cannot use.
@@ -42,6 +43,11 @@ const ROUTES: Route[] = [
   { pattern: '/settlement-runs', permission: 'settlement_runs:view', render: () => <SettlementRuns /> },
   { pattern: '/settlement-runs/:id', permission: 'settlement_runs:view', render: (p) => <SettlementRunDetail id={p.id} /> },
   { pattern: '/audit-log', permission: 'audit_log:view', render: () => <AuditLog /> },
+  { pattern: '/accounts/:id/connectors', permission: 'connector_accounts:view', render: (p) => <ConnectorAccounts accountId={p.id} /> },
+  { pattern: '/accounts/:id/connectors/new', permission: 'connector_accounts:manage', render: (p) => <ConnectorAccountForm accountId={p.id} /> },
+  { pattern: '/connector-accounts', permission: 'connector_accounts:view', render: () => <ConnectorAccounts /> },
+  { pattern: '/connector-accounts/new', permission: 'connector_accounts:manage', render: () => <ConnectorAccountForm /> },
+  { pattern: '/connector-accounts/:id', permission: 'connector_accounts:view', render: (p) => <ConnectorAccountDetail id={p.id} /> },
 ];
 
 const NAV: Array<{ href: string; label: MessageKey; permission: Permission }> = [
@@ -50,6 +56,7 @@ const NAV: Array<{ href: string; label: MessageKey; permission: Permission }> = 
   { href: '/payments', label: 'nav.payments', permission: 'payments:view' },
   { href: '/settlement-runs', label: 'nav.settlementRuns', permission: 'settlement_runs:view' },
   { href: '/settlements', label: 'nav.settlements', permission: 'settlement_runs:view' },
+  { href: '/connector-accounts', label: 'nav.connectors', permission: 'connector_accounts:view' },
   { href: '/audit-log', label: 'nav.auditLog', permission: 'audit_log:view' },
 ];
 

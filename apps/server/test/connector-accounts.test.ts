@@ -119,6 +119,20 @@ for (const engine of ENGINES) {
       await call('POST', `/admin/connector-accounts/${created.id}/disable`, { reason: 'test done' });
     });
 
+    test('listed per merchant: its own and the platform\'s; `platform` lists only the platform\'s', async () => {
+      const other = await signup(t, 'Outra loja');
+      const mine = (await call('POST', '/admin/connector-accounts', { ...base(), environment: 'homologation', name: 'Do lojista', ownerAccountId: k.accountId })).json();
+      const theirs = (await call('POST', '/admin/connector-accounts', { ...base(), environment: 'homologation', name: 'Do outro', ownerAccountId: other.accountId })).json();
+      const platform = (await call('POST', '/admin/connector-accounts', { ...base(), environment: 'homologation', name: 'Da plataforma' })).json();
+      const ids = async (query: string) => ((await call('GET', `/admin/connector-accounts?limit=100&${query}`, undefined, viewer)).json().data as Array<{ id: string }>).map((c) => c.id);
+      const forMerchant = await ids(`ownerAccountId=${k.accountId}`);
+      assert.ok(forMerchant.includes(mine.id) && forMerchant.includes(platform.id) && !forMerchant.includes(theirs.id));
+      const platformOnly = await ids('ownerAccountId=platform');
+      assert.ok(platformOnly.includes(platform.id) && !platformOnly.includes(mine.id) && !platformOnly.includes(theirs.id));
+      assert.equal((await call('GET', '/admin/connector-accounts?ownerAccountId=x%27%20or%201=1', undefined, viewer)).statusCode, 400);
+      for (const c of [mine, theirs, platform]) await call('POST', `/admin/connector-accounts/${c.id}/disable`, { reason: 'test done' });
+    });
+
     test('live mode without a production connector refuses, and writes nothing; never the sandbox', async () => {
       await t.store.write((tx) => tx.updateTable('accounts').set({ live_enabled: 1 }).where('id', '=', k.accountId).execute());
       const live = await createKey(t.store, k.accountId, 'secret', true);

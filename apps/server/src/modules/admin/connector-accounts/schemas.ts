@@ -152,6 +152,9 @@ export const PixReceived = Type.Object(
 );
 export const PixReceivedList = Type.Object({ object: constant('list'), data: Type.Array(ref('PixReceived')) }, { $id: 'PixReceivedList', additionalProperties: false, description: 'Pix received at PSPs, newest first.' });
 
-export const ListConnectorAccountsQuery = Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore }, { additionalProperties: false });
+export const ListConnectorAccountsQuery = Type.Object({
+  limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore,
+  ownerAccountId: Type.Optional(Type.String({ maxLength: 64, pattern: '^(platform|acct_[0-9a-z]+)$', description: 'A merchant account (`acct_`): the connector accounts that may serve it, its own and the platform\'s (its own override the platform\'s); `platform`: only the platform\'s.' })),
+}, { additionalProperties: false });
 
 export const connectorAccountSchemas = [CreateConnectorAccountRequest, UpdateConnectorAccountRequest, RotateConnectorSecretsRequest, ConnectorAccountReasonRequest, ConnectorAccountSecrets, ConnectorCertificate, ConnectorAccount, ConnectorAccountList, ConnectorTestResult, PixReceived, PixReceivedList];

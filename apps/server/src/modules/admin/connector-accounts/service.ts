@@ -107,8 +107,11 @@ function certificateFrom(body: { certificatePem?: string; privateKeyPem?: string
   return { certificatePem: body.certificatePem, privateKeyPem: body.privateKeyPem };
 }
 
-export async function listConnectorAccounts(deps: ConnectorAdminDeps, query: { limit?: number; startingAfter?: string; endingBefore?: string }): Promise<Page<ConnectorAccount>> {
-  const scope = deps.store.db.selectFrom('connector_accounts').selectAll();
+export async function listConnectorAccounts(deps: ConnectorAdminDeps, query: { limit?: number; startingAfter?: string; endingBefore?: string; ownerAccountId?: string }): Promise<Page<ConnectorAccount>> {
+  let scope = deps.store.db.selectFrom('connector_accounts').selectAll();
+  const owner = query.ownerAccountId;
+  if (owner === 'platform') scope = scope.where('owner_account_id', 'is', null);
+  else if (owner) scope = scope.where((eb) => eb.or([eb('owner_account_id', '=', owner), eb('owner_account_id', 'is', null)]));
   return paginate(scope, query, (r) => toConnectorAccount(r, deps.clock.nowMs()), scope);
 }
 
