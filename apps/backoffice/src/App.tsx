@@ -18,7 +18,7 @@ import { AuditLog } from './screens/AuditLog';
 import { Home } from './screens/Home';
 import { SearchResults } from './screens/Search';
 import { Settlements } from './screens/Settlements';
-import { ConnectorAccountDetail, ConnectorAccountForm, ConnectorAccounts } from './screens/ConnectorAccounts';
+import { ConnectorAccountDetail, ConnectorAccountForm, ConnectorAccounts, PixReceived } from './screens/ConnectorAccounts';
 
 // Screens and the permission each needs. A route the role lacks is not in the navigation and
 // does not render (it reads as "not found"): the UI shows nothing a role cannot use.
@@ -48,6 +48,7 @@ const ROUTES: Route[] = [
   { pattern: '/connector-accounts', permission: 'connector_accounts:view', render: () => <ConnectorAccounts /> },
   { pattern: '/connector-accounts/new', permission: 'connector_accounts:manage', render: () => <ConnectorAccountForm /> },
   { pattern: '/connector-accounts/:id', permission: 'connector_accounts:view', render: (p) => <ConnectorAccountDetail id={p.id} /> },
+  { pattern: '/pix-received', permission: 'connector_accounts:view', render: () => <PixReceived /> },
 ];
 
 const NAV: Array<{ href: string; label: MessageKey; permission: Permission }> = [

@@ -418,6 +418,20 @@ const pt = {
   'connectors.disable': 'Desativar',
   'connectors.disableConfirm': 'Deixa de atender novos pagamentos (os Pix live deste método são recusados se nenhum outro conector de produção os atender). Os pagamentos já feitos por ele continuam sincronizados e reembolsáveis. Não há como reativar: crie outro.',
   'connectors.disabled': 'Conector desativado.',
+  'pixReceived.title': 'Pix recebidos nos PSPs',
+  'pixReceived.help': 'O que a conciliação e as leituras viram nos PSPs (os 100 mais recentes). Sem pagamento correspondente ou com valor diferente: descubra quem pagou e devolva pelo portal do PSP se não for seu (docs/providers.md, Conciliação).',
+  'pixReceived.e2eid': 'End-to-end ID',
+  'pixReceived.paidAt': 'Pago em',
+  'pixReceived.payment': 'Pagamento',
+  'pixReceived.connector': 'Conector',
+  'pixReceived.status.unmatched': 'Sem pagamento',
+  'pixReceived.status.amount_mismatch': 'Valor diferente',
+  'pixReceived.status.late_returned': 'Devolvido (chegou tarde)',
+  'pixReceived.status.matched': 'Conciliado',
+  'pixReceived.link': 'Pix recebidos nos PSPs: os sem pagamento ou com valor diferente',
+  'connectors.edit': 'Editar configurações',
+  'connectors.editConfirm': 'Só as configurações; os segredos mudam em "Trocar segredos".',
+  'connectors.edited': 'Configurações salvas.',
 } as const;
 
 export type MessageKey = keyof typeof pt;
@@ -836,6 +850,20 @@ const en: Record<MessageKey, string> = {
   'connectors.disable': 'Disable',
   'connectors.disableConfirm': 'It takes no new payments (live Pix of its method are refused unless another production connector serves them). Payments it made are still synced and refundable. It cannot be enabled again: create another.',
   'connectors.disabled': 'Connector disabled.',
+  'pixReceived.title': 'Pix received at PSPs',
+  'pixReceived.help': 'What reconciliation and reads saw at the PSPs (the newest 100). No matching payment, or another amount: find who paid it and return it from the PSP portal if it is not yours (docs/providers.md, Reconciliation).',
+  'pixReceived.e2eid': 'End-to-end ID',
+  'pixReceived.paidAt': 'Paid at',
+  'pixReceived.payment': 'Payment',
+  'pixReceived.connector': 'Connector',
+  'pixReceived.status.unmatched': 'No payment',
+  'pixReceived.status.amount_mismatch': 'Amount differs',
+  'pixReceived.status.late_returned': 'Returned (late)',
+  'pixReceived.status.matched': 'Matched',
+  'pixReceived.link': 'Pix received at PSPs: those without a payment or with another amount',
+  'connectors.edit': 'Edit settings',
+  'connectors.editConfirm': 'Settings only; secrets change through "Rotate secrets".',
+  'connectors.edited': 'Settings saved.',
 };
 
 const MESSAGES: Record<Lang, Record<MessageKey, string>> = { 'pt-BR': pt, en };

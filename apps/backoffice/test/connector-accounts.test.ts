@@ -9,13 +9,15 @@ import { toPkcs12 } from '../../server/test/connector-certs.js';
 import { startFakePixPsp, type FakePixPsp } from '../../server/test/fakes/fake-pix-psp.js';
 import { createAdminUser } from '../../server/src/modules/admin/index.js';
 import { newMasterKey, parseKeyring } from '../../server/src/providers/secrets/envelope.js';
+import { pixReconcileJob } from '../../server/src/modules/payments/live-pix.js';
 
 // The back office's connector-account screens (issue 25) in a real headless Chromium, against a
 // real server and the fake PSP (mutual TLS, the API Pix contract): a merchant's connectors listed
 // with the platform's, one created through the form (a .p12 and the PSP's CA uploaded, the
 // client secret typed once and never shown again: only the certificate's fingerprint), its
 // health (test connection: the missing webhook named, then all good once registered), secrets
-// rotated, disabled with the keyboard and a reason; the viewer sees and tests but changes
+// rotated, a Pix that matches no payment shown to operators, disabled with the keyboard and a
+// reason; the viewer sees and tests but changes
 // nothing; axe-core on every screen; no script error and no CSP violation.
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -157,7 +159,7 @@ for (const engine of ENGINES) {
       assert.equal(await page.locator('[data-last-error]').count(), 0);
     });
 
-    test('the merchant\'s tab lists it as in use; rotate secrets keeps it working', async () => {
+    test('the merchant\'s tab lists it as in use; settings edited and secrets rotated, with reasons, keep it working', async () => {
       await goto(page, `/accounts/${k.accountId}/connectors`);
       const row = page.locator(`tr[data-connector-id="${connectorId}"]`);
       await row.locator('[data-in-use]').waitFor();
@@ -166,6 +168,14 @@ for (const engine of ENGINES) {
       await axe(page, 'merchant connectors');
       await row.getByRole('link', { name: 'PSP homologado' }).click();
       await settled(page);
+      await page.getByRole('button', { name: 'Editar configurações' }).click();
+      await page.getByRole('dialog').waitFor();
+      await page.getByRole('dialog').getByLabel('Tempo limite por chamada (ms)').fill('4000');
+      await page.getByRole('dialog').getByLabel('Motivo').fill('PSP lento no fim do mês');
+      await axe(page, 'edit settings dialog');
+      await page.getByRole('dialog').getByRole('button', { name: 'Salvar' }).click();
+      await page.getByText('Configurações salvas.').waitFor();
+      await page.locator('[data-connector]', { hasText: '4000 ms' }).waitFor();
       await page.getByRole('button', { name: 'Trocar segredos' }).click();
       await page.getByRole('dialog').waitFor();
       await axe(page, 'rotate dialog');
@@ -176,11 +186,26 @@ for (const engine of ENGINES) {
       await page.getByRole('button', { name: 'Testar conexão' }).click();
       await page.locator('[data-test-result] [data-ok="true"]').waitFor();
       const audit = await t.store.db.selectFrom('admin_audit_log').select(['action', 'reason']).where('object_id', '=', connectorId).orderBy('created_at').execute();
-      assert.deepEqual(audit.map((a) => a.action), ['connector_account.create', 'connector_account.register_webhook', 'connector_account.rotate']);
+      assert.deepEqual(audit.map((a) => a.action), ['connector_account.create', 'connector_account.register_webhook', 'connector_account.update', 'connector_account.rotate']);
       assert.equal(audit[0].reason, 'entrando em produção (chamado 12)');
     });
 
-    test('the viewer sees and tests, and changes nothing: no create link, no actions', async () => {
+    test('a Pix that matches no payment, found by reconciliation, is shown to operators', async () => {
+      psp.holdCallbacks(); // its callback would go to https://pagamentos.example: lost, as reconciliation expects
+      await psp.receivePix({ valor: '7.77', txid: 'semcobranca00000000000000001' });
+      psp.discardHeldCallbacks();
+      await pixReconcileJob(t.paymentDeps, t.app.log);
+      await goto(page, '/connector-accounts');
+      await page.getByRole('link', { name: /^Pix recebidos nos PSPs/ }).click();
+      await settled(page);
+      const row = page.locator('tr[data-status="unmatched"]', { hasText: 'semcobranca00000000000000001' });
+      await row.waitFor();
+      assert.match((await row.textContent()) ?? '', /R\$\s7,77/);
+      assert.match((await row.textContent()) ?? '', /Sem pagamento/);
+      await axe(page, 'pix received');
+    });
+
+        test('the viewer sees and tests, and changes nothing: no create link, no actions', async () => {
       const viewerContext = await browser.newContext({ locale: 'pt-BR' });
       try {
         const v = await newPage(viewerContext);

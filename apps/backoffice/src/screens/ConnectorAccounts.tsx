@@ -41,6 +41,7 @@ export function ConnectorAccounts({ accountId }: { accountId?: string }) {
     >
       {accountId ? <AccountTabs accountId={accountId} /> : null}
       <p class="hint">{accountId ? t('connectors.helpMerchant') : t('connectors.help')}</p>
+      {accountId ? null : <p><Link href="/pix-received">{t('pixReceived.link')}</Link></p>}
       <Paged state={list} cursor={cursor}>{(rows) => {
         const serving = inUse(rows, accountId);
         return (
@@ -275,7 +276,7 @@ export function ConnectorAccountDetail({ id }: { id: string }) {
   const [test, setTest] = useState<TestResult | null>(null);
   const [testing, setTesting] = useState(false);
   const [testError, setTestError] = useState<unknown>(null);
-  const [dialog, setDialog] = useState<'disable' | 'webhook' | 'rotate' | null>(null);
+  const [dialog, setDialog] = useState<'disable' | 'webhook' | 'rotate' | 'edit' | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const manage = can('connector_accounts:manage');
 
@@ -363,6 +364,7 @@ export function ConnectorAccountDetail({ id }: { id: string }) {
             <h2 id="connector-actions-title">{t('connectors.actions')}</h2>
             <div class="form-actions">
               <button type="button" onClick={() => setDialog('webhook')}>{t('connectors.registerWebhook')}</button>
+              <button type="button" class="secondary" onClick={() => setDialog('edit')}>{t('connectors.edit')}</button>
               <button type="button" class="secondary" onClick={() => setDialog('rotate')}>{t('connectors.rotate')}</button>
               <button type="button" class="danger" onClick={() => setDialog('disable')}>{t('connectors.disable')}</button>
             </div>
@@ -385,9 +387,62 @@ export function ConnectorAccountDetail({ id }: { id: string }) {
               loaded.reload();
             }} />
         ) : null}
+        {dialog === 'edit' ? <EditDialog connector={c} onClose={() => setDialog(null)} onDone={() => { setDone(t('connectors.edited')); loaded.reload(); }} /> : null}
         {dialog === 'rotate' ? <RotateDialog id={id} onClose={() => setDialog(null)} onDone={() => { setDone(t('connectors.rotated')); loaded.reload(); }} /> : null}
       </Page>
     )}</Loaded>
+  );
+}
+
+type EditField = 'name' | 'baseUrl' | 'tokenUrl' | 'pixKey' | 'scopes' | 'timeoutMs' | 'clientId';
+const EDIT_FIELDS: Array<[EditField, MessageKey]> = [['name', 'connectors.name'], ['baseUrl', 'connectors.baseUrl'], ['tokenUrl', 'connectors.tokenUrl'], ['pixKey', 'connectors.pixKey'], ['scopes', 'connectors.scopes'], ['timeoutMs', 'connectors.timeoutMs'], ['clientId', 'connectors.clientId']];
+
+// Settings only (secrets change through rotate); what is left as it was is not sent.
+function EditDialog({ connector, onClose, onDone }: { connector: ConnectorAccount; onClose: () => void; onDone: () => void }) {
+  const { t } = useApp();
+  const initial: Record<EditField, string> = {
+    name: connector.name, baseUrl: connector.baseUrl, tokenUrl: connector.tokenUrl ?? '', pixKey: connector.pixKey,
+    scopes: connector.scopes ?? '', timeoutMs: connector.timeoutMs === null ? '' : String(connector.timeoutMs), clientId: connector.clientId,
+  };
+  const [values, setValues] = useState(initial);
+  const [errors, setErrors] = useState<Partial<Record<EditField, string>>>({});
+  return (
+    <ConfirmDialog title={t('connectors.edit')} message={t('connectors.editConfirm')} confirmLabel={t('common.save')} reason="required" onClose={onClose}
+      onConfirm={async (reason, key) => {
+        const body: Record<string, string | number> = { reason: reason ?? '' };
+        for (const [f] of EDIT_FIELDS) {
+          const v = values[f].trim();
+          if (v === initial[f] || v === '') continue;
+          if (f === 'timeoutMs' && !/^\d+$/.test(v)) {
+            setErrors({ timeoutMs: t('connectors.timeoutInvalid') });
+            document.getElementById('edit-timeoutMs')?.focus();
+            return 'stay';
+          }
+          body[f] = f === 'timeoutMs' ? Number(v) : v;
+        }
+        try {
+          await call(client.PATCH('/admin/connector-accounts/{id}', { params: { path: { id: connector.id }, header: mutationHeaders(key) }, body: body as Schemas['UpdateConnectorAccountRequest'] }));
+        } catch (err) {
+          const param = err instanceof ApiFailure ? err.body.param as EditField | undefined : undefined;
+          if (err instanceof ApiFailure && param && EDIT_FIELDS.some(([f]) => f === param)) {
+            setErrors({ [param]: err.body.message });
+            document.getElementById(`edit-${param}`)?.focus();
+            return 'stay';
+          }
+          throw err;
+        }
+        onDone();
+      }}>
+      {EDIT_FIELDS.map(([f, label]) => (
+        <div class="field" key={f}>
+          <label for={`edit-${f}`}>{t(label)}</label>
+          <input id={`edit-${f}`} autoComplete="off" spellcheck={false} maxLength={f === 'pixKey' ? 77 : 300} inputMode={f === 'timeoutMs' ? 'numeric' : undefined}
+            aria-invalid={errors[f] ? 'true' : 'false'} aria-describedby={errors[f] ? `edit-${f}-error` : undefined}
+            value={values[f]} onInput={(e) => { const v = (e.target as HTMLInputElement).value; setValues((x) => ({ ...x, [f]: v })); setErrors((x) => ({ ...x, [f]: undefined })); }} />
+          {errors[f] ? <p id={`edit-${f}-error`} class="field-error">{errors[f]}</p> : null}
+        </div>
+      ))}
+    </ConfirmDialog>
   );
 }
 
@@ -435,5 +490,54 @@ function RotateDialog({ id, onClose, onDone }: { id: string; onClose: () => void
       {field('privateKeyPem', 'connectors.privateKeyPem', true)}
       {field('caPem', 'connectors.caPem', true)}
     </ConfirmDialog>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pix received at PSPs, as reconciliation and the reads saw them (at most the newest 100):
+// operators resolve `unmatched` and `amount_mismatch` (docs/providers.md, "Reconciliation").
+
+const RECEIVED_STATUSES = ['unmatched', 'amount_mismatch', 'late_returned', 'matched'] as const;
+type ReceivedStatus = (typeof RECEIVED_STATUSES)[number];
+
+export function PixReceived() {
+  const { t, money, dateTime } = useApp();
+  const [status, setStatus] = useState<ReceivedStatus | ''>('unmatched');
+  const list = useLoad(() => call(client.GET('/admin/pix-received', { params: { query: status ? { status } : {} } })), [status]);
+  return (
+    <Page title={t('pixReceived.title')}>
+      <nav class="breadcrumb" aria-label={t('breadcrumb.label')}><ol><li><Link href="/connector-accounts">{t('connectors.title')}</Link></li><li aria-current="page">{t('pixReceived.title')}</li></ol></nav>
+      <p class="hint">{t('pixReceived.help')}</p>
+      <div class="field">
+        <label for="pix-received-status">{t('common.status')}</label>
+        <select id="pix-received-status" value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value as ReceivedStatus | '')}>
+          <option value="">{t('common.any')}</option>
+          {RECEIVED_STATUSES.map((s) => <option key={s} value={s}>{t(`pixReceived.status.${s}` as MessageKey)}</option>)}
+        </select>
+      </div>
+      <Loaded state={list}>{(page) => (
+        <div class="table-scroll" tabIndex={0} role="region" aria-label={t('pixReceived.title')}>
+          <table>
+            <thead><tr>
+              <th scope="col">{t('pixReceived.e2eid')}</th><th scope="col">txid</th><th scope="col">{t('common.amount')}</th>
+              <th scope="col">{t('pixReceived.paidAt')}</th><th scope="col">{t('common.status')}</th><th scope="col">{t('pixReceived.payment')}</th><th scope="col">{t('pixReceived.connector')}</th>
+            </tr></thead>
+            <tbody>
+              {page.data.length === 0 ? <tr><td colSpan={7}>{t('common.empty')}</td></tr> : page.data.map((r) => (
+                <tr key={r.e2eid} data-e2eid={r.e2eid} data-status={r.status}>
+                  <td><code class="wrap">{r.e2eid}</code></td>
+                  <td>{r.txid ? <code class="wrap">{r.txid}</code> : <span class="muted">{t('common.none')}</span>}</td>
+                  <td>{money(r.amount)}</td>
+                  <td>{dateTime(r.paidAt)}</td>
+                  <td><span class={`badge ${r.status === 'matched' ? 'badge-active' : r.status === 'late_returned' ? 'badge-held' : 'badge-failed'}`}>{t(`pixReceived.status.${r.status}` as MessageKey)}</span></td>
+                  <td>{r.paymentId ? <Link href={`/payments/${r.paymentId}`}>{r.paymentId}</Link> : <span class="muted">{t('common.none')}</span>}</td>
+                  <td><Link href={`/connector-accounts/${r.connectorAccountId}`}><code>{r.connectorAccountId}</code></Link></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}</Loaded>
+    </Page>
   );
 }
