@@ -1703,14 +1703,18 @@ export interface components {
             code: string;
             message: string;
         };
-        /** @description What the payer needs to pay a Pix payment. */
+        /** @description What the payer needs to pay a Pix payment, and, for a live Pix, its identifiers in the Pix system. */
         PaymentPix: {
             /** @description BR Code "copia e cola" (EMV, br.gov.bcb.pix). */
             copyPaste: string;
+            /** @description Live Pix, once paid: the end-to-end id (E2EID) of the Pix that paid it, as the payer's bank shows it; refunds are devoluções of this Pix. Null until paid, and in the sandbox. */
+            endToEndId: string | null;
             /** Format: date-time */
             expiresAt: string;
             /** @description The same BR Code as a QR code, SVG. */
             qrCodeSvg: string;
+            /** @description Live Pix: the charge's txid at the PSP (API Pix `cob`), derived from the payment id; what the PSP's statements and portal show. Null in the sandbox. */
+            txid: string | null;
         };
         /**
          * @description A percentage of the net value.
@@ -1828,6 +1832,11 @@ export interface components {
             feeRefunded: number;
             /** @description Prefix `ref_`. */
             id: string;
+            /**
+             * @description `requested`: asked through POST /v1/refunds; `med_fraud` / `med_operational`: a live Pix returned by the payer's bank (MED), recorded as a refund because it debits the merchant the same way.
+             * @enum {string}
+             */
+            kind: "requested" | "med_fraud" | "med_operational";
             livemode: boolean;
             metadata: components["schemas"]["Metadata"];
             /**
@@ -1838,12 +1847,31 @@ export interface components {
             /** @constant */
             object: "refund";
             paymentId: string;
+            /** @description A live Pix refund: its devolução at the PSP. Null for cards, in the sandbox, and for a moment after create, until the devolução is asked at the PSP. */
+            pixReturn: components["schemas"]["RefundPixReturn"] | null;
             reason: string | null;
             /**
              * @description `pending` until the provider confirms the money went back.
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed";
+        };
+        /** @description A live Pix refund as a devolução in the Pix system. */
+        RefundPixReturn: {
+            /** @description The devolução's id at the PSP: ours, derived from the refund id (`rf` + its 26 characters), or the PSP's for a return the payer's bank started. */
+            id: string;
+            /**
+             * @description `ORIGINAL`: asked by us (POST /v1/refunds); `MED_FRAUDE` / `MED_OPERACIONAL`: started by the payer's bank (Mecanismo Especial de Devolução), debited from the merchant.
+             * @enum {string}
+             */
+            nature: "ORIGINAL" | "MED_OPERACIONAL" | "MED_FRAUDE";
+            /** @description The return's id in the Pix system (RTR...), what the payer's bank shows; null until the PSP gives it. */
+            rtrId: string | null;
+            /**
+             * @description The devolução's status at the PSP, as the refund's: `EM_PROCESSAMENTO` (pending), `DEVOLVIDO` (succeeded), `NAO_REALIZADO` (failed).
+             * @enum {string}
+             */
+            status: "EM_PROCESSAMENTO" | "DEVOLVIDO" | "NAO_REALIZADO";
         };
         /**
          * @example {
@@ -3541,6 +3569,8 @@ export interface operations {
                 endingBefore?: string;
                 /** @description Page size, 1-100 (default 20). */
                 limit?: number;
+                /** @description A merchant account (`acct_`): the connector accounts that may serve it, its own and the platform's (its own override the platform's); `platform`: only the platform's. */
+                ownerAccountId?: string;
                 /** @description Cursor: an id from the previous page; returns the objects after it (older). */
                 startingAfter?: string;
             };

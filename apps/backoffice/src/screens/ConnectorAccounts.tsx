@@ -168,11 +168,11 @@ export function ConnectorAccountForm({ accountId }: { accountId?: string }) {
   const described = (f: CreateField, help?: boolean) => (errors[f] ? `connector-${f}-error` : help ? `connector-${f}-help` : undefined);
   const note = (f: CreateField, help?: MessageKey) =>
     errors[f] ? <p id={`connector-${f}-error`} class="field-error">{errors[f]}</p> : help ? <p id={`connector-${f}-help`} class="hint">{t(help)}</p> : null;
-  const text = (f: CreateField, label: MessageKey, opts: { help?: MessageKey; required?: boolean; type?: string; maxLength?: number; placeholder?: string; inputMode?: 'numeric' } = {}) => (
+  const text = (f: CreateField, label: MessageKey, opts: { help?: MessageKey; required?: boolean; type?: 'text' | 'url' | 'password'; maxLength?: number; placeholder?: string; inputMode?: 'numeric' } = {}) => (
     <div class="field">
       <label for={`connector-${f}`}>{t(label)}{opts.required ? '' : ` ${t('connectors.optional')}`}</label>
       <input
-        id={`connector-${f}`} name={f} type={opts.type ?? 'text'} autoComplete="off" spellcheck={false}
+        id={`connector-${f}`} name={f} type={(opts.type ?? 'text') as 'text'} autoComplete="off" spellcheck={false}
         required={opts.required} aria-required={opts.required ? 'true' : undefined} maxLength={opts.maxLength ?? 300} placeholder={opts.placeholder} inputMode={opts.inputMode}
         aria-invalid={errors[f] ? 'true' : 'false'} aria-describedby={described(f, !!opts.help)}
         value={values[f] ?? ''} onInput={(e) => set(f, (e.target as HTMLInputElement).value)}

@@ -868,7 +868,7 @@ export interface components {
             brand: string;
             last4: string;
         };
-        /** @description What the payer needs to pay a Pix payment. */
+        /** @description What the payer needs to pay a Pix payment, and, for a live Pix, its identifiers in the Pix system. */
         PaymentPix: {
             /** @description BR Code "copia e cola" (EMV, br.gov.bcb.pix). */
             copyPaste: string;
@@ -876,6 +876,10 @@ export interface components {
             qrCodeSvg: string;
             /** Format: date-time */
             expiresAt: string;
+            /** @description Live Pix: the charge's txid at the PSP (API Pix `cob`), derived from the payment id; what the PSP's statements and portal show. Null in the sandbox. */
+            txid: string | null;
+            /** @description Live Pix, once paid: the end-to-end id (E2EID) of the Pix that paid it, as the payer's bank shows it; refunds are devoluções of this Pix. Null until paid, and in the sandbox. */
+            endToEndId: string | null;
         };
         /** @description Why a payment was declined or failed. */
         PaymentFailure: {
@@ -1202,6 +1206,23 @@ export interface components {
             reason?: "requested_by_customer" | "duplicate" | "fraudulent";
             metadata?: components["schemas"]["Metadata"];
         };
+        /** @description A live Pix refund as a devolução in the Pix system. */
+        RefundPixReturn: {
+            /** @description The devolução's id at the PSP: ours, derived from the refund id (`rf` + its 26 characters), or the PSP's for a return the payer's bank started. */
+            id: string;
+            /** @description The return's id in the Pix system (RTR...), what the payer's bank shows; null until the PSP gives it. */
+            rtrId: string | null;
+            /**
+             * @description `ORIGINAL`: asked by us (POST /v1/refunds); `MED_FRAUDE` / `MED_OPERACIONAL`: started by the payer's bank (Mecanismo Especial de Devolução), debited from the merchant.
+             * @enum {string}
+             */
+            nature: "ORIGINAL" | "MED_OPERACIONAL" | "MED_FRAUDE";
+            /**
+             * @description The devolução's status at the PSP, as the refund's: `EM_PROCESSAMENTO` (pending), `DEVOLVIDO` (succeeded), `NAO_REALIZADO` (failed).
+             * @enum {string}
+             */
+            status: "EM_PROCESSAMENTO" | "DEVOLVIDO" | "NAO_REALIZADO";
+        };
         /** @description A full or partial refund of a payment. */
         Refund: {
             /** @description Prefix `ref_`. */
@@ -1230,6 +1251,13 @@ export interface components {
              */
             status: "pending" | "succeeded" | "failed";
             reason: string | null;
+            /**
+             * @description `requested`: asked through POST /v1/refunds; `med_fraud` / `med_operational`: a live Pix returned by the payer's bank (MED), recorded as a refund because it debits the merchant the same way.
+             * @enum {string}
+             */
+            kind: "requested" | "med_fraud" | "med_operational";
+            /** @description A live Pix refund: its devolução at the PSP. Null for cards, in the sandbox, and for a moment after create, until the devolução is asked at the PSP. */
+            pixReturn: components["schemas"]["RefundPixReturn"] | null;
             metadata: components["schemas"]["Metadata"];
             /** Format: date-time */
             createdAt: string;
