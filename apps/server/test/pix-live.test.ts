@@ -110,7 +110,7 @@ for (const engine of ENGINES) {
       const settled = await eventually(async () => { const r = (await api('GET', `/v1/refunds/${partial.json().id}`)).json(); return r.status === 'succeeded' && r; }, 'refund succeeded after the callback');
       assert.deepEqual(settled.pixReturn, { id: returnId, rtrId: devolucao.rtrId, nature: 'ORIGINAL', status: 'DEVOLVIDO' });
       const event = await t.store.db.selectFrom('events').select('data').where('type', '=', 'refund.succeeded').where('data', 'like', `%${partial.json().id}%`).executeTakeFirstOrThrow();
-      assert.equal(JSON.parse(event.data).pixReturn.status, 'DEVOLVIDO', 'the refund.succeeded event carries the devolução');
+      assert.equal(JSON.parse(event.data).object.pixReturn.status, 'DEVOLVIDO', 'the refund.succeeded event carries the devolução');
 
       const rest = await api('POST', '/v1/refunds', { paymentId: p.id });
       assert.equal(rest.statusCode, 200, rest.body);
