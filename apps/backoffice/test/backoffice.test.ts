@@ -673,7 +673,7 @@ for (const engine of ENGINES) {
       await v.goto(`${origin}/backoffice/accounts/${k.accountId}/split-rules`);
       await signInWith(v, viewerEmail);
       await v.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
-      assert.deepEqual(await v.locator('header nav a').allTextContents(), ['Início', 'Contas', 'Pagamentos', 'Liquidações', 'Repasses', 'Auditoria']);
+      assert.deepEqual(await v.locator('header nav a').allTextContents(), ['Início', 'Contas', 'Pagamentos', 'Liquidações', 'Repasses', 'Conectores (PSP)', 'Auditoria']);
       assert.equal(await v.getByRole('link', { name: 'Nova regra' }).count(), 0);
       assert.equal(await v.locator('table.rules tbody tr').count(), 2);
       assert.equal(await v.locator('table.rules button, table.rules a').count(), 0, 'no move, edit, activate or deactivate control');
