@@ -32,8 +32,11 @@ describe('payment state table', () => {
   });
 });
 
-// Settlements: held (merchant without a payout bank account) -> pending -> paid | failed.
-const SETTLEMENT_LEGAL: Array<[string, string]> = [['held', 'pending'], ['pending', 'paid'], ['pending', 'failed']];
+// Settlements: held (merchant without a payout bank account) -> pending -> paid | failed (the
+// sandbox), or pending -> processing (sent by Pix at a PSP) -> paid | failed (issue 26).
+const SETTLEMENT_LEGAL: Array<[string, string]> = [
+  ['held', 'pending'], ['pending', 'processing'], ['pending', 'paid'], ['pending', 'failed'], ['processing', 'paid'], ['processing', 'failed'],
+];
 
 describe('settlement state table', () => {
   for (const from of SETTLEMENT_STATUSES) {
@@ -87,4 +90,5 @@ exhaustive('webhook delivery', WEBHOOK_DELIVERY_STATUSES, WEBHOOK_DELIVERY_TRANS
   [['pending', 'pending'], ['pending', 'succeeded'], ['pending', 'failed']]);
 
 // The settlement table again through the same walk (held -> pending is the release).
-exhaustive('settlement', SETTLEMENT_STATUSES, SETTLEMENT_TRANSITIONS, settlementMove, [['held', 'pending'], ['pending', 'paid'], ['pending', 'failed']]);
+exhaustive('settlement', SETTLEMENT_STATUSES, SETTLEMENT_TRANSITIONS, settlementMove,
+  SETTLEMENT_LEGAL as Array<[(typeof SETTLEMENT_STATUSES)[number], (typeof SETTLEMENT_STATUSES)[number]]>);

@@ -48,14 +48,18 @@ export const TERMINAL_STATUSES: readonly PaymentStatus[] = PAYMENT_STATUSES.filt
 
 // Settlement state machine. A merchant settlement is `held` when the merchant account has no
 // payout bank account yet; setting one releases it (`pending`, with the account's snapshot)
-// and the payout follows. A payout the bank refuses is `failed`, and its receivables go back
-// to pending for the next run (a new settlement), so `failed` is final for this one.
-export const SETTLEMENT_STATUSES = ['held', 'pending', 'paid', 'failed'] as const;
+// and the payout follows. A payout by Pix at a PSP (issue 26) is `processing` from the moment it
+// is sent until the PSP says REALIZADO (`paid`, with its end-to-end id) or NAO_REALIZADO
+// (`failed`, with its reason); the sandbox pays or refuses at once (pending -> paid | failed). A
+// failed payout's receivables go back to pending for the next run (a new settlement), so
+// `failed` is final for this one.
+export const SETTLEMENT_STATUSES = ['held', 'pending', 'processing', 'paid', 'failed'] as const;
 export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
 
 export const SETTLEMENT_TRANSITIONS: Readonly<Record<SettlementStatus, readonly SettlementStatus[]>> = {
   held: ['pending'],
-  pending: ['paid', 'failed'],
+  pending: ['processing', 'paid', 'failed'],
+  processing: ['paid', 'failed'],
   paid: [],
   failed: [],
 };

@@ -604,6 +604,28 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('refunds').addColumn('provider_rtr_id', 'text').execute();
     },
   },
+  // Payouts by Pix (issue 26): Pix keys on recipients and on the merchant's payout account, the
+  // payout's reference at the PSP on each settlement, and the send slots per source account.
+  '0014_pix_payouts': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('recipients').addColumn('pix_key_type', 'text').execute();
+      await db.schema.alterTable('recipients').addColumn('pix_key', 'text').execute();
+      await db.schema.alterTable('accounts').addColumn('payout_pix_key', 'text').execute();
+      for (const column of ['pix_key', 'payout_connector_account_id', 'payout_id', 'payout_destination', 'payout_e2eid', 'payout_sent_at', 'failure_code']) {
+        await db.schema.alterTable('settlements').addColumn(column, 'text').execute();
+      }
+      // A PSP's notification names the payout by our id (idEnvio): found by it.
+      await db.schema.createIndex('settlements_payout_id').on('settlements').columns(['payout_id']).execute();
+      // Reconciliation reads the payouts still processing, oldest first: a partial index stays
+      // the size of what is in flight.
+      await db.schema.createIndex('settlements_processing').on('settlements').columns(['payout_sent_at'])
+        .where(sql.ref('status'), '=', sql.lit('processing')).execute();
+      await db.schema.createTable('payout_sources')
+        .addColumn('connector_account_id', 'text', (c) => c.primaryKey())
+        .addColumn('next_slot_ms', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

@@ -12,6 +12,8 @@ export interface AccountsTable {
   // JSON {bankCode, agency, account, accountType}: where the merchant's settlements are paid;
   // null until an admin sets it (merchant settlements are held meanwhile).
   payout_bank_account: string | null;
+  // JSON {type, key}: the merchant's Pix key for payouts, preferred to the bank account (issue 26).
+  payout_pix_key: string | null;
   // JSON string[]: origins allowed to frame the hosted checkout; null = the sandbox default.
   embed_origins: string | null;
   created_at: string;
@@ -157,6 +159,9 @@ export interface RecipientsTable {
   agency: string;
   account: string;
   account_type: string;
+  // A Pix key (domain/pix-key.ts), preferred to the bank account for payouts; both null when none.
+  pix_key_type: string | null;
+  pix_key: string | null;
   metadata: string | null;
   created_at: string;
   updated_at: string;
@@ -210,14 +215,32 @@ export interface SettlementsTable {
   payee_id: string;
   amount: number;
   receivable_count: number;
-  status: 'held' | 'pending' | 'paid' | 'failed';
+  status: 'held' | 'pending' | 'processing' | 'paid' | 'failed';
   bank_account: string | null; // JSON snapshot at settlement time (or at release, for a held one)
+  // JSON {type, key} snapshot of the payee's Pix key, preferred to the bank account (issue 26).
+  pix_key: string | null;
   hold_reason: string | null; // why a `held` settlement waits (no_payout_bank_account)
   settlement_date: string;
   paid_at: string | null;
   failure_reason: string | null;
+  // The payout by Pix at a PSP (issue 26): the connector account that sends it, our id for it
+  // there (idEnvio, derived from the settlement id), where it went (masked), the PSP's
+  // end-to-end id once known, when it was sent, and the PSP's code when it failed.
+  payout_connector_account_id: string | null;
+  payout_id: string | null;
+  payout_destination: string | null;
+  payout_e2eid: string | null;
+  payout_sent_at: string | null;
+  failure_code: string | null;
   created_at: string;
   updated_at: string;
+}
+
+// One row per connector account that sends payouts: the next time a payout may be sent from it
+// (payouts are sent one at a time per source account, at a configured rate).
+export interface PayoutSourcesTable {
+  connector_account_id: string;
+  next_slot_ms: number;
 }
 
 export interface SettlementRunsTable {
@@ -419,6 +442,7 @@ export interface Database {
   split_rules: SplitRulesTable;
   receivables: ReceivablesTable;
   settlements: SettlementsTable;
+  payout_sources: PayoutSourcesTable;
   settlement_runs: SettlementRunsTable;
   refunds: RefundsTable;
   admin_users: AdminUsersTable;

@@ -1,5 +1,15 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, constant, refTo, BankAccount } from '../../http/common.js';
+import { ListQueryBase, listOf, ref, constant, refTo, BankAccount, stringEnum } from '../../http/common.js';
+import { PIX_KEY_TYPES } from '../../domain/pix-key.js';
+
+// A Pix key as the Banco Central's DICT defines it; payouts prefer it to the bank account.
+export const PixKey = Type.Object(
+  {
+    type: stringEnum(PIX_KEY_TYPES, { description: '`cpf`, `cnpj`, `email`, `phone` (E.164, +55) or `evp` (the random key).' }),
+    key: Type.String({ minLength: 1, maxLength: 77, description: 'The key: a CPF (11 digits) or CNPJ (14 characters; punctuation ignored, check digits verified), an e-mail (at most 77 characters, stored lowercase), a phone as +55, area code and number, or a UUID (stored lowercase).', examples: ['+5511987654321'] }),
+  },
+  { $id: 'PixKey', additionalProperties: false, description: 'A Pix key (chave Pix), validated as the Banco Central defines each type.', examples: [{ type: 'cnpj', key: '11222333000181' }] },
+);
 
 // The shape and lengths live here; the rules a schema cannot say well (CNPJ check digits, the
 // digit/hyphen/check-digit layout of an account) are checked by the domain validators in the
@@ -21,6 +31,7 @@ export const CreateRecipientBody = Type.Object(
     name: nameField(),
     document: documentField('CNPJ of the payee: 14 characters, numeric or (since July 2026) alphanumeric, the last two being check digits. Punctuation (`.`, `/`, `-`) is ignored and letters are uppercased; stored and returned canonical (14 characters, no punctuation).'),
     bankAccount: refTo(BankAccount),
+    pixKey: Type.Optional(refTo(PixKey, { description: 'Where payouts by Pix go, preferred to the bank account when given.' })),
     metadata: Type.Optional(ref('Metadata')),
   },
   {
@@ -38,6 +49,7 @@ export const UpdateRecipientBody = Type.Object(
   {
     name: Type.Optional(nameField()),
     bankAccount: Type.Optional(refTo(BankAccount)),
+    pixKey: Type.Optional(Type.Union([refTo(PixKey), Type.Null()], { description: 'Replaces the Pix key; `null` removes it (payouts then go to the bank account).' })),
     metadata: Type.Optional(ref('Metadata', { description: 'Replaces the whole metadata map (send `{}` to clear it); keys are not merged.' })),
   },
   {
@@ -57,6 +69,7 @@ export const Recipient = Type.Object(
     name: Type.String(),
     document: Type.String({ description: 'CNPJ, canonical: 14 characters, uppercase, no punctuation.', examples: ['11222333000181'] }),
     bankAccount: refTo(BankAccount),
+    pixKey: Type.Union([refTo(PixKey), Type.Null()], { description: 'Where payouts by Pix go (preferred to the bank account); null: the bank account.' }),
     metadata: ref('Metadata'),
     livemode: Type.Boolean(),
     createdAt: Type.String({ format: 'date-time' }),

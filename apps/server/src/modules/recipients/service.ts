@@ -6,6 +6,8 @@ import { notFound, validation } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { normalizeCnpj } from '../../domain/cnpj.js';
 import { validateBankAccount, type BankAccount, type BankAccountType } from '../../domain/bank-account.js';
+import { participantByCode } from '../../domain/banks.js';
+import { validatePixKey, type PixKey, type PixKeyType } from '../../domain/pix-key.js';
 import { canonicalJson } from '../../domain/canonical-json.js';
 import { paginate } from '../../http/pagination.js';
 import { recordEvent, type Owner } from '../events/service.js';
@@ -25,6 +27,7 @@ export function toRecipient(row: RecipientRow): Recipient {
       account: row.account,
       accountType: row.account_type as BankAccountType,
     },
+    pixKey: row.pix_key && row.pix_key_type ? { type: row.pix_key_type as PixKeyType, key: row.pix_key } : null,
     metadata: row.metadata ? JSON.parse(row.metadata) : {},
     livemode: row.livemode === 1,
     createdAt: row.created_at,
@@ -58,14 +61,26 @@ export function checkDocument(input: string, param = 'document'): string {
   throw validation(`${param} is not a valid CNPJ: the check digits do not match.`, param);
 }
 
-// Also the merchant account's payout bank account (admin API): validated the same way.
-export function checkBankAccount(input: unknown): BankAccount {
+// Also the merchant account's payout bank account (admin API): validated the same way. The bank
+// code must be a participant of the Banco Central's list (domain/banks.ts): a payout by Pix to a
+// bank account is addressed by the bank's ISPB, which only the list gives.
+export function checkBankAccount(input: unknown, param = 'bankAccount'): BankAccount {
   const result = validateBankAccount(input);
-  if (result.ok) return result.value;
+  if (result.ok) {
+    if (!participantByCode(result.value.bankCode)) throw validation(`${param}.bankCode is not a bank in the Banco Central's list of participants (STR).`, `${param}.bankCode`);
+    return result.value;
+  }
   // The first problem names the field; all of them are in `details` when there are several.
   const [first] = result.errors;
   const details = result.errors.length > 1 ? result.errors.map((e) => ({ param: e.param, issue: e.message })) : undefined;
   throw validation(`${first.param} ${first.message}.`, first.param, details);
+}
+
+// A Pix key validated as the DICT defines it (domain/pix-key.ts), canonical.
+export function checkPixKey(input: { type: string; key: string }, param = 'pixKey'): PixKey {
+  const result = validatePixKey(input.type, input.key);
+  if (!result.ok) throw validation(`${param}.key ${result.message}.`, `${param}.key`);
+  return result.value;
 }
 
 function checkName(name: string): string {
@@ -88,6 +103,7 @@ export async function createRecipient(ctx: RequestContext, body: CreateRecipient
   const name = checkName(body.name);
   const document = checkDocument(body.document);
   const bankAccount = checkBankAccount(body.bankAccount);
+  const pixKey = body.pixKey ? checkPixKey(body.pixKey) : null;
   const nowMs = ctx.clock.nowMs();
   const nowIso = new Date(nowMs).toISOString();
   const row: RecipientRow = {
@@ -100,6 +116,8 @@ export async function createRecipient(ctx: RequestContext, body: CreateRecipient
     agency: bankAccount.agency,
     account: bankAccount.account,
     account_type: bankAccount.accountType,
+    pix_key_type: pixKey?.type ?? null,
+    pix_key: pixKey?.key ?? null,
     metadata: metadataColumn(body.metadata as Record<string, string> | undefined),
     created_at: nowIso,
     updated_at: nowIso,
@@ -128,8 +146,8 @@ export async function listRecipients(store: Store, owner: Owner, query: ListReci
 // Partial update: only the fields sent change. `bankAccount` and `metadata` are replaced whole.
 // A request that changes nothing answers the recipient as it is, without an event.
 export async function updateRecipient(ctx: RequestContext, id: string, body: UpdateRecipientBody): Promise<Recipient> {
-  if (body.name === undefined && body.bankAccount === undefined && body.metadata === undefined) {
-    throw validation('Send at least one of name, bankAccount, metadata.');
+  if (body.name === undefined && body.bankAccount === undefined && body.pixKey === undefined && body.metadata === undefined) {
+    throw validation('Send at least one of name, bankAccount, pixKey, metadata.');
   }
   const changes: Partial<RecipientRow> = {};
   if (body.name !== undefined) changes.name = checkName(body.name);
@@ -139,6 +157,11 @@ export async function updateRecipient(ctx: RequestContext, id: string, body: Upd
     changes.agency = bankAccount.agency;
     changes.account = bankAccount.account;
     changes.account_type = bankAccount.accountType;
+  }
+  if (body.pixKey !== undefined) {
+    const pixKey = body.pixKey === null ? null : checkPixKey(body.pixKey);
+    changes.pix_key_type = pixKey?.type ?? null;
+    changes.pix_key = pixKey?.key ?? null;
   }
   if (body.metadata !== undefined) changes.metadata = metadataColumn(body.metadata as Record<string, string>);
   return ctx.write(async (tx) => {

@@ -11,7 +11,7 @@ export const Settlement = Type.Object(
     payee: ref('Payee'),
     amount: cents({ description: 'Centavos: the sum of its receivables (refund adjustments included).' }),
     receivableCount: int64(),
-    status: stringEnum(SETTLEMENT_STATUSES, { description: '`held` while the merchant account has no payout bank account (see `holdReason`); `pending` while the payout is under way; `paid`; `failed` puts its receivables back for the next run.' }),
+    status: stringEnum(SETTLEMENT_STATUSES, { description: '`held` while the merchant account has no payout bank account (see `holdReason`); `pending` until its payout is sent; `processing` while a payout by Pix is at the PSP (see `payout`); `paid`; `failed` (see `failureReason`) puts its receivables back for the next run.' }),
     holdReason: Type.Union([constant(HOLD_NO_PAYOUT_BANK_ACCOUNT), Type.Null()], { description: 'Why a `held` settlement waits: `no_payout_bank_account`, the merchant account has no payout bank account yet. Once an admin sets it, the settlement takes it and is paid out at once. Null otherwise.' }),
     bankAccount: Type.Union([ref('BankAccount'), Type.Null()], { description: 'Snapshot of where it is paid: the recipient\'s bank account, or the merchant account\'s payout bank account, as it was when settled (or released). Null only while `held`.' }),
     settlementDate: Type.String({ format: 'date' }),
