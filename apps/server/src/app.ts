@@ -45,6 +45,7 @@ import { settlementRunRoutes } from './modules/admin/settlement-runs/routes.js';
 import { foldStatsDeltas, STATS_FOLD_BATCH } from './modules/admin/stats/service.js';
 import { settlementRoutes, settlementSchemas } from './modules/settlements/routes.js';
 import { dailyRunJob, JOB_DAILY_RUN, JOB_PAYOUT, JOB_RUN, payoutJob, settlementRunJob } from './modules/settlements/service.js';
+import { JOB_PAYOUT_RECONCILE, JOB_PAYOUT_SYNC, payoutReconcileJob, payoutSyncJob } from './modules/settlements/pix-payouts.js';
 import { refundRoutes, refundSchemas } from './modules/refunds/routes.js';
 import { JOB_REFUND, refundJob } from './modules/refunds/service.js';
 import { Balance, BalanceAmounts, RecipientBalance, balanceRoutes } from './modules/balance/routes.js';
@@ -356,6 +357,7 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
     [JOB_CONFIRM]: (job, workerId) => confirmCardJob(deps, job, workerId),
     [JOB_EXPIRE]: (job, workerId) => expirePixJob(deps, job, workerId),
     [JOB_PAYOUT]: (job, workerId) => payoutJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
+    [JOB_PAYOUT_SYNC]: (job, workerId) => payoutSyncJob(deps, job, workerId),
     [JOB_REFUND]: (job, workerId) => refundJob({ ...deps, retryBaseMs: config.providerRetryBaseMs }, job, workerId),
     [JOB_RUN]: (job, workerId) => settlementRunJob(deps, job, workerId),
     [JOB_CHECKOUT_EXPIRE]: (job, workerId) => expireCheckoutSessionJob(deps, job, workerId),
@@ -365,6 +367,9 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
   const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency, yieldTo: load, busyRoundMs: config.workerBusyRoundMs, concurrencyWithRequests: config.workerConcurrencyWithRequests }, log, batchHandlers);
   if (config.settlementScheduleEnabled) worker.every(JOB_DAILY_RUN, 3_600_000, () => dailyRunJob(deps));
   worker.every(JOB_PIX_RECONCILE, config.pixReconcileEveryMs, () => pixReconcileJob(deps, log));
+  worker.every(JOB_PAYOUT_RECONCILE, config.payoutReconcileEveryMs, async () => {
+    await payoutReconcileJob(deps, log);
+  });
   // The home's aggregates: deltas the triggers wrote, folded into stats_daily (a read sums both,
   // so this only keeps stats_deltas small). Small transactions, with a turn of the event loop
   // between them, so the requests' writes go in between instead of waiting for the whole fold.

@@ -68,6 +68,12 @@ export interface Config {
   // How often the Pix reconciliation job asks each PSP (GET /pix), and the window it asks for.
   pixReconcileEveryMs: number;
   pixReconcileWindowMs: number;
+  // Payouts by Pix (issue 26): at most one sent per `payoutIntervalMs` from each source account
+  // (PSPs ask for a rate), and a payout still processing after `payoutReconcileAfterMs` is read
+  // back from the PSP by the reconciliation job (every `payoutReconcileEveryMs`).
+  payoutIntervalMs: number;
+  payoutReconcileAfterMs: number;
+  payoutReconcileEveryMs: number;
   // Webhook URLs may reach loopback and private networks (local development).
   webhookAllowPrivateUrls: boolean;
 }
@@ -209,6 +215,9 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env, overrides: P
     masterKeys: parseKeyring(env.MASTER_KEYS),
     pixReconcileEveryMs: int(env, 'PIX_RECONCILE_EVERY_SECONDS', 300) * 1000,
     pixReconcileWindowMs: int(env, 'PIX_RECONCILE_WINDOW_MINUTES', 120) * 60_000,
+    payoutIntervalMs: int(env, 'PAYOUT_INTERVAL_MS', 1000),
+    payoutReconcileAfterMs: int(env, 'PAYOUT_RECONCILE_AFTER_MINUTES', 30) * 60_000,
+    payoutReconcileEveryMs: int(env, 'PAYOUT_RECONCILE_EVERY_SECONDS', 600) * 1000,
     webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
     ...overrides,
   };

@@ -17,6 +17,8 @@ export const JOB_PAYLOADS = {
   'refund.process': Type.Object({ refundId: idOf('refund') }, { additionalProperties: false }),
   'settlement.payout': Type.Object({ settlementId: idOf('settlement') }, { additionalProperties: false }),
   'settlement.run': Type.Object({ runId: idOf('settlementRun') }, { additionalProperties: false }),
+  // Read a payout by Pix back from its PSP (after its webhook: a hint).
+  'settlement.payout_sync': Type.Object({ settlementId: idOf('settlement') }, { additionalProperties: false }),
   // Read a live Pix payment's truth at its PSP (after a callback, or a refund in processing).
   'payment.sync': Type.Object({ paymentId: idOf('payment') }, { additionalProperties: false }),
   'checkout_session.expire': Type.Object({ sessionId: idOf('checkoutSession') }, { additionalProperties: false }),
@@ -24,6 +26,7 @@ export const JOB_PAYLOADS = {
   'settlement.daily': nothing,
   'maintenance.purge': nothing,
   'pix.reconcile': nothing,
+  'settlement.payout_reconcile': nothing,
   'stats.fold': nothing,
 } satisfies Record<string, TSchema>;
 

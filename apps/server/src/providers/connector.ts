@@ -1,3 +1,5 @@
+import type { PixKey } from '../domain/pix-key.js';
+
 // The connector seam (issue 25). A connector is one provider behind one small interface, as a
 // hyperswitch connector is a set of request/response transformers behind one trait: the
 // service's modules speak only these types, and a connector maps them to its provider's API
@@ -113,4 +115,60 @@ export interface PixConnector {
   registerWebhook(account: OpenedConnectorAccount, url: string): Promise<void>;
   readWebhook(account: OpenedConnectorAccount): Promise<string | null>;
   parseNotification(body: unknown): NotificationHints;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payouts (issue 26). There is no Banco Central standard for *sending* a Pix: a payout connector
+// targets a PSP's own API (Efí's `PUT /v3/gn/pix/:idEnvio` first: providers/efi-payout/; Inter's
+// `POST /banking/v2/pix` or Banco do Brasil's would each be one more folder). The same rules:
+// the payout id is derived from ours (the settlement id), so a retry is the same payout; an
+// answer is only believed when read back; notifications are hints.
+
+// Where the money goes: a Pix key, or a bank account addressed by its ISPB, with its holder.
+export type PayoutDestination =
+  | { kind: 'pix_key'; pixKey: PixKey; holderDocument: string | null }
+  | {
+      kind: 'bank_account';
+      ispb: string;
+      agency: string;
+      account: string;
+      accountType: 'checking' | 'savings' | 'payment';
+      holderName: string;
+      holderDocument: string; // CNPJ (14) or CPF (11)
+    };
+
+export interface PayoutInput {
+  payoutId: string; // at most 35 letters and digits, derived from the settlement id
+  amountCents: number;
+  destination: PayoutDestination;
+  description: string | null;
+}
+
+export type PayoutStatus = 'processing' | 'paid' | 'failed';
+
+export interface PayoutState {
+  payoutId: string;
+  e2eid: string | null;
+  amountCents: number;
+  status: PayoutStatus;
+  paidAtIso: string | null;
+  // The PSP's reason when it failed (its code and words).
+  failureCode: string | null;
+  failureReason: string | null;
+}
+
+export interface PayoutHints {
+  payoutIds: string[];
+  e2eids: string[];
+}
+
+export interface PayoutConnector {
+  readonly name: string;
+  // Sends the payout, or finds it sent (a repeated payout id is the same payout: read back).
+  send(account: OpenedConnectorAccount, input: PayoutInput): Promise<PayoutState>;
+  // null: the PSP has no payout with this id (it was never received).
+  read(account: OpenedConnectorAccount, payoutId: string): Promise<PayoutState | null>;
+  // The balance available to send from, in centavos.
+  balance(account: OpenedConnectorAccount): Promise<number>;
+  parseNotification(body: unknown): PayoutHints;
 }

@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
 import type { Keyring } from './secrets/envelope.js';
-import type { OpenedConnectorAccount, PixConnector } from './connector.js';
+import type { OpenedConnectorAccount, PayoutConnector, PixConnector } from './connector.js';
 import { openAccount, readConnectorAccount, resolveConnectorAccount, type ConnectorAccountRow } from './accounts.js';
 import { PixApiConnector } from './pix-api/connector.js';
+import { EfiPayoutConnector } from './efi-payout/connector.js';
 
 // The registry: which connector implements a connector account's `connector`, and which
 // connector account serves a (merchant account, mode, method). The in-house sandbox is what test
@@ -17,11 +18,49 @@ export interface ResolvedPix {
   connector: PixConnector;
 }
 
+export interface ResolvedPayout {
+  row: ConnectorAccountRow;
+  account: OpenedConnectorAccount;
+  connector: PayoutConnector;
+}
+
 export class ConnectorRegistry {
   private readonly pix: Record<string, PixConnector>;
+  // Payout connectors by the Pix connector account's dialect that sends them (issue 26): Efí's
+  // send-Pix API for `efi`. Another PSP's payouts are one more entry (and folder).
+  private readonly payouts: Record<string, PayoutConnector>;
 
-  constructor(readonly keyring: Keyring | null, readonly clock: Clock, pix?: Record<string, PixConnector>) {
+  constructor(readonly keyring: Keyring | null, readonly clock: Clock, pix?: Record<string, PixConnector>, payouts?: Record<string, PayoutConnector>) {
     this.pix = pix ?? { pix_api: new PixApiConnector(clock) };
+    this.payouts = payouts ?? { efi: new EfiPayoutConnector(clock) };
+  }
+
+  // Which connector account pays settlements out in a mode: the platform's own Pix connector
+  // account (no owner) whose PSP has a payout connector, `production` for live settlements,
+  // `homologation` for test ones. null: none (test mode pays through the sandbox).
+  async resolvePayout(db: Kysely<Database>, livemode: boolean): Promise<ResolvedPayout | null> {
+    const rows = await db.selectFrom('connector_accounts').selectAll()
+      .where('method', '=', 'pix').where('environment', '=', livemode ? 'production' : 'homologation').where('status', '=', 'active')
+      .where('owner_account_id', 'is', null).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    const row = rows.find((r) => this.payouts[(JSON.parse(r.settings) as { dialect?: string }).dialect ?? '']);
+    return row ? this.openedPayout(row) : null;
+  }
+
+  async payoutForAccount(db: Kysely<Database>, connectorAccountId: string): Promise<ResolvedPayout> {
+    const row = await readConnectorAccount(db, connectorAccountId);
+    if (!row) throw new Error(`connector account ${connectorAccountId} is gone`);
+    return this.openedPayout(row);
+  }
+
+  openedPayout(row: ConnectorAccountRow): ResolvedPayout {
+    const dialect = (JSON.parse(row.settings) as { dialect?: string }).dialect ?? '';
+    const connector = this.payouts[dialect];
+    if (!connector) throw new Error(`no payout connector for the ${dialect} dialect`);
+    return { row, account: openAccount(this.keyring, row), connector };
+  }
+
+  payoutConnectors(): PayoutConnector[] {
+    return Object.values(this.payouts);
   }
 
   pixConnector(name: string): PixConnector {
@@ -50,6 +89,6 @@ export class ConnectorRegistry {
   }
 
   close(): void {
-    for (const c of Object.values(this.pix)) (c as { close?: () => void }).close?.();
+    for (const c of [...Object.values(this.pix), ...Object.values(this.payouts)]) (c as { close?: () => void }).close?.();
   }
 }

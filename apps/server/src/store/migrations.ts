@@ -614,6 +614,8 @@ const migrations: Record<string, Migration> = {
       for (const column of ['pix_key', 'payout_connector_account_id', 'payout_id', 'payout_destination', 'payout_e2eid', 'payout_sent_at', 'failure_code']) {
         await db.schema.alterTable('settlements').addColumn(column, 'text').execute();
       }
+      // The send slot reserved for this payout at its source account (ms since the epoch).
+      await db.schema.alterTable('settlements').addColumn('payout_slot_ms', 'bigint').execute();
       // A PSP's notification names the payout by our id (idEnvio): found by it.
       await db.schema.createIndex('settlements_payout_id').on('settlements').columns(['payout_id']).execute();
       // Reconciliation reads the payouts still processing, oldest first: a partial index stays

@@ -231,6 +231,7 @@ export interface SettlementsTable {
   payout_destination: string | null;
   payout_e2eid: string | null;
   payout_sent_at: string | null;
+  payout_slot_ms: number | null;
   failure_code: string | null;
   created_at: string;
   updated_at: string;

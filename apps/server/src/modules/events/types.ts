@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'receivable.updated',
   'settlement.created',
   'settlement.updated',
+  'settlement.processing',
   'settlement.paid',
   'settlement.failed',
   'webhook_endpoint.disabled',

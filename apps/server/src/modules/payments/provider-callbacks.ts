@@ -8,6 +8,7 @@ import { newId } from '../../domain/ids.js';
 import { hashToken } from '../../providers/accounts.js';
 import type { PaymentDeps } from './common.js';
 import { enqueueSyncs } from './live-pix.js';
+import { enqueuePayoutSyncs } from '../settlements/pix-payouts.js';
 
 // The PSPs' callbacks (`POST {webhookUrl}/pix`, the standard's `{pix: [...]}`). The URL carries
 // an unguessable token per connector account (only its SHA-256 is stored). The raw notification
@@ -34,6 +35,8 @@ export function providerCallbackRoutes(app: FastifyInstance, deps: PaymentDeps):
     const bodyHash = createHash('sha256').update(body).digest('hex');
     const connector = deps.connectors.pixConnector('pix_api');
     const hints = connector.parseNotification(req.body);
+    // A sent Pix (a payout, issue 26) is notified on the same webhook: its hints too.
+    const payoutHints = deps.connectors.payoutConnectors().map((c) => c.parseNotification(req.body));
     const nowMs = deps.clock.nowMs();
     await deps.store.write(async (tx) => {
       // Stored once by the unique (account, body hash): a duplicate, even one racing this one
@@ -42,6 +45,7 @@ export function providerCallbackRoutes(app: FastifyInstance, deps: PaymentDeps):
         .onConflict((oc) => oc.columns(['connector_account_id', 'body_hash']).doNothing()).executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return;
       await enqueueSyncs(tx, account.id, hints, nowMs);
+      for (const h of payoutHints) await enqueuePayoutSyncs(tx, account.id, h, nowMs);
     });
     deps.kickWorker();
     return { object: 'provider_callback' as const, livemode: account.environment === 'production', received: true };

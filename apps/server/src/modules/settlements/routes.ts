@@ -2,12 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Store } from '../../store/index.js';
 import { ListQueryBase, ref } from '../../http/common.js';
-import { ListSettlementsQuery, Settlement, SettlementList, SettlementRun, SettlementRunList } from './schemas.js';
+import { ListSettlementsQuery, Settlement, SettlementList, SettlementPayout, SettlementPixKey, SettlementRun, SettlementRunList } from './schemas.js';
 import { getSettlement, listSettlements } from './service.js';
 import { listReceivables } from '../receivables/service.js';
 import { typed } from '../../http/typed.js';
 
-export const settlementSchemas = [Settlement, SettlementList, SettlementRun, SettlementRunList];
+export const settlementSchemas = [SettlementPixKey, SettlementPayout, Settlement, SettlementList, SettlementRun, SettlementRunList];
 const tags = ['Settlements'];
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
 

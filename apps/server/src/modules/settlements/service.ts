@@ -14,6 +14,9 @@ import { HOLD_NO_PAYOUT_BANK_ACCOUNT, type ListSettlementsQuery, type Settlement
 import { settlementMove, settlementRunMove } from '../../domain/states.js';
 import type { BankAccount } from '../../domain/bank-account.js';
 import { nowIso } from '../../clock.js';
+import type { ConnectorRegistry } from '../../providers/registry.js';
+import { maskPixKey, type PixKey } from '../../domain/pix-key.js';
+import { pixPayoutJob, type PixPayoutDeps } from './pix-payouts.js';
 
 export const JOB_PAYOUT = 'settlement.payout' satisfies JobType;
 export const JOB_DAILY_RUN = 'settlement.daily' satisfies JobType;
@@ -31,12 +34,26 @@ export function toSettlement(row: SettlementRow): Settlement {
     status: row.status,
     holdReason: row.hold_reason === HOLD_NO_PAYOUT_BANK_ACCOUNT ? HOLD_NO_PAYOUT_BANK_ACCOUNT : null,
     bankAccount: row.bank_account ? JSON.parse(row.bank_account) : null,
+    pixKey: row.pix_key ? maskedKey(row.pix_key) : null,
     settlementDate: row.settlement_date,
     paidAt: row.paid_at,
     failureReason: row.failure_reason,
+    failureCode: row.failure_code,
+    payout: row.payout_id ? {
+      method: 'pix' as const,
+      reference: row.payout_id,
+      destination: row.payout_destination ?? '',
+      endToEndId: row.payout_e2eid,
+      sentAt: row.payout_sent_at,
+    } : null,
     createdAt: row.created_at,
     livemode: row.livemode === 1,
   };
+}
+
+function maskedKey(json: string): { type: PixKey['type']; key: string } {
+  const k = JSON.parse(json) as PixKey;
+  return { type: k.type, key: maskPixKey(k) };
 }
 
 export function toRun(row: Selectable<SettlementRunsTable>): SettlementRun {
@@ -58,6 +75,9 @@ export function toRun(row: Selectable<SettlementRunsTable>): SettlementRun {
 export interface SettlementDeps {
   store: Store;
   provider: PaymentProvider;
+  // Payouts by Pix at a PSP (issue 26); without them every payout goes through `provider`.
+  connectors?: ConnectorRegistry;
+  config?: PixPayoutDeps['config'];
 }
 
 class NothingToSettle extends Error {}
@@ -157,19 +177,23 @@ async function settlePayee(
     // account's payout bank account. A merchant without one has its settlement held until an
     // admin sets it (releaseHeldSettlements).
     let bankAccount: string | null = null;
+    // And the payee's Pix key, preferred by payouts by Pix (issue 26).
+    let pixKey: string | null = null;
     if (g.payee_type === 'recipient') {
-      const r = await tx.selectFrom('recipients').select(['bank_code', 'agency', 'account', 'account_type']).where('id', '=', g.payee_id).executeTakeFirst();
+      const r = await tx.selectFrom('recipients').select(['bank_code', 'agency', 'account', 'account_type', 'pix_key_type', 'pix_key']).where('id', '=', g.payee_id).executeTakeFirst();
       if (r) bankAccount = JSON.stringify({ bankCode: r.bank_code, agency: r.agency, account: r.account, accountType: r.account_type });
+      if (r?.pix_key && r.pix_key_type) pixKey = JSON.stringify({ type: r.pix_key_type, key: r.pix_key });
     } else {
-      const a = await tx.selectFrom('accounts').select('payout_bank_account').where('id', '=', g.account_id).executeTakeFirst();
+      const a = await tx.selectFrom('accounts').select(['payout_bank_account', 'payout_pix_key']).where('id', '=', g.account_id).executeTakeFirst();
       bankAccount = a?.payout_bank_account ?? null;
+      pixKey = a?.payout_pix_key ?? null;
     }
     const held = g.payee_type === 'merchant' && bankAccount === null;
     const status = held ? 'held' as const : 'pending' as const;
     const holdReason = held ? HOLD_NO_PAYOUT_BANK_ACCOUNT : null;
     await tx.insertInto('settlements').values({
       id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
-      amount: 0, receivable_count: 0, status, bank_account: bankAccount, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
+      amount: 0, receivable_count: 0, status, bank_account: bankAccount, pix_key: pixKey, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
       failure_reason: null, created_at: nowIso, updated_at: nowIso,
     }).execute();
     // PostgreSQL: the payee's due receivables are locked in id order before the UPDATE takes
@@ -198,8 +222,9 @@ async function settlePayee(
     await tx.updateTable('settlements').set({ amount, receivable_count: count }).where('id', '=', id).execute();
     const row: SettlementRow = {
       id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
-      amount, receivable_count: count, status, bank_account: bankAccount, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
-      failure_reason: null, created_at: nowIso, updated_at: nowIso,
+      amount, receivable_count: count, status, bank_account: bankAccount, pix_key: pixKey, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
+      failure_reason: null, failure_code: null, payout_connector_account_id: null, payout_id: null, payout_destination: null, payout_e2eid: null,
+      payout_sent_at: null, payout_slot_ms: null, created_at: nowIso, updated_at: nowIso,
     };
     await recordEvent(tx, { accountId: g.account_id, livemode: g.livemode === 1 }, 'settlement.created', toSettlement(row), nowMs);
     if (!held) await enqueue(tx, nowMs, JOB_PAYOUT, { settlementId: id });
@@ -210,7 +235,7 @@ async function settlePayee(
 // The merchant account got its payout bank account: each of its held settlements (both modes)
 // takes a snapshot of it and goes to payout, in the transaction that set it (its event and its
 // payout job with it). Returns how many were released.
-export async function releaseHeldSettlements(tx: Tx, accountId: string, bankAccount: BankAccount, nowMs: number): Promise<number> {
+export async function releaseHeldSettlements(tx: Tx, accountId: string, bankAccount: BankAccount, nowMs: number, pixKey: string | null = null): Promise<number> {
   const move = settlementMove('held', 'pending');
   // The literal repeats the partial index settlements_held's condition (SQLite uses it only then).
   const held = await tx.selectFrom('settlements').selectAll()
@@ -220,7 +245,7 @@ export async function releaseHeldSettlements(tx: Tx, accountId: string, bankAcco
   const snapshot = JSON.stringify({ bankCode: bankAccount.bankCode, agency: bankAccount.agency, account: bankAccount.account, accountType: bankAccount.accountType });
   let released = 0;
   for (const s of held) {
-    const changes = { status: move.to, bank_account: snapshot, hold_reason: null, updated_at: nowIso };
+    const changes = { status: move.to, bank_account: snapshot, pix_key: pixKey, hold_reason: null, updated_at: nowIso };
     const r = await tx.updateTable('settlements').set(changes).where('id', '=', s.id).where('status', '=', move.from).executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) continue;
     released++;
@@ -240,6 +265,17 @@ export async function payoutJob(deps: SettlementDeps & { retryBaseMs: number }, 
   const { store, provider } = deps;
   const { settlementId } = readPayload(job, JOB_PAYOUT);
   const s = await store.db.selectFrom('settlements').selectAll().where('id', '=', settlementId).executeTakeFirst();
+  // Paid by Pix at a PSP when its mode has a payout connector account (pix-payouts.ts); a payout
+  // already processing there is only ever finished by the PSP's answer, never by the sandbox.
+  if (s && (s.status === 'pending' || s.status === 'processing') && deps.connectors && deps.config) {
+    const resolved = s.payout_connector_account_id
+      ? await deps.connectors.payoutForAccount(store.db, s.payout_connector_account_id)
+      : await deps.connectors.resolvePayout(store.db, s.livemode === 1);
+    if (resolved) {
+      await pixPayoutJob({ store, connectors: deps.connectors, config: deps.config }, resolved, job, workerId, s);
+      return;
+    }
+  }
   if (!s || s.status !== 'pending') {
     await store.write((tx) => complete(tx, job, workerId));
     return;

@@ -57,19 +57,20 @@ export class PixApiClient {
     this.agent.destroy();
   }
 
-  // The standard's path (`/cob/{txid}`) as this PSP serves it.
-  url(standardPath: string, query?: Record<string, string>): string {
+  // The standard's path (`/cob/{txid}`) as this PSP serves it; `exact`: a PSP's own path
+  // (Efí's `/v3/gn/pix/{idEnvio}`), under the base URL as it is.
+  url(standardPath: string, query?: Record<string, string>, exact = false): string {
     const base = this.account.settings.baseUrl.replace(/\/+$/, '');
     const qs = query ? '?' + new URLSearchParams(query).toString() : '';
-    return base + this.dialect.path(standardPath) + qs;
+    return base + (exact ? standardPath : this.dialect.path(standardPath)) + qs;
   }
 
   // A call with the bearer token; a 401 drops the cached token and tries once more with a fresh
   // one (a revoked or expired token). Transport failures are ProviderUnavailable.
-  async call(method: string, standardPath: string, options: { body?: unknown; query?: Record<string, string> } = {}): Promise<PixApiResponse> {
+  async call(method: string, standardPath: string, options: { body?: unknown; query?: Record<string, string>; exactPath?: boolean } = {}): Promise<PixApiResponse> {
     for (let attempt = 0; ; attempt++) {
       const token = await this.accessToken();
-      const res = await this.send(method, this.url(standardPath, options.query), {
+      const res = await this.send(method, this.url(standardPath, options.query, options.exactPath), {
         authorization: `Bearer ${token}`,
         ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
       }, options.body === undefined ? undefined : JSON.stringify(options.body));

@@ -41,6 +41,7 @@ export const AdminAccount = Type.Object(
     livemode: ADMIN_LIVEMODE,
     settings: ref('AdminAccountSettings'),
     payoutBankAccount: Type.Union([ref('BankAccount'), Type.Null()], { description: 'Where the merchant\'s settlements are paid. Null until set: meanwhile the merchant\'s settlements are `held`.' }),
+    payoutPixKey: Type.Union([ref('PixKey'), Type.Null()], { description: 'The merchant\'s Pix key for payouts by Pix, preferred to the bank account (a payout by Pix to the bank account itself would need the holder\'s CNPJ, which the account does not have). Null: none.' }),
     embedOrigins: Type.Array(Type.String(), { description: 'Origins allowed to frame the hosted checkout (its CSP `frame-ancestors`). Until an admin sets them: `http://localhost:*` and `http://127.0.0.1:*` for sandbox sessions, none for live ones.' }),
     createdAt: Type.String({ format: 'date-time' }),
   },
@@ -99,11 +100,15 @@ export const UpdateAccountSettingsRequest = Type.Object(
 export type UpdateAccountSettingsRequest = Static<typeof UpdateAccountSettingsRequest>;
 
 export const UpdatePayoutBankAccountRequest = Type.Object(
-  { bankAccount: Type.Unsafe<BankAccountBody>({ $ref: 'BankAccount' }), reason: requiredReason },
+  {
+    bankAccount: Type.Unsafe<BankAccountBody>({ $ref: 'BankAccount' }),
+    pixKey: Type.Optional(Type.Union([Type.Unsafe<{ type: string; key: string }>({ $ref: 'PixKey' }), Type.Null()], { description: 'The merchant\'s Pix key for payouts by Pix (validated as a recipient\'s); `null` removes it; absent: unchanged.' })),
+    reason: requiredReason,
+  },
   {
     $id: 'UpdatePayoutBankAccountRequest',
     additionalProperties: false,
-    description: 'The merchant\'s payout bank account, replaced whole and validated as a recipient\'s, and why (money will be paid there).',
+    description: 'The merchant\'s payout bank account, replaced whole and validated as a recipient\'s, its Pix key for payouts by Pix, and why (money will be paid there).',
     examples: [{ bankAccount: { bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' }, reason: 'Bank letter of 2026-11-20 (ticket 4411)' }],
   },
 );

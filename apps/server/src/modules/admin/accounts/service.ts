@@ -12,7 +12,7 @@ import { insertAuditEntry, MAX_REASON_LENGTH, type AuditSpec } from '../shared/a
 import { can, isAdminRole } from '../shared/permissions.js';
 import { normalizeEmail } from '../users/service.js';
 import { ulid } from '../../../domain/ids.js';
-import { checkBankAccount } from '../../recipients/service.js';
+import { checkBankAccount, checkPixKey } from '../../recipients/service.js';
 import { releaseHeldSettlements } from '../../settlements/service.js';
 
 // Merchant accounts as the back office sees them: live-mode activation and money settings.
@@ -39,6 +39,7 @@ export function toAdminAccount(row: Row): AdminAccount {
       settlementDelayDays: { pix: settings.settlementDelayDays.pix, credit_card: settings.settlementDelayDays.credit_card },
     },
     payoutBankAccount: row.payout_bank_account ? JSON.parse(row.payout_bank_account) : null,
+    payoutPixKey: row.payout_pix_key ? JSON.parse(row.payout_pix_key) : null,
     embedOrigins: effectiveEmbedOrigins(row.embed_origins, false),
     createdAt: row.created_at,
   };
@@ -115,12 +116,14 @@ export async function updateAccountSettings(ctx: RequestContext, id: string, bod
 // its held settlements to payout in the same transaction.
 export async function updatePayoutBankAccount(ctx: RequestContext, id: string, body: UpdatePayoutBankAccountRequest): Promise<AdminAccount> {
   const bankAccount = checkBankAccount(body.bankAccount);
+  const pixKey = body.pixKey ? checkPixKey(body.pixKey) : body.pixKey;
   return ctx.write(async (tx) => {
     const row = await loadAccount(tx, id);
     const payout = JSON.stringify({ bankCode: bankAccount.bankCode, agency: bankAccount.agency, account: bankAccount.account, accountType: bankAccount.accountType });
-    await tx.updateTable('accounts').set({ payout_bank_account: payout }).where('id', '=', id).execute();
-    await releaseHeldSettlements(tx, id, bankAccount, ctx.clock.nowMs());
-    return toAdminAccount({ ...row, payout_bank_account: payout });
+    const payoutPixKey = pixKey === undefined ? row.payout_pix_key : pixKey === null ? null : JSON.stringify(pixKey);
+    await tx.updateTable('accounts').set({ payout_bank_account: payout, payout_pix_key: payoutPixKey }).where('id', '=', id).execute();
+    await releaseHeldSettlements(tx, id, bankAccount, ctx.clock.nowMs(), payoutPixKey);
+    return toAdminAccount({ ...row, payout_bank_account: payout, payout_pix_key: payoutPixKey });
   });
 }
 
