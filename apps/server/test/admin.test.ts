@@ -586,6 +586,7 @@ for (const engine of ENGINES) {
             settlementDelayDays: { pix: 0, credit_card: 30 },
           },
           payoutBankAccount: null,
+          payoutPixKey: null,
           embedOrigins: ['http://localhost:*', 'http://127.0.0.1:*'],
           createdAt: res.json().createdAt,
         });

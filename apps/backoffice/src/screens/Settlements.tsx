@@ -5,7 +5,7 @@ import { useApp } from '../context';
 import { Link, navigate, queryString, useLocation } from '../router';
 import { AmountRange, amountRangeErrors, focusFirstInvalid, moneyInput } from './filters';
 
-const STATUSES = ['held', 'pending', 'paid', 'failed'] as const;
+const STATUSES = ['held', 'pending', 'processing', 'paid', 'failed'] as const;
 
 // Every settlement of every run, filtered, with a CSV export of what the filters match.
 export function Settlements() {

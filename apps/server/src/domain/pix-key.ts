@@ -63,7 +63,7 @@ export function validatePixKey(type: string, key: string): PixKeyValidation {
       return { ok: true, value: { type, key: email } };
     }
     case 'phone':
-      if (!PHONE_RE.test(key)) return { ok: false, message: 'must be a Brazilian phone in E.164: +55, the area code and 8 or 9 digits (+5511987654321)' };
+      if (!PHONE_RE.test(key)) return { ok: false, message: 'must be a Brazilian phone in E.164: +55, the area code and 8 or 9 digits (+5521912345678)' };
       return { ok: true, value: { type, key } };
     case 'evp': {
       const evp = key.toLowerCase();
