@@ -773,6 +773,8 @@ export interface components {
             object: "account";
             /** @description Where the merchant's settlements are paid. Null until set: meanwhile the merchant's settlements are `held`. */
             payoutBankAccount: components["schemas"]["BankAccount"] | null;
+            /** @description The merchant's Pix key for payouts by Pix, preferred to the bank account (a payout by Pix to the bank account itself would need the holder's CNPJ, which the account does not have). Null: none. */
+            payoutPixKey: components["schemas"]["PixKey"] | null;
             settings: components["schemas"]["AdminAccountSettings"];
         };
         /** @description A page of AdminAccount objects, newest first. */
@@ -1012,6 +1014,9 @@ export interface components {
             bankAccount: components["schemas"]["BankAccount"] | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description The PSP's code for a refusal (Efí's `nome`, e.g. `saldo_insuficiente`), or ours: `no_payout_destination`. docs/providers.md lists them. */
+            failureCode: string | null;
+            /** @description Why the payout failed, in the PSP's words when it refused it. */
             failureReason: string | null;
             /** @description Why a `held` settlement waits: `no_payout_bank_account`, the merchant account has no payout bank account yet. Once an admin sets it, the settlement takes it and is paid out at once. Null otherwise. */
             holdReason: "no_payout_bank_account" | null;
@@ -1020,17 +1025,21 @@ export interface components {
             livemode: boolean;
             /** @constant */
             object: "settlement";
+            /** @description When the money arrived (a payout by Pix: the PSP's settlement time). */
             paidAt: string | null;
             payee: components["schemas"]["Payee"];
+            payout: components["schemas"]["SettlementPayout"] | null;
+            /** @description The payee's Pix key when settled, masked: a payout by Pix goes there rather than to `bankAccount`. */
+            pixKey: components["schemas"]["SettlementPixKey"] | null;
             /** Format: int64 */
             receivableCount: number;
             /** Format: date */
             settlementDate: string;
             /**
-             * @description `held` while the merchant account has no payout bank account (see `holdReason`); `pending` while the payout is under way; `paid`; `failed` puts its receivables back for the next run.
+             * @description `held` while the merchant account has no payout bank account (see `holdReason`); `pending` until its payout is sent; `processing` while a payout by Pix is at the PSP (see `payout`); `paid`; `failed` (see `failureReason`) puts its receivables back for the next run.
              * @enum {string}
              */
-            status: "held" | "pending" | "paid" | "failed";
+            status: "held" | "pending" | "processing" | "paid" | "failed";
         };
         /** @description A page of AdminSettlement objects, newest first. */
         AdminSettlementList: {
@@ -1194,6 +1203,7 @@ export interface components {
             held: components["schemas"]["AdminStatsCountAmount"];
             paid: components["schemas"]["AdminStatsCountAmount"];
             pending: components["schemas"]["AdminStatsCountAmount"];
+            processing: components["schemas"]["AdminStatsCountAmount"];
         };
         /** @description Webhook delivery health: deliveries created in the period, and the endpoints failing now (not filtered by period). */
         AdminStatsWebhooks: {
@@ -1756,6 +1766,25 @@ export interface components {
             /** @constant */
             type?: "percentage";
         };
+        /**
+         * @description A Pix key (chave Pix), validated as the Banco Central defines each type.
+         * @example {
+         *       "type": "cnpj",
+         *       "key": "11222333000181"
+         *     }
+         */
+        PixKey: {
+            /**
+             * @description The key: a CPF (11 digits) or CNPJ (14 characters; punctuation ignored, check digits verified), an e-mail (at most 77 characters, stored lowercase), a phone as +55, area code and number, or a UUID (stored lowercase).
+             * @example +5511987654321
+             */
+            key: string;
+            /**
+             * @description `cpf`, `cnpj`, `email`, `phone` (E.164, +55) or `evp` (the random key).
+             * @enum {string}
+             */
+            type: "cpf" | "cnpj" | "email" | "phone" | "evp";
+        };
         /** @description A Pix a PSP received, and what it paid on our side. */
         PixReceived: {
             /**
@@ -1941,6 +1970,28 @@ export interface components {
              * @description Calendar days from approval to availability, 0-365.
              */
             pix?: number;
+        };
+        /** @description The payout by Pix at a PSP (issue 26); null for a settlement paid by the sandbox or not sent yet. */
+        SettlementPayout: {
+            /** @description Where it went, masked: `Pix cpf ***.456.789-**`, or the bank code, agency and the account's last digits. */
+            destination: string;
+            /** @description The Pix end-to-end id (32 characters) once the PSP gives it: what the payee's bank statement shows. */
+            endToEndId: string | null;
+            /** @constant */
+            method: "pix";
+            /** @description The payout's id at the PSP (Efí's `idEnvio`): `po` and the settlement id's 26 characters. A retry is the same payout. */
+            reference: string;
+            sentAt: string | null;
+        };
+        /** @description The payee's Pix key when the settlement was made, masked. */
+        SettlementPixKey: {
+            /**
+             * @description Masked: enough to recognise the key, not to use it.
+             * @example ***.456.789-**
+             */
+            key: string;
+            /** @enum {string} */
+            type: "cpf" | "cnpj" | "email" | "phone" | "evp";
         };
         /** @description One run of the settlement: what it settled on its date. */
         SettlementRun: {
@@ -2186,7 +2237,7 @@ export interface components {
             reason: string;
         };
         /**
-         * @description The merchant's payout bank account, replaced whole and validated as a recipient's, and why (money will be paid there).
+         * @description The merchant's payout bank account, replaced whole and validated as a recipient's, its Pix key for payouts by Pix, and why (money will be paid there).
          * @example {
          *       "bankAccount": {
          *         "bankCode": "341",
@@ -2199,6 +2250,8 @@ export interface components {
          */
         UpdatePayoutBankAccountRequest: {
             bankAccount: components["schemas"]["BankAccount"];
+            /** @description The merchant's Pix key for payouts by Pix (validated as a recipient's); `null` removes it; absent: unchanged. */
+            pixKey?: components["schemas"]["PixKey"] | null;
             /** @description Why, for the audit log. Required: this action moves money. */
             reason: string;
         };
@@ -5720,7 +5773,7 @@ export interface operations {
                 /** @description Cursor: an id from the previous page; returns the objects after it (older). */
                 startingAfter?: string;
                 /** @description `failed`: the payouts the bank refused (their receivables went back to pending); `held`: merchant settlements waiting for the account's payout bank account. */
-                status?: "held" | "pending" | "paid" | "failed";
+                status?: "held" | "pending" | "processing" | "paid" | "failed";
             };
             header?: never;
             path: {
@@ -5829,7 +5882,7 @@ export interface operations {
                 runId?: string;
                 /** @description Cursor: an id from the previous page; returns the objects after it (older). */
                 startingAfter?: string;
-                status?: "held" | "pending" | "paid" | "failed";
+                status?: "held" | "pending" | "processing" | "paid" | "failed";
             };
             header?: never;
             path?: never;
@@ -5920,7 +5973,7 @@ export interface operations {
                 payeeType?: "merchant" | "recipient";
                 /** @description Only this run's settlements (`str_...`). */
                 runId?: string;
-                status?: "held" | "pending" | "paid" | "failed";
+                status?: "held" | "pending" | "processing" | "paid" | "failed";
             };
             header?: never;
             path?: never;

@@ -1027,6 +1027,25 @@ export interface components {
             createdAt: string;
         };
         /**
+         * @description A Pix key (chave Pix), validated as the Banco Central defines each type.
+         * @example {
+         *       "type": "cnpj",
+         *       "key": "11222333000181"
+         *     }
+         */
+        PixKey: {
+            /**
+             * @description `cpf`, `cnpj`, `email`, `phone` (E.164, +55) or `evp` (the random key).
+             * @enum {string}
+             */
+            type: "cpf" | "cnpj" | "email" | "phone" | "evp";
+            /**
+             * @description The key: a CPF (11 digits) or CNPJ (14 characters; punctuation ignored, check digits verified), an e-mail (at most 77 characters, stored lowercase), a phone as +55, area code and number, or a UUID (stored lowercase).
+             * @example +5511987654321
+             */
+            key: string;
+        };
+        /**
          * @description A payee that split rules can reference. The same CNPJ may be registered more than once (e.g. with another bank account).
          * @example {
          *       "name": "Loja Exemplo Ltda",
@@ -1052,6 +1071,7 @@ export interface components {
              */
             document: string;
             bankAccount: components["schemas"]["BankAccount"];
+            pixKey?: components["schemas"]["PixKey"];
             metadata?: components["schemas"]["Metadata"];
         };
         /**
@@ -1072,6 +1092,8 @@ export interface components {
              */
             name?: string;
             bankAccount?: components["schemas"]["BankAccount"];
+            /** @description Replaces the Pix key; `null` removes it (payouts then go to the bank account). */
+            pixKey?: components["schemas"]["PixKey"] | null;
             metadata?: components["schemas"]["Metadata"];
         };
         /** @description A registered payee of split rules, with the bank account it is paid out to. */
@@ -1090,6 +1112,8 @@ export interface components {
              */
             document: string;
             bankAccount: components["schemas"]["BankAccount"];
+            /** @description Where payouts by Pix go (preferred to the bank account); null: the bank account. */
+            pixKey: components["schemas"]["PixKey"] | null;
             metadata: components["schemas"]["Metadata"];
             livemode: boolean;
             /** Format: date-time */
@@ -1149,6 +1173,28 @@ export interface components {
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
         };
+        /** @description The payee's Pix key when the settlement was made, masked. */
+        SettlementPixKey: {
+            /** @enum {string} */
+            type: "cpf" | "cnpj" | "email" | "phone" | "evp";
+            /**
+             * @description Masked: enough to recognise the key, not to use it.
+             * @example ***.456.789-**
+             */
+            key: string;
+        };
+        /** @description The payout by Pix at a PSP (issue 26); null for a settlement paid by the sandbox or not sent yet. */
+        SettlementPayout: {
+            /** @constant */
+            method: "pix";
+            /** @description The payout's id at the PSP (Efí's `idEnvio`): `po` and the settlement id's 26 characters. A retry is the same payout. */
+            reference: string;
+            /** @description Where it went, masked: `Pix cpf ***.456.789-**`, or the bank code, agency and the account's last digits. */
+            destination: string;
+            /** @description The Pix end-to-end id (32 characters) once the PSP gives it: what the payee's bank statement shows. */
+            endToEndId: string | null;
+            sentAt: string | null;
+        };
         /** @description A payout to one payee of everything due to them on a settlement date. */
         Settlement: {
             /** @description Prefix `stl_`. */
@@ -1164,18 +1210,25 @@ export interface components {
             /** Format: int64 */
             receivableCount: number;
             /**
-             * @description `held` while the merchant account has no payout bank account (see `holdReason`); `pending` while the payout is under way; `paid`; `failed` puts its receivables back for the next run.
+             * @description `held` while the merchant account has no payout bank account (see `holdReason`); `pending` until its payout is sent; `processing` while a payout by Pix is at the PSP (see `payout`); `paid`; `failed` (see `failureReason`) puts its receivables back for the next run.
              * @enum {string}
              */
-            status: "held" | "pending" | "paid" | "failed";
+            status: "held" | "pending" | "processing" | "paid" | "failed";
             /** @description Why a `held` settlement waits: `no_payout_bank_account`, the merchant account has no payout bank account yet. Once an admin sets it, the settlement takes it and is paid out at once. Null otherwise. */
             holdReason: "no_payout_bank_account" | null;
             /** @description Snapshot of where it is paid: the recipient's bank account, or the merchant account's payout bank account, as it was when settled (or released). Null only while `held`. */
             bankAccount: components["schemas"]["BankAccount"] | null;
+            /** @description The payee's Pix key when settled, masked: a payout by Pix goes there rather than to `bankAccount`. */
+            pixKey: components["schemas"]["SettlementPixKey"] | null;
             /** Format: date */
             settlementDate: string;
+            /** @description When the money arrived (a payout by Pix: the PSP's settlement time). */
             paidAt: string | null;
+            /** @description Why the payout failed, in the PSP's words when it refused it. */
             failureReason: string | null;
+            /** @description The PSP's code for a refusal (Efí's `nome`, e.g. `saldo_insuficiente`), or ours: `no_payout_destination`. docs/providers.md lists them. */
+            failureCode: string | null;
+            payout: components["schemas"]["SettlementPayout"] | null;
             /** Format: date-time */
             createdAt: string;
             livemode: boolean;
@@ -1322,7 +1375,7 @@ export interface components {
             recipients: components["schemas"]["RecipientBalance"][];
         };
         /**
-         * @description An event type the service sends, or `*` for all of them: `*`, `payment.created`, `payment.approved`, `payment.declined`, `payment.failed`, `payment.canceled`, `payment.expired`, `payment.partially_refunded`, `payment.refunded`, `payment.late_pix_returned`, `refund.created`, `refund.succeeded`, `refund.failed`, `recipient.created`, `recipient.updated`, `receivable.created`, `receivable.updated`, `settlement.created`, `settlement.updated`, `settlement.paid`, `settlement.failed`, `webhook_endpoint.disabled`, `checkout_session.completed`, `checkout_session.expired`.
+         * @description An event type the service sends, or `*` for all of them: `*`, `payment.created`, `payment.approved`, `payment.declined`, `payment.failed`, `payment.canceled`, `payment.expired`, `payment.partially_refunded`, `payment.refunded`, `payment.late_pix_returned`, `refund.created`, `refund.succeeded`, `refund.failed`, `recipient.created`, `recipient.updated`, `receivable.created`, `receivable.updated`, `settlement.created`, `settlement.updated`, `settlement.processing`, `settlement.paid`, `settlement.failed`, `webhook_endpoint.disabled`, `checkout_session.completed`, `checkout_session.expired`.
          * @example payment.approved
          */
         WebhookEventFilter: string;
@@ -3507,7 +3560,7 @@ export interface operations {
                 createdLte?: string;
                 recipientId?: string;
                 payeeType?: "merchant" | "recipient";
-                status?: "held" | "pending" | "paid" | "failed";
+                status?: "held" | "pending" | "processing" | "paid" | "failed";
                 settlementDateGte?: string;
                 settlementDateLte?: string;
             };
@@ -5458,7 +5511,7 @@ export interface operations {
                 /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Exact event type. */
-                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "payment.late_pix_returned" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
+                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "payment.late_pix_returned" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.processing" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
             };
             header?: never;
             path?: never;
