@@ -1,6 +1,7 @@
 import { Type, type Static, type TEnum, type TLiteral, type TSchema, type TSchemaOptions } from 'typebox';
 import { ERROR_CODES } from '../errors.js';
 import { BANK_ACCOUNT_LAYOUT as layout, BANK_ACCOUNT_TYPES } from '../domain/bank-account.js';
+import { PIX_KEY_TYPES } from '../domain/pix-key.js';
 
 // Every schema carries its `type`, and a single value is a `const` of that type: code
 // generators turn an `enum` of one value into a named enum (and one named `object` does not
@@ -164,4 +165,13 @@ export const BankAccount = Type.Object(
   { $id: 'BankAccount', additionalProperties: false, description: 'A Brazilian bank account that payouts are made to.', examples: [{ bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' }] },
 );
 
-export const sharedSchemas: TSchema[] = [ErrorDetail, ErrorBody, ErrorEnvelope, Metadata, BankAccount];
+// A Pix key as the Banco Central's DICT defines it; payouts prefer it to the bank account.
+export const PixKey = Type.Object(
+  {
+    type: stringEnum(PIX_KEY_TYPES, { description: '`cpf`, `cnpj`, `email`, `phone` (E.164, +55) or `evp` (the random key).' }),
+    key: Type.String({ minLength: 1, maxLength: 77, description: 'The key: a CPF (11 digits) or CNPJ (14 characters; punctuation ignored, check digits verified), an e-mail (at most 77 characters, stored lowercase), a phone as +55, area code and number, or a UUID (stored lowercase).', examples: ['+5511987654321'] }),
+  },
+  { $id: 'PixKey', additionalProperties: false, description: 'A Pix key (chave Pix), validated as the Banco Central defines each type.', examples: [{ type: 'cnpj', key: '11222333000181' }] },
+);
+
+export const sharedSchemas: TSchema[] = [ErrorDetail, ErrorBody, ErrorEnvelope, Metadata, BankAccount, PixKey];

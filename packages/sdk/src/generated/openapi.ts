@@ -705,6 +705,25 @@ export interface components {
              */
             accountType: "checking" | "savings" | "payment";
         };
+        /**
+         * @description A Pix key (chave Pix), validated as the Banco Central defines each type.
+         * @example {
+         *       "type": "cnpj",
+         *       "key": "11222333000181"
+         *     }
+         */
+        PixKey: {
+            /**
+             * @description `cpf`, `cnpj`, `email`, `phone` (E.164, +55) or `evp` (the random key).
+             * @enum {string}
+             */
+            type: "cpf" | "cnpj" | "email" | "phone" | "evp";
+            /**
+             * @description The key: a CPF (11 digits) or CNPJ (14 characters; punctuation ignored, check digits verified), an e-mail (at most 77 characters, stored lowercase), a phone as +55, area code and number, or a UUID (stored lowercase).
+             * @example +5511987654321
+             */
+            key: string;
+        };
         /** @description Who pays (optional). */
         CustomerRequest: {
             name?: string;
@@ -1025,25 +1044,6 @@ export interface components {
             livemode: boolean;
             /** Format: date-time */
             createdAt: string;
-        };
-        /**
-         * @description A Pix key (chave Pix), validated as the Banco Central defines each type.
-         * @example {
-         *       "type": "cnpj",
-         *       "key": "11222333000181"
-         *     }
-         */
-        PixKey: {
-            /**
-             * @description `cpf`, `cnpj`, `email`, `phone` (E.164, +55) or `evp` (the random key).
-             * @enum {string}
-             */
-            type: "cpf" | "cnpj" | "email" | "phone" | "evp";
-            /**
-             * @description The key: a CPF (11 digits) or CNPJ (14 characters; punctuation ignored, check digits verified), an e-mail (at most 77 characters, stored lowercase), a phone as +55, area code and number, or a UUID (stored lowercase).
-             * @example +5511987654321
-             */
-            key: string;
         };
         /**
          * @description A payee that split rules can reference. The same CNPJ may be registered more than once (e.g. with another bank account).

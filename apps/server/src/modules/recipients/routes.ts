@@ -2,14 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Store } from '../../store/index.js';
 import { IdempotencyHeaders, ref, refTo } from '../../http/common.js';
-import { CreateRecipientBody, ListRecipientsQuery, PixKey, Recipient, RecipientIdParams, RecipientList, UpdateRecipientBody } from './schemas.js';
+import { CreateRecipientBody, ListRecipientsQuery, Recipient, RecipientIdParams, RecipientList, UpdateRecipientBody } from './schemas.js';
 import { createRecipient, getRecipient, listRecipients, updateRecipient } from './service.js';
 import { typed } from '../../http/typed.js';
 
 const tags = ['Recipients'];
 
 // Named schemas referenced by `ref(...)` below; registered with the app's shared list.
-export const recipientSchemas: TSchema[] = [PixKey, CreateRecipientBody, UpdateRecipientBody, Recipient, RecipientList];
+export const recipientSchemas: TSchema[] = [CreateRecipientBody, UpdateRecipientBody, Recipient, RecipientList];
 
 export function recipientRoutes(appInstance: FastifyInstance, store: Store): void {
   const app = typed(appInstance);

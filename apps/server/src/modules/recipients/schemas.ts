@@ -1,15 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQueryBase, listOf, ref, constant, refTo, BankAccount, stringEnum } from '../../http/common.js';
-import { PIX_KEY_TYPES } from '../../domain/pix-key.js';
-
-// A Pix key as the Banco Central's DICT defines it; payouts prefer it to the bank account.
-export const PixKey = Type.Object(
-  {
-    type: stringEnum(PIX_KEY_TYPES, { description: '`cpf`, `cnpj`, `email`, `phone` (E.164, +55) or `evp` (the random key).' }),
-    key: Type.String({ minLength: 1, maxLength: 77, description: 'The key: a CPF (11 digits) or CNPJ (14 characters; punctuation ignored, check digits verified), an e-mail (at most 77 characters, stored lowercase), a phone as +55, area code and number, or a UUID (stored lowercase).', examples: ['+5511987654321'] }),
-  },
-  { $id: 'PixKey', additionalProperties: false, description: 'A Pix key (chave Pix), validated as the Banco Central defines each type.', examples: [{ type: 'cnpj', key: '11222333000181' }] },
-);
+import { ListQueryBase, listOf, ref, constant, refTo, BankAccount, PixKey } from '../../http/common.js';
 
 // The shape and lengths live here; the rules a schema cannot say well (CNPJ check digits, the
 // digit/hyphen/check-digit layout of an account) are checked by the domain validators in the
