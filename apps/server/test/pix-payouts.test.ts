@@ -142,6 +142,12 @@ for (const engine of ENGINES) {
       assert.equal(paid.paidAt, new Date(sent.liquidacaoMs!).toISOString());
       assert.equal((await events('settlement.paid', s.id)).length, 1);
       assert.ok((await receivablesOf(rcp)).every((r) => r.status === 'settled' && r.settlement_id === s.id));
+      // The balance adds up: everything the recipient was owed is settled, nothing left over.
+      const balance = (await api('GET', '/v1/balance')).json();
+      const mine = balance.recipients.find((r: { recipientId?: string; id?: string }) => (r.recipientId ?? r.id) === rcp);
+      assert.deepEqual([mine.pending, mine.available, mine.settled], [0, 0, 750], JSON.stringify(mine));
+      const report = await audit(t.store);
+      assert.ok(report.ok, JSON.stringify(report.checks.filter((c) => c.violations > 0)));
     });
 
     test('a bank account without a Pix key: paid to the bank\'s ISPB with the recipient\'s CNPJ as holder', async () => {
@@ -183,6 +189,7 @@ for (const engine of ENGINES) {
       await efi.settleAll();
       await runDue();
       assert.equal((await settlementOf(rcp)).status, 'paid');
+      assert.ok((await receivablesOf(rcp)).every((r) => r.status === 'settled' && r.settlement_id === again.id), 'the refused receivables, paid in the next run');
     });
 
     test('a lost answer: the send was applied, the retry gets 409 and reads the payout back; one payout at the PSP', async () => {
