@@ -107,7 +107,7 @@ for (const engine of ENGINES) {
       connectorId = created.json().id;
       const registered = await adminCall('POST', `/admin/connector-accounts/${connectorId}/register-webhook`, { reason: 'callbacks' });
       assert.equal(registered.statusCode, 200, registered.body);
-      assert.ok(efi.webhookUrl?.startsWith(t.config.publicUrl!), 'our callback URL is registered on the platform\'s key');
+      assert.ok(efi.webhookUrl?.startsWith(t.config.publicUrl), 'our callback URL is registered on the platform\'s key');
     });
     after(async () => {
       t.app.server.closeAllConnections();
@@ -279,7 +279,7 @@ for (const engine of ENGINES) {
       for (let i = 0; i < 3; i++) ids.push(await recipientWithShare(50 + i, { type: 'cpf', key: '52998224725' }));
       await settle();
       const statuses = await Promise.all(ids.map(async (id) => (await settlementOf(id)).status));
-      assert.equal(statuses.filter((x) => x === 'processing').length, 1, `one sent at once: ${statuses}`);
+      assert.equal(statuses.filter((x) => x === 'processing').length, 1, `one sent at once: ${statuses.join(', ')}`);
       await advance(1000);
       await advance(1000);
       const after = await Promise.all(ids.map(async (id) => (await settlementOf(id)).status));
@@ -287,7 +287,7 @@ for (const engine of ENGINES) {
       const times = ids.map(() => 0);
       for (const [i, id] of ids.entries()) times[i] = Date.parse((await settlementOf(id)).payout.sentAt);
       const sorted = [...times].sort((a, b) => a - b);
-      assert.ok(sorted[1] - sorted[0] >= 1000 && sorted[2] - sorted[1] >= 1000, `spaced: ${sorted}`);
+      assert.ok(sorted[1] - sorted[0] >= 1000 && sorted[2] - sorted[1] >= 1000, `spaced: ${sorted.join(', ')}`);
       await efi.settleAll();
       await runDue();
     });
