@@ -122,7 +122,7 @@ for (const engine of ENGINES) {
       await p.getByLabel('Valor da venda (R$)').fill(amount);
       await p.getByLabel('Meio', { exact: true }).selectOption({ label: method });
       const answered = p.waitForResponse((r) => r.url().endsWith('/admin/split-rules/preview'));
-      await p.getByRole('button', { name: 'Simular' }).click();
+      await p.getByRole('button', { name: 'Simular', exact: true }).click();
       assert.equal((await answered).status(), 200);
       await p.locator('.preview-result').waitFor();
       return { rule: await p.locator('[data-preview-rule]').getAttribute('data-preview-rule'), rows: await previewRows(p) };
@@ -305,7 +305,7 @@ for (const engine of ENGINES) {
     test('the preview\'s receivables equal those of a real sale made afterwards through the API', async () => {
       // "123.45" is refused, not previewed as R$ 12.345,00.
       await page.getByLabel('Valor da venda (R$)').fill('123.45');
-      await page.getByRole('button', { name: 'Simular' }).click();
+      await page.getByRole('button', { name: 'Simular', exact: true }).click();
       await page.locator('#preview-amount-error', { hasText: /^Valor ambíguo/ }).waitFor();
       assert.equal(await page.locator('.preview-result').count(), 0);
       const preview = await runPreview(page, '123,45');
@@ -851,6 +851,170 @@ for (const engine of ENGINES) {
       await fresh.close();
     });
 
+    // The admin API as the signed-in page calls it (its session cookie; GETs need no CSRF token).
+    const adminGet = async (url: string) => {
+      const res = await t.app.inject({ method: 'GET', url, headers: { cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json();
+    };
+    type Outcome = { rule: { id: string } | null; previewedRuleApplies: boolean; receivables: Array<{ payee: { type: string; id: string }; amount: number }> };
+    const outcomeRows = (o: Outcome) => o.receivables.map((r) => ({ payee: `${r.payee.type}:${r.payee.id}`, amount: r.amount }));
+    // The two sides of a preview of a change, as drawn, with the server's answer they came from.
+    const comparePreview = async (p: Page, submit: () => Promise<void>) => {
+      const answered = p.waitForResponse((r) => r.url().endsWith('/admin/split-rules/preview'));
+      await submit();
+      const res = await answered;
+      assert.equal(res.status(), 200);
+      const body = await res.json() as { now: Outcome; after: Outcome };
+      await p.locator('.preview-compare').waitFor();
+      const side = async (kind: 'now' | 'after') => ({
+        rule: await p.locator(`[data-outcome="${kind}"] [data-preview-rule]`).getAttribute('data-preview-rule'),
+        label: await p.locator(`[data-outcome="${kind}"] [data-preview-rule]`).innerText(),
+        rows: await p.locator(`[data-outcome="${kind}"] table.preview tbody tr`).evaluateAll((rows) => rows.map((r) => ({ payee: (r as HTMLElement).dataset.payee as string, amount: Number((r as HTMLElement).dataset.amount) }))),
+      });
+      const now = await side('now');
+      const after = await side('after');
+      assert.equal(await p.locator('[data-outcome="now"] h3').innerText(), 'Agora');
+      assert.equal(await p.locator('[data-outcome="after"] h3').innerText(), 'Depois da mudança');
+      // Drawn exactly as answered, to the centavo.
+      assert.deepEqual(now.rows, outcomeRows(body.now));
+      assert.deepEqual(after.rows, outcomeRows(body.after));
+      return { now, after, body };
+    };
+
+    test('preview before activating: an inactive rule from the list, an edit from the editor before saving, "agora" beside "depois da mudança", equal to a real sale after activating', async () => {
+      await goto(page, `/accounts/${k.accountId}/split-rules`);
+      const rules = (await adminGet(`/admin/split-rules?accountId=${k.accountId}&limit=100`)).data as Array<{ id: string; active: boolean; description: string | null; priority: number }>;
+      const draft = rules.find((r) => r.description === 'Regra de rascunho' && !r.active);
+      assert.ok(draft, 'the draft saved by the previous test');
+      // From the list, by keyboard: the inactive rule's Simular puts it in the preview and the focus on the amount.
+      const button = ruleRow(page, draft.id).locator('[data-preview-rule-button]');
+      await button.focus();
+      await page.keyboard.press('Enter');
+      await eventually(async () => (await page.evaluate(() => document.activeElement?.id)) === 'preview-amount', 'the focus on the amount');
+      assert.equal(await page.locator('#preview-with').inputValue(), draft.id);
+      await page.keyboard.type('123,45');
+      const listed = await comparePreview(page, () => page.keyboard.press('Enter'));
+      // The inactive rule is last by priority: it applies after activating only if no active rule takes the sale first.
+      assert.equal(listed.body.after.previewedRuleApplies, listed.body.after.rule?.id === draft.id);
+      assert.equal(listed.after.rule, listed.body.after.rule?.id ?? '');
+      if (!listed.body.after.previewedRuleApplies) await page.locator('[data-preview-same]').waitFor();
+      await axe(page, 'split rules: preview of an inactive rule');
+      await shot(page, 'split-rules-preview-inactive');
+      assert.equal((await adminGet(`/admin/split-rules/${draft.id}`)).active, false, 'previewing activates nothing');
+
+      // In the editor, before saving: the draft moved first (priority 0). A wrong field is refused first, with the focus on it.
+      await goto(page, `/accounts/${k.accountId}/split-rules/${draft.id}/edit`);
+      await page.getByLabel('Prioridade').fill('0');
+      await page.getByLabel('Percentual (%)').fill('');
+      await page.getByLabel('Valor da venda (R$)').fill('123,45');
+      await page.getByRole('button', { name: 'Simular a mudança' }).click();
+      await page.getByText('Informe o percentual.').waitFor();
+      await eventually(async () => (await page.evaluate(() => document.activeElement?.id)) === 'share-0-value', 'the focus on the share');
+      assert.equal(await page.locator('.preview-result').count(), 0);
+      await page.keyboard.type('10');
+      await page.getByLabel('Valor da venda (R$)').focus();
+      const edited = await comparePreview(page, () => page.keyboard.press('Enter'));
+      assert.equal(edited.after.rule, draft.id);
+      assert.match(edited.after.label, /com as alterações/);
+      assert.notEqual(edited.now.rule, draft.id);
+      assert.equal(edited.body.after.previewedRuleApplies, true);
+      assert.equal(edited.after.rows.find((r) => r.payee === `recipient:${seller}`)?.amount !== undefined, true);
+      await axe(page, 'rule editor: preview before saving');
+      await shot(page, 'split-rule-editor-preview');
+      assert.equal((await adminGet(`/admin/split-rules/${draft.id}`)).priority, draft.priority, 'previewing saves nothing');
+
+      // Saved and activated as previewed: a real sale gets what "depois da mudança" showed.
+      await page.getByRole('button', { name: 'Salvar e ativar' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Motivo').fill('Simulado antes de ativar');
+      await dialog.getByRole('button', { name: 'Salvar e ativar' }).click();
+      await page.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
+      const sale = await cardSale(12_345);
+      assert.deepEqual(asSet(sale.map((r) => ({ payee: `${r.payee.type}:${r.payee.id}`, amount: r.amount }))), asSet(edited.after.rows));
+      assert.ok(sale.every((r) => r.splitRuleId === draft.id));
+    });
+
+    test('merchants are named, not only shown by id: payments, a payment, settlements, a run, the audit log', async () => {
+      const name = `Loja Exemplo ${engine}`;
+      const namesOn = async (path: string) => {
+        await goto(page, path);
+        const names = await page.locator('main [data-merchant-name]').allInnerTexts();
+        assert.ok(names.includes(name), `${name} on ${path}: ${names.join()}`);
+        assert.ok(names.every((n) => n.trim() !== '' && !/^acct_/.test(n)), `names, not ids, on ${path}: ${names.join()}`);
+      };
+      await namesOn(`/payments?accountId=${k.accountId}`);
+      const payment = (await adminGet(`/admin/payments?accountId=${k.accountId}&limit=1`)).data[0];
+      assert.equal(payment.accountName, name);
+      await namesOn(`/payments/${payment.id}`);
+      await namesOn(`/settlements?accountId=${k.accountId}`);
+      const run = (await adminGet('/admin/settlement-runs?limit=1')).data[0];
+      await namesOn(`/settlement-runs/${run.id}`);
+      await namesOn('/audit-log?objectType=split_rule');
+      await axe(page, 'audit log with merchant names');
+    });
+
+    test('checkout branding by keyboard: display name, a logo refused over 64 KiB, an accent refused below WCAG AA, then saved and served', async () => {
+      await goto(page, `/accounts/${k.accountId}`);
+      const form = page.locator('section[aria-labelledby="branding-title"]');
+      const focusedId = () => page.evaluate(() => document.activeElement?.id ?? null);
+      await form.getByLabel('Nome exibido').focus();
+      await page.keyboard.type('Zé Marketplace');
+      await page.keyboard.press('Tab');
+      assert.equal(await focusedId(), 'branding-accentColor');
+      await page.keyboard.type('#7dd3fc'); // sky blue: 1.8:1 against white
+      await page.keyboard.press('Tab');
+      assert.equal(await focusedId(), 'branding-logo');
+      // A file over 64 KiB is refused before it is sent, on the logo field.
+      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+      const big = Buffer.concat([png, Buffer.alloc(70 * 1024)]);
+      const requests: string[] = [];
+      const track = (r: { url(): string; method(): string }) => {
+        if (r.url().includes('/checkout-branding') && r.method() === 'PATCH') requests.push(r.url());
+      };
+      page.on('request', track);
+      await form.getByLabel(/^Logotipo/).setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: big });
+      await form.locator('#branding-logo-error', { hasText: /O arquivo tem 71 KiB; o limite é 64 KiB/ }).waitFor();
+      assert.equal(await form.locator('#branding-logo').getAttribute('aria-invalid'), 'true');
+      assert.equal(await focusedId(), 'branding-logo');
+      await axe(page, 'branding: logo refused');
+      // Saving with the refused file stays on it: nothing is sent.
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await eventually(async () => (await focusedId()) === 'branding-logo', 'the focus back on the logo');
+      assert.deepEqual(requests, []);
+      // A small PNG; the accent is refused by the server (WCAG AA), the focus goes to it, nothing is saved.
+      await form.getByLabel(/^Logotipo/).setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png });
+      await form.locator('#branding-logo-error').waitFor({ state: 'detached' });
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await form.locator('#branding-accentColor-error', { hasText: /WCAG AA/ }).waitFor();
+      assert.equal(await focusedId(), 'branding-accentColor');
+      assert.equal(await form.locator('#branding-accentColor').getAttribute('aria-invalid'), 'true');
+      assert.equal(requests.length, 1);
+      assert.equal((await adminGet(`/admin/accounts/${k.accountId}/checkout-branding`)).displayName, null, 'a refused field changes nothing');
+      await axe(page, 'branding: accent refused');
+      await shot(page, 'branding-refused');
+      // A darker accent, submitted with Enter in its field: saved, confirmed, and served.
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('#0F766E');
+      await page.keyboard.press('Enter');
+      await form.getByRole('status').filter({ hasText: 'Marca salva.' }).waitFor();
+      page.off('request', track);
+      const saved = await adminGet(`/admin/accounts/${k.accountId}/checkout-branding`);
+      assert.equal(saved.displayName, 'Zé Marketplace');
+      assert.equal(saved.accentColor, '#0f766e');
+      assert.equal(saved.logo.bytes, png.length);
+      const img = form.locator('img');
+      assert.equal(await img.getAttribute('src'), saved.logo.url);
+      await eventually(async () => (await img.evaluate((el) => (el as HTMLImageElement).naturalWidth)) === 1, 'the logo drawn from the instance');
+      const served = await fetch(`${origin}${saved.logo.url}`);
+      assert.equal(served.headers.get('content-type'), 'image/png');
+      assert.ok(Buffer.from(await served.arrayBuffer()).equals(png));
+      assert.equal(await form.locator('[aria-invalid="true"]').count(), 0);
+      await axe(page, 'branding saved');
+    });
+
     test('when the session expires, sign-in comes back and then the same page', async () => {
       await goto(page, `/accounts/${k.accountId}`);
       await t.store.write((tx) => tx.updateTable('admin_sessions').set({ expires_at_ms: 0 }).execute());
@@ -869,7 +1033,7 @@ for (const engine of ENGINES) {
       await page.getByRole('heading', { name: 'Split rules' }).waitFor();
       const preview = await (async () => {
         await page.getByLabel('Sale amount (R$)').fill('1,234.56');
-        await page.getByRole('button', { name: 'Preview' }).click();
+        await page.getByRole('button', { name: 'Preview', exact: true }).click();
         await page.locator('.preview-result').waitFor();
         return page.locator('.preview-result').innerText();
       })();
@@ -879,7 +1043,7 @@ for (const engine of ENGINES) {
       await shot(page, 'english');
       // The Portuguese notation, in English, is refused as ambiguous.
       await page.getByLabel('Sale amount (R$)').fill('1.234,56');
-      await page.getByRole('button', { name: 'Preview' }).click();
+      await page.getByRole('button', { name: 'Preview', exact: true }).click();
       await page.locator('#preview-amount-error', { hasText: /^Ambiguous amount: in English a period separates the cents/ }).waitFor();
       // The choice survives a reload; the only thing stored in the browser is that preference.
       await page.reload();

@@ -25,8 +25,8 @@ import { tokenRoutes, tokenSchemas } from './modules/tokens/index.js';
 import { paymentRoutes } from './modules/payments/routes.js';
 import { CreatePaymentFields, Payment, PaymentList, paymentPartSchemas, paymentRequestSchemas } from './modules/payments/schemas.js';
 import { compileBody, type ShapeRule } from './http/shapes.js';
-import { LooseCreateSplitRuleRequest, LooseUpdateSplitRuleRequest } from './modules/admin/split-rules/schemas.js';
-import { checkShares } from './modules/admin/split-rules/service.js';
+import { LooseCreateSplitRuleRequest, LooseSplitPreviewRequest, LooseUpdateSplitRuleRequest } from './modules/admin/split-rules/schemas.js';
+import { checkPreviewShares, checkShares } from './modules/admin/split-rules/service.js';
 import { cardOutcome, checkPaymentShape, confirmCardJob, confirmCardJobs, expirePixJob, JOB_CONFIRM, JOB_EXPIRE, type PaymentDeps } from './modules/payments/service.js';
 import { SandboxProvider } from './providers/sandbox.js';
 import type { PaymentProvider } from './providers/port.js';
@@ -209,6 +209,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     CreatePaymentRequest: { loose: CreatePaymentFields, check: checkPaymentShape },
     CreateSplitRuleRequest: { loose: LooseCreateSplitRuleRequest, check: checkShares },
     UpdateSplitRuleRequest: { loose: LooseUpdateSplitRuleRequest, check: checkShares },
+    SplitPreviewRequest: { loose: LooseSplitPreviewRequest, check: checkPreviewShares },
     CheckoutPayRequest: { loose: CheckoutPayFields, check: checkPayShape },
   };
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? compileBody(ajv.body, schema as Record<string, unknown>, shapes) : ajv.url.compile(schema)));

@@ -532,6 +532,95 @@ for (const engine of ENGINES) {
       assert.equal((await preview(999)).rule, null);
     });
 
+    test('preview before a change: an inactive rule, an edit and a draft, now and after, each equal to a real sale made after the change', async () => {
+      const other = await signup(t, 'Preview-after merchant');
+      const s1 = await recipient('Seller', undefined, other.secretKey);
+      const s2 = await recipient('Platform', undefined, other.secretKey);
+      type Line = { payee: { type: string; id: string }; amount: number };
+      type Outcome = { rule: { id: string; active: boolean; splits: unknown[] } | null; previewedRuleApplies: boolean; receivables: Line[] };
+      const preview = async (extra: Record<string, unknown>, amount = 12_345) => {
+        const res = await call('POST', '/admin/split-rules/preview', { accountId: other.accountId, amount, method: 'credit_card', ...extra });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        const p = res.body as { net: number; rule: Outcome['rule']; receivables: Line[]; now: Outcome; after: Outcome | null };
+        // The old fields are `now`; every outcome adds up to the net value.
+        assert.deepEqual({ rule: p.rule, receivables: p.receivables }, { rule: p.now.rule, receivables: p.now.receivables });
+        for (const o of [p.now, p.after]) if (o) assert.equal(o.receivables.reduce((sum, r) => sum + r.amount, 0), p.net);
+        return p;
+      };
+      const saleLines = async () => asSet(await receivablesOf((await cardSale(12_345, other.secretKey)).id, other.secretKey));
+      const ruleA = (await call('POST', '/admin/split-rules', { accountId: other.accountId, priority: 20, reason: 'base', splits: [{ recipientId: s1, percentage: 10 }] })).body;
+      const ruleB = (await call('POST', '/admin/split-rules', { accountId: other.accountId, priority: 10, active: false, conditions: { method: 'credit_card' }, splits: [{ recipientId: s2, amount: 300 }] })).body;
+      assert.equal(ruleB.active, false);
+
+      // Nothing to preview: no `after`.
+      assert.equal((await preview({})).after, null);
+
+      // An inactive rule, before activating it.
+      const counts = async () => Promise.all(['split_rules', 'payments', 'receivables', 'admin_audit_log', 'idempotency_keys'].map(async (table) => Number((await t.store.db.selectFrom(table as 'payments').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)));
+      const before = await counts();
+      const inactive = await preview({ ruleId: ruleB.id });
+      assert.deepEqual(await counts(), before, 'a preview writes nothing');
+      assert.equal(inactive.now.rule?.id, ruleA.id);
+      assert.equal(inactive.now.previewedRuleApplies, false);
+      assert.equal(inactive.after?.rule?.id, ruleB.id);
+      assert.equal(inactive.after?.rule?.active, true, 'shown as it would be: active');
+      assert.equal(inactive.after?.previewedRuleApplies, true);
+      assert.deepEqual((await call('GET', `/admin/split-rules/${ruleB.id}`)).body, ruleB, 'the rule is unchanged');
+      assert.deepEqual(await saleLines(), asSet(inactive.now.receivables), 'now = a sale before the change');
+      assert.equal((await call('POST', `/admin/split-rules/${ruleB.id}/activate`, { reason: 'go' })).status, 200);
+      assert.deepEqual(await saleLines(), asSet(inactive.after!.receivables), 'after = a sale after activating');
+
+      // An edit of the active rule, before saving it: its new share applies...
+      const edit = { splits: [{ recipientId: s2, percentage: 12.34 }], description: 'renegotiated' };
+      const edited = await preview({ ruleId: ruleB.id, rule: edit });
+      assert.equal(edited.now.rule?.id, ruleB.id);
+      assert.equal(edited.now.previewedRuleApplies, true);
+      assert.equal(edited.after?.rule?.id, ruleB.id);
+      assert.deepEqual(edited.after?.rule?.splits, [{ type: 'percentage', recipientId: s2, percentage: 12.34 }]);
+      assert.notDeepEqual(asSet(edited.after!.receivables), asSet(edited.now.receivables));
+      // ...and an edit whose conditions no longer match hands the sale to the next rule.
+      const narrowed = await preview({ ruleId: ruleB.id, rule: { conditions: { minAmount: 20_000 } } });
+      assert.equal(narrowed.after?.rule?.id, ruleA.id);
+      assert.equal(narrowed.after?.previewedRuleApplies, false);
+      assert.equal((await call('PATCH', `/admin/split-rules/${ruleB.id}`, { ...edit, reason: 'new deal' })).status, 200);
+      assert.deepEqual(await saleLines(), asSet(edited.after!.receivables), 'after = a sale after saving the edit');
+
+      // A draft, before creating it: first by priority, it applies.
+      const draft = { priority: 5, conditions: null, splits: [{ recipientId: s1, amount: 777 }, { recipientId: s2, percentage: 1.5 }] };
+      const drafted = await preview({ rule: draft });
+      assert.equal(drafted.now.rule?.id, ruleB.id);
+      assert.equal(drafted.after?.rule, null, 'a draft has no id yet');
+      assert.equal(drafted.after?.previewedRuleApplies, true);
+      const created = await call('POST', '/admin/split-rules', { accountId: other.accountId, ...draft, conditions: undefined, reason: 'draft saved' });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      assert.deepEqual(await saleLines(), asSet(drafted.after!.receivables), 'after = a sale after creating the draft');
+      // A second draft of the same priority comes after the rule created first, as a save would.
+      const tie = await preview({ rule: { priority: 5, splits: [{ recipientId: s2, amount: 1 }] } });
+      assert.equal(tie.after?.rule?.id, created.body.id);
+      assert.equal(tie.after?.previewedRuleApplies, false);
+      // The viewer may preview a change too.
+      assert.equal((await call('POST', '/admin/split-rules/preview', { accountId: other.accountId, amount: 100, method: 'pix', rule: draft }, viewer)).status, 200);
+
+      // The previewed rule is checked as a save checks it; the error names the field.
+      for (const [extra, param] of [
+        [{ ruleId: 'spr_nope' }, 'ruleId'],
+        [{ ruleId: ruleA.id, livemode: true }, 'livemode'],
+        [{ rule: { splits: [{ recipientId: s1, amount: 1 }] } }, 'rule.priority'],
+        [{ rule: { priority: 1 } }, 'rule.splits'],
+        [{ rule: { priority: 1, splits: [{ recipientId: s1, amount: 1, percentage: 1 }] } }, 'rule.splits[0]'],
+        [{ rule: { priority: 1, splits: [{ recipientId: seller, amount: 1 }] } }, 'rule.splits[0].recipientId'],
+        [{ rule: { priority: 1, splits: [{ recipientId: s1, amount: 1 }, { recipientId: s1, amount: 2 }] } }, 'rule.splits[1].recipientId'],
+        [{ ruleId: ruleA.id, rule: { splits: [{ recipientId: s1, percentage: 60 }, { recipientId: s2, percentage: 50 }] } }, 'rule.splits'],
+        [{ rule: { priority: 1, splits: [{ recipientId: s1, amount: 1 }], colour: 'red' } }, 'rule'],
+      ] as const) {
+        const res = await call('POST', '/admin/split-rules/preview', { accountId: other.accountId, amount: 100, method: 'pix', ...extra });
+        assert.equal(res.status, 400, `${JSON.stringify(extra)}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error.param, param, `${JSON.stringify(extra)}: ${JSON.stringify(res.body)}`);
+      }
+      // A rule of another account is not this account's.
+      assert.equal((await call('POST', '/admin/split-rules/preview', { accountId: k.accountId, amount: 100, method: 'pix', ruleId: ruleA.id })).body.error.param, 'ruleId');
+    });
+
     test('reorder refuses a partial, duplicated or foreign list, and changes nothing', async () => {
       const a = await newRule({ priority: 600, splits: [{ recipientId: seller, amount: 1 }], active: false });
       const all = (await call('GET', `/admin/split-rules?accountId=${k.accountId}&livemode=false&limit=100`)).body.data.map((r: { id: string }) => r.id);

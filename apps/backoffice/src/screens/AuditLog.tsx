@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client, type Schemas } from '../api/client';
 import { Page, Paged, useCursor, useLoad } from '../components';
 import { useApp } from '../context';
-import { navigate, queryString, useLocation } from '../router';
+import { Link, navigate, queryString, useLocation } from '../router';
 
 type Entry = Schemas['AuditEntry'];
 
@@ -42,7 +42,7 @@ export function AuditLog() {
                 <tr key={e.id} data-audit-action={e.action} data-object-id={e.objectId}>
                   <td>{dateTime(e.createdAt)}</td>
                   <td><span class="wrap-anywhere">{e.actor.email}</span><br /><span class="muted">{e.actor.role === 'admin' || e.actor.role === 'viewer' ? t(`session.role.${e.actor.role}`) : e.actor.role}</span></td>
-                  <td><code>{e.action}</code><br /><span class="muted">{e.objectType}</span> <code class="small">{e.objectId}</code></td>
+                  <td><code>{e.action}</code><br /><span class="muted">{e.objectType}</span> <code class="small">{e.objectId}</code>{e.accountId ? <><br /><Link href={`/accounts/${e.accountId}`} data-merchant-name>{e.accountName ?? e.accountId}</Link></> : null}</td>
                   <td>{e.reason ?? '—'}</td>
                   <td><code>{e.ip}</code><br /><span class="muted small wrap-anywhere" title={e.userAgent ?? undefined}>{e.userAgent ?? ''}</span></td>
                   <td><Changes entry={e} /></td>

@@ -8,6 +8,10 @@ import { useApp } from '../context';
 
 type Field = 'displayName' | 'accentColor' | 'logo';
 
+// The server's limit (admin/branding/schemas.ts MAX_LOGO_BYTES).
+const MAX_LOGO_BYTES = 64 * 1024;
+const kib = (bytes: number) => `${Math.ceil(bytes / 1024)} KiB`;
+
 export function CheckoutBranding({ accountId }: { accountId: string }) {
   const { t, can } = useApp();
   const [current, setCurrent] = useState<Awaited<ReturnType<typeof load>> | null>(null);
@@ -29,9 +33,21 @@ export function CheckoutBranding({ accountId }: { accountId: string }) {
   }, [accountId]);
   const editable = can('accounts:update');
 
+  // A picked file refused here: saving stops on it rather than save the rest without it.
+  const refused = useRef(false);
   const pick = (file: File | undefined) => {
+    refused.current = false;
     setErrors((e) => ({ ...e, logo: undefined }));
     if (!file) return setLogo(null);
+    // The server refuses a logo over 64 KiB (and a body over its limit as a whole): a bigger file
+    // is refused here, before it is read and sent, on its own field, with the focus kept there.
+    if (file.size > MAX_LOGO_BYTES) {
+      setLogo(null);
+      refused.current = true;
+      setErrors((e) => ({ ...e, logo: t('account.branding.logoTooBig', { size: kib(file.size), max: kib(MAX_LOGO_BYTES) }) }));
+      document.getElementById('branding-logo')?.focus();
+      return;
+    }
     const reader = new FileReader();
     reader.onload = () => {
       const url = typeof reader.result === 'string' ? reader.result : '';
@@ -42,6 +58,10 @@ export function CheckoutBranding({ accountId }: { accountId: string }) {
 
   const save = async (e: Event) => {
     e.preventDefault();
+    if (refused.current) {
+      document.getElementById('branding-logo')?.focus();
+      return;
+    }
     setBusy(true);
     setSaved(false);
     setErrors({});

@@ -130,7 +130,7 @@ function Dashboard({ s, names }: { s: Stats; names: Map<string, string> }) {
               <p role="status">{t('home.failingEndpoints', { n: s.webhooks.failingEndpointCount })}</p>
               <ul>
                 {s.webhooks.failingEndpoints.map((e) => (
-                  <li key={e.id}><code>{e.url}</code> — <Link href={`/accounts/${e.accountId}`}>{names.get(e.accountId) ?? e.accountId}</Link> {e.enabled ? '' : <span class="badge badge-failed">{t('home.disabled')}</span>}</li>
+                  <li key={e.id}><code>{e.url}</code> — <Link href={`/accounts/${e.accountId}`}>{e.accountName}</Link> {e.enabled ? '' : <span class="badge badge-failed">{t('home.disabled')}</span>}</li>
                 ))}
               </ul>
             </>

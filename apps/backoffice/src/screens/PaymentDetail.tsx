@@ -17,7 +17,7 @@ export function PaymentDetail({ id }: { id: string }) {
             <div><dt>{t('payment.net')}</dt><dd>{p.netAmount === null ? '—' : money(p.netAmount)}</dd></div>
             <div><dt>{t('payments.refunded')}</dt><dd>{money(p.amountRefunded)}</dd></div>
             <div><dt>{t('common.method')}</dt><dd>{t(`method.${p.method}`)}{p.card ? ` · ${p.card.brand} •••• ${p.card.last4}` : ''}</dd></div>
-            <div><dt>{t('common.account')}</dt><dd><Link href={`/accounts/${p.accountId}`}><code>{p.accountId}</code></Link></dd></div>
+            <div><dt>{t('common.account')}</dt><dd><Link href={`/accounts/${p.accountId}`} data-merchant-name>{p.accountName}</Link> <code class="small muted">{p.accountId}</code></dd></div>
             <div><dt>{t('common.mode')}</dt><dd>{p.livemode ? t('common.live') : t('common.sandbox')}</dd></div>
             <div><dt>{t('common.createdAt')}</dt><dd>{dateTime(p.createdAt)}</dd></div>
           </dl>
@@ -37,7 +37,7 @@ export function PaymentDetail({ id }: { id: string }) {
               <tbody>
                 {p.receivables.length === 0 ? <tr><td colSpan={5}>{t('common.empty')}</td></tr> : p.receivables.map((r) => (
                   <tr key={r.id} data-payee={`${r.payee.type}:${r.payee.id}`} data-amount={r.amount}>
-                    <td>{r.payee.type === 'merchant' ? t('payee.merchant') : t('payee.recipient')}: <code>{r.payee.id}</code></td>
+                    <td>{r.payee.type === 'merchant' ? <>{t('payee.merchant')}: {p.accountName}</> : <>{t('payee.recipient')}: <code>{r.payee.id}</code></>}</td>
                     <td class="num">{money(r.amount)}</td>
                     <td><StatusBadge status={r.status} /></td>
                     <td>{date(r.availableOn)}</td>

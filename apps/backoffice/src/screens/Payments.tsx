@@ -82,7 +82,7 @@ function PaymentTable({ rows, money, dateTime }: { rows: Schemas['AdminPaymentSu
         {rows.length === 0 ? <tr><td colSpan={8}>{t('common.empty')}</td></tr> : rows.map((p) => (
           <tr key={p.id}>
             <td><Link href={`/payments/${p.id}`}><code>{p.id}</code></Link></td>
-            <td><Link href={`/accounts/${p.accountId}`}><code>{p.accountId}</code></Link></td>
+            <td><Link href={`/accounts/${p.accountId}`} data-merchant-name>{p.accountName}</Link><br /><code class="small muted">{p.accountId}</code></td>
             <td class="num">{money(p.amount)}</td>
             <td class="num">{money(p.amountRefunded)}</td>
             <td>{t(`method.${p.method}`)}</td>

@@ -63,8 +63,8 @@ function SettlementTable({ rows }: { rows: Schemas['AdminSettlement'][] }) {
       <tbody>
         {rows.length === 0 ? <tr><td colSpan={7}>{t('common.empty')}</td></tr> : rows.map((s) => (
           <tr key={s.id} data-payee={`${s.payee.type}:${s.payee.id}`}>
-            <td>{s.payee.type === 'merchant' ? t('payee.merchant') : t('payee.recipient')}: <code>{s.payee.id}</code></td>
-            <td><Link href={`/accounts/${s.accountId}`}><code>{s.accountId}</code></Link></td>
+            <td>{s.payee.type === 'merchant' ? <>{t('payee.merchant')}: {s.accountName}</> : <>{t('payee.recipient')}: <code>{s.payee.id}</code></>}</td>
+            <td><Link href={`/accounts/${s.accountId}`} data-merchant-name>{s.accountName}</Link><br /><code class="small muted">{s.accountId}</code></td>
             <td class="num">{money(s.amount)}</td>
             <td class="num">{s.receivableCount}</td>
             <td><StatusBadge status={s.status} /></td>

@@ -54,8 +54,8 @@ export function Settlements() {
               <tr key={s.id}>
                 <td><Link href={`/search?q=${s.id}`}><code>{s.id}</code></Link></td>
                 <td>{date(s.settlementDate)}</td>
-                <td>{s.payee.type === 'merchant' ? t('payee.merchant') : t('payee.recipient')}: <code>{s.payee.id}</code></td>
-                <td><Link href={`/accounts/${s.accountId}`}><code>{s.accountId}</code></Link></td>
+                <td>{s.payee.type === 'merchant' ? <>{t('payee.merchant')}: {s.accountName}</> : <>{t('payee.recipient')}: <code>{s.payee.id}</code></>}</td>
+                <td><Link href={`/accounts/${s.accountId}`} data-merchant-name>{s.accountName}</Link><br /><code class="small muted">{s.accountId}</code></td>
                 <td class="num">{money(s.amount)}</td>
                 <td><StatusBadge status={s.status} /></td>
               </tr>

@@ -6,6 +6,7 @@ import { MONEY_PROBLEM_MESSAGE, moneyInput, parseMoney, parsePercentage, percent
 import { navigate, queryString, useLocation } from '../router';
 import { loadRecipients, loadRules, type Recipient, type SplitRule } from '../rules';
 import { AccountTabs } from './AccountTabs';
+import { Preview, type RuleBody } from './SplitRules';
 
 // Create or edit a split rule. "Save" keeps the rule without activating it (a new rule is saved
 // inactive); "Save and activate" asks for a reason and activates it in the same request, as
@@ -37,8 +38,8 @@ export function SplitRuleForm({ accountId, ruleId }: { accountId: string; ruleId
   const data = useLoad(async () => {
     const rule = ruleId ? await call(client.GET('/admin/split-rules/{id}', { params: { path: { id: ruleId } } })) : null;
     const livemode = rule ? rule.livemode : query.get('livemode') === 'true';
-    const [recipients, rules] = await Promise.all([loadRecipients(accountId, livemode), loadRules(accountId, livemode)]);
-    return { rule, livemode, recipients, rules };
+    const [recipients, rules, account] = await Promise.all([loadRecipients(accountId, livemode), loadRules(accountId, livemode), call(client.GET('/admin/accounts/{id}', { params: { path: { id: accountId } } }))]);
+    return { rule, livemode, recipients, rules, accountName: account.name };
   }, [accountId, ruleId]);
   return (
     <Page title={ruleId ? t('form.editTitle') : t('form.newTitle')}>
@@ -48,8 +49,8 @@ export function SplitRuleForm({ accountId, ruleId }: { accountId: string; ruleId
   );
 }
 
-function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountId: string; rule: SplitRule | null; livemode: boolean; recipients: Recipient[]; rules: SplitRule[] }) {
-  const { t, lang } = useApp();
+function RuleEditor({ accountId, rule, livemode, recipients, rules, accountName }: { accountId: string; rule: SplitRule | null; livemode: boolean; recipients: Recipient[]; rules: SplitRule[]; accountName: string }) {
+  const { t, lang, can } = useApp();
   const [draft, setDraft] = useState<Draft>(() => initialDraft(lang, rule, rules, recipients));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<unknown>(null);
@@ -74,7 +75,7 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
   };
 
   // The request body from the draft, or null with field errors.
-  const build = (): { priority: number; description: string | null; conditions: Schemas['SplitRuleConditions']; splits: Schemas['SplitShareRequest'][] } | null => {
+  const build = (): RuleBody | null => {
     const errs: Record<string, string> = {};
     const priority = /^\d{1,7}$/.test(draft.priority.trim()) ? Number(draft.priority.trim()) : NaN;
     if (!(priority >= 0 && priority <= 1_000_000)) errs.priority = t('form.priorityHelp');
@@ -144,7 +145,8 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
   const invalid = (name: string) => ({ 'aria-invalid': errors[name] ? true : undefined, 'aria-describedby': errors[name] ? `${name}-error` : undefined });
 
   return (
-    // void: Preact drops a handler's promise; this one catches and shows its own failure.
+    <>
+    {/* void: Preact drops a handler's promise; this one catches and shows its own failure. */}
     <form class="rule-form" noValidate onSubmit={(e) => void (async () => {
       e.preventDefault();
       // An active rule: the reason first, then the same save.
@@ -253,6 +255,18 @@ function RuleEditor({ accountId, rule, livemode, recipients, rules }: { accountI
         />
       ) : null}
     </form>
+    {/* Before saving: what this rule, as it would be saved and active, does to a sale, beside
+        what applies now (issue 29). Its own form, after the rule's: Enter in the amount previews,
+        it does not save. */}
+    {can('split_rules:preview') ? (
+      <Preview accountId={accountId} livemode={livemode} names={new Map(recipients.map((r) => [r.id, r.name]))} accountName={accountName} rules={rules}
+        change={{ ruleId: rule?.id, build }}
+        onFieldError={(param, message) => {
+          setErrors({ [param]: message });
+          setTimeout(() => document.querySelector<HTMLElement>('.rule-form [aria-invalid="true"]')?.focus(), 0);
+        }} />
+    ) : null}
+    </>
   );
 }
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, client, mutationHeaders, type Schemas } from '../api/client';
+import { ApiFailure, call, client, mutationHeaders, type Schemas } from '../api/client';
 import { ConfirmDialog, ErrorMessage, Loaded, Page, StatusBadge, useLoad } from '../components';
 import { useApp } from '../context';
 import { MONEY_PROBLEM_MESSAGE, parseMoney, type MessageKey } from '../i18n';
@@ -22,6 +22,8 @@ export function SplitRules({ accountId }: { accountId: string }) {
   const recipients = useLoad(() => loadRecipients(accountId, livemode), [accountId, livemode]);
   const account = useLoad(() => call(client.GET('/admin/accounts/{id}', { params: { path: { id: accountId } } })), [accountId]);
   const [dialog, setDialog] = useState<Dialog | null>(null);
+  // The inactive rule the preview shows "after" for ('' for none).
+  const [previewed, setPreviewed] = useState('');
   // After a reorder, the moved rule's same button gets the focus back once the new order is
   // drawn: the dialog gives it back to that button first, but where the browser has no
   // Element.moveBefore (Firefox, Safari) Preact moves the row with insertBefore, which drops the
@@ -88,6 +90,14 @@ export function SplitRules({ accountId }: { accountId: string }) {
                     ) : null}
                     {/* One button that turns from Activate into Deactivate (the same element), so
                         the focus stays on it after the change. */}
+                    {/* An inactive rule can be previewed before it is activated: the preview
+                        below compares now with after, and the focus goes to its amount. */}
+                    {!rule.active && can('split_rules:preview') ? (
+                      <button type="button" class="secondary" data-preview-rule-button aria-label={t('rules.previewLabel', { n: i + 1 })} onClick={() => {
+                        setPreviewed(rule.id);
+                        document.getElementById('preview-amount')?.focus();
+                      }}>{t('rules.preview')}</button>
+                    ) : null}
                     {(rule.active ? can('split_rules:deactivate') : can('split_rules:activate')) ? (
                       <button type="button" class={rule.active ? 'secondary' : undefined} data-toggle-active onClick={() => setDialog({ kind: rule.active ? 'deactivate' : 'activate', rule, position: i + 1 })}>
                         {rule.active ? t('rules.deactivate') : t('rules.activate')}
@@ -129,7 +139,10 @@ export function SplitRules({ accountId }: { accountId: string }) {
           }}
         />
       ) : null}
-      {can('split_rules:preview') ? <Preview accountId={accountId} livemode={livemode} names={names} accountName={account.data?.name ?? accountId} rules={rules.data ?? []} /> : null}
+      {can('split_rules:preview') ? (
+        <Preview accountId={accountId} livemode={livemode} names={names} accountName={account.data?.name ?? accountId} rules={rules.data ?? []}
+          inactive={(rules.data ?? []).filter((r) => !r.active)} chosen={previewed} onChoose={setPreviewed} />
+      ) : null}
     </Page>
   );
 }
@@ -157,36 +170,80 @@ export function Conditions({ rule }: { rule: Pick<SplitRule, 'conditions'> }) {
   return <>{parts.length > 0 ? parts.join(', ') : t('rules.cond.all')}</>;
 }
 
-function Preview({ accountId, livemode, names, accountName, rules }: { accountId: string; livemode: boolean; names: Map<string, string>; accountName: string; rules: SplitRule[] }) {
+// The rule body the editor would save (what POST and PATCH take, less the reason).
+export interface RuleBody { priority: number; description: string | null; conditions: Schemas['SplitRuleConditions']; splits: Schemas['SplitShareRequest'][] }
+
+type PreviewResult = Schemas['SplitPreview'];
+type Outcome = Schemas['SplitPreviewOutcome'];
+
+// A sale previewed by the server: what the active rules do now and, when a change is previewed
+// (an inactive rule chosen here, or the rule editor's draft before saving), what they would do
+// after it, side by side. The same component on the rules list and in the editor.
+export function Preview({ accountId, livemode, names, accountName, rules, inactive, chosen, onChoose, change, onFieldError }: {
+  accountId: string; livemode: boolean; names: Map<string, string>; accountName: string; rules: SplitRule[];
+  // The rules list: inactive rules to preview as if active, and the one chosen ('' for none).
+  inactive?: SplitRule[]; chosen?: string; onChoose?: (ruleId: string) => void;
+  // The editor: the rule being edited (if saved) and its body, or null when a field is wrong.
+  change?: { ruleId?: string; build: () => RuleBody | null };
+  // A server refusal of a field of the previewed rule (`splits[0].recipientId`...).
+  onFieldError?: (param: string, message: string) => void;
+}) {
   const { t, lang, money } = useApp();
   const [amount, setAmount] = useState('');
   const [method, setMethod] = useState<'pix' | 'credit_card'>('credit_card');
   const [invalid, setInvalid] = useState<MessageKey | null>(null);
-  const [result, setResult] = useState<Schemas['SplitPreview'] | null>(null);
+  const [result, setResult] = useState<PreviewResult | null>(null);
   const [error, setError] = useState<unknown>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
     const parsed = parseMoney(lang, amount);
     const problem = !parsed.ok ? MONEY_PROBLEM_MESSAGE[parsed.problem] : parsed.cents <= 0 ? 'money.positive' : null;
     setInvalid(problem);
-    // A refused amount also clears the last answer: it was for another amount.
-    if (!parsed.ok || problem) {
+    // The editor's fields are checked as a save checks them (the focus goes to the first wrong one).
+    const rule = change ? change.build() : null;
+    // A refused amount or rule also clears the last answer: it was for another sale.
+    if (!parsed.ok || problem || (change && !rule)) {
       setResult(null);
       return;
     }
     setError(null);
+    const ruleId = change ? change.ruleId : chosen || undefined;
     try {
-      setResult(await call(client.POST('/admin/split-rules/preview', { params: { header: mutationHeaders() }, body: { accountId, livemode, amount: parsed.cents, method } })));
+      setResult(await call(client.POST('/admin/split-rules/preview', {
+        params: { header: mutationHeaders() },
+        body: { accountId, livemode, amount: parsed.cents, method, ...(ruleId ? { ruleId } : {}), ...(rule ? { rule } : {}) },
+      })));
     } catch (err) {
       setResult(null);
+      if (err instanceof ApiFailure && err.body.param?.startsWith('rule.') && onFieldError) onFieldError(err.body.param.slice('rule.'.length), err.body.message);
       setError(err);
     }
   };
-  const position = result?.rule ? rules.findIndex((r) => r.id === result.rule?.id) + 1 : 0;
+  const ruleLabel = (outcome: Outcome) => {
+    if (outcome.rule === null) return outcome.previewedRuleApplies ? t('preview.draftRule') : t('preview.noRule');
+    const position = rules.findIndex((r) => r.id === outcome.rule?.id) + 1;
+    const label = `${position > 0 ? `#${position} · ` : ''}${outcome.rule.description ?? outcome.rule.id}`;
+    return outcome.previewedRuleApplies && change ? `${label} · ${t('preview.editedRule')}` : outcome.previewedRuleApplies ? `${label} · ${t('preview.previewedRule')}` : label;
+  };
+  const receivables = (outcome: Outcome, caption: string) => (
+    <table class="preview">
+      <caption>{caption}</caption>
+      <thead><tr><th scope="col">{t('preview.payee')}</th><th scope="col" class="num">{t('common.amount')}</th></tr></thead>
+      <tbody>
+        {outcome.receivables.map((r) => (
+          <tr key={`${r.payee.type}:${r.payee.id}`} data-payee={`${r.payee.type}:${r.payee.id}`} data-amount={r.amount}>
+            <td>{r.payee.type === 'merchant' ? `${t('payee.merchant')}: ${accountName}` : `${t('payee.recipient')}: ${names.get(r.payee.id) ?? r.payee.id}`}</td>
+            <td class="num">{money(r.amount)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+  const ruleId = (outcome: Outcome) => outcome.rule?.id ?? (outcome.previewedRuleApplies ? 'draft' : '');
   return (
     <section aria-labelledby="preview-title" class="card">
-      <h2 id="preview-title">{t('preview.title')}</h2>
-      <p class="hint">{t('preview.help')}</p>
+      <h2 id="preview-title">{t(change ? 'preview.changeTitle' : 'preview.title')}</h2>
+      <p class="hint">{t(change ? 'preview.changeHelp' : 'preview.help')}</p>
       {/* void: Preact drops a handler's promise; submit shows its own failure. */}
       <form class="filters" onSubmit={(e) => void submit(e)} noValidate>
         <div class="field">
@@ -201,32 +258,53 @@ function Preview({ accountId, livemode, names, accountName, rules }: { accountId
             <option value="pix">{t('method.pix')}</option>
           </select>
         </div>
-        <button type="submit">{t('preview.submit')}</button>
+        {inactive && inactive.length > 0 && onChoose ? (
+          <div class="field">
+            <label for="preview-with">{t('preview.with')}</label>
+            <select id="preview-with" value={chosen ?? ''} onChange={(e) => {
+              onChoose((e.target as HTMLSelectElement).value);
+              setResult(null);
+            }}>
+              <option value="">{t('preview.withNone')}</option>
+              {inactive.map((r) => <option key={r.id} value={r.id}>{t('preview.withRule', { n: rules.findIndex((x) => x.id === r.id) + 1, name: r.description ?? r.id })}</option>)}
+            </select>
+          </div>
+        ) : null}
+        <button type="submit">{t(change ? 'preview.changeSubmit' : 'preview.submit')}</button>
       </form>
       <ErrorMessage error={error} />
       {result ? (
         <div aria-live="polite" class="preview-result">
-          <p>
-            <strong>{t('preview.rule')}:</strong>{' '}
-            {result.rule ? <span data-preview-rule={result.rule.id}>{position > 0 ? `#${position} · ` : ''}{result.rule.description ?? result.rule.id}</span> : <span data-preview-rule="">{t('preview.noRule')}</span>}
-          </p>
           <p>{t('common.amount')}: {money(result.amount)} · {t('preview.fee')}: {money(result.fee)} · {t('preview.net')}: {money(result.net)}</p>
-          <table class="preview">
-            <caption>{t('preview.receivables')}</caption>
-            <thead><tr><th scope="col">{t('preview.payee')}</th><th scope="col" class="num">{t('common.amount')}</th></tr></thead>
-            <tbody>
-              {result.receivables.map((r) => (
-                <tr key={`${r.payee.type}:${r.payee.id}`} data-payee={`${r.payee.type}:${r.payee.id}`} data-amount={r.amount}>
-                  <td>{r.payee.type === 'merchant' ? `${t('payee.merchant')}: ${accountName}` : `${t('payee.recipient')}: ${names.get(r.payee.id) ?? r.payee.id}`}</td>
-                  <td class="num">{money(r.amount)}</td>
-                </tr>
+          {result.after ? (
+            <div class="preview-compare">
+              {([['now', result.now], ['after', result.after]] as const).map(([kind, outcome]) => (
+                <section key={kind} class="preview-outcome" data-outcome={kind} aria-labelledby={`preview-${kind}`}>
+                  <h3 id={`preview-${kind}`}>{t(kind === 'now' ? 'preview.now' : 'preview.after')}</h3>
+                  <p><strong>{t('preview.rule')}:</strong> <span data-preview-rule={ruleId(outcome)}>{ruleLabel(outcome)}</span></p>
+                  {receivables(outcome, `${t('preview.receivables')} · ${t(kind === 'now' ? 'preview.now' : 'preview.after')}`)}
+                </section>
               ))}
-            </tbody>
-          </table>
+              {sameLines(result.now, result.after) ? <p class="hint" data-preview-same>{t('preview.same')}</p> : null}
+            </div>
+          ) : (
+            <>
+              <p>
+                <strong>{t('preview.rule')}:</strong>{' '}
+                <span data-preview-rule={ruleId(result.now)}>{ruleLabel(result.now)}</span>
+              </p>
+              {receivables(result.now, t('preview.receivables'))}
+            </>
+          )}
         </div>
       ) : null}
     </section>
   );
+}
+
+function sameLines(a: Outcome, b: Outcome): boolean {
+  const key = (o: Outcome) => o.receivables.map((r) => `${r.payee.type}:${r.payee.id}:${r.amount}`).join('|');
+  return key(a) === key(b);
 }
 
 export type { Recipient };

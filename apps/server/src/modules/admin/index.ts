@@ -9,7 +9,7 @@ import { DEFAULT_SESSION_TTL_MS, LoginThrottle } from './sessions/service.js';
 import { adminGuard, sessionRoutes } from './sessions/routes.js';
 import { AdminLoginRequest, AdminSession, AdminSessionEnded, AdminSessionStatus, AdminUser } from './sessions/schemas.js';
 import { splitRuleActionRoutes, splitRuleRoutes } from './split-rules/routes.js';
-import { ActivateSplitRuleRequest, AmountSplitShare, AmountSplitShareRequest, CreateSplitRuleRequest, DeactivateSplitRuleRequest, PercentageSplitShare, PercentageSplitShareRequest, ReorderSplitRulesRequest, SplitPreview, SplitPreviewReceivable, SplitPreviewRequest, SplitRule, SplitRuleConditions, SplitRuleList, SplitShare, SplitShareRequest, UpdateSplitRuleRequest } from './split-rules/schemas.js';
+import { ActivateSplitRuleRequest, AmountSplitShare, AmountSplitShareRequest, CreateSplitRuleRequest, DeactivateSplitRuleRequest, PercentageSplitShare, PercentageSplitShareRequest, ReorderSplitRulesRequest, SplitPreview, SplitPreviewOutcome, SplitPreviewReceivable, SplitPreviewRequest, SplitPreviewRule, SplitRule, SplitRuleConditions, SplitRuleList, SplitShare, SplitShareRequest, UpdateSplitRuleRequest } from './split-rules/schemas.js';
 import { adminAccountRoutes, accountViewRoutes } from './accounts/routes.js';
 import { AccountViewSchemas, ActivateLiveModeRequest, AdminAccount, AdminAccountList, AdminAccountSettings, UpdateAccountSettingsRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest } from './accounts/schemas.js';
 import { adminPaymentRoutes } from './payments/routes.js';
@@ -49,7 +49,7 @@ const baseAdminSchemas: TSchema[] = [
   AdminLoginRequest, AdminUser, AdminSession, AdminSessionEnded,
   SplitRuleConditions, PercentageSplitShare, AmountSplitShare, SplitShare, PercentageSplitShareRequest, AmountSplitShareRequest, SplitShareRequest, CreateSplitRuleRequest, UpdateSplitRuleRequest, SplitRule, SplitRuleList,
   AdminAccountSettings, AdminAccount, AdminAccountList, UpdateAccountSettingsRequest,
-  ActivateSplitRuleRequest, DeactivateSplitRuleRequest, ReorderSplitRulesRequest, SplitPreviewRequest, SplitPreviewReceivable, SplitPreview,
+  ActivateSplitRuleRequest, DeactivateSplitRuleRequest, ReorderSplitRulesRequest, SplitPreviewRule, SplitPreviewRequest, SplitPreviewReceivable, SplitPreviewOutcome, SplitPreview,
   ActivateLiveModeRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest,
 ];
 

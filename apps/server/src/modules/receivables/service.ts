@@ -36,7 +36,13 @@ function assert(condition: boolean, message: string): asserts condition {
 
 export async function activeRules(tx: Tx, owner: Owner): Promise<SplitRule[]> {
   const rows = await selectWhere(tx, 'split_rules', ['id', 'priority', 'created_at', 'active', 'conditions', 'splits'], { account_id: owner.accountId, livemode: owner.livemode ? 1 : 0, active: 1 });
-  return rows.map((r) => ({
+  return rows.map(domainRule);
+}
+
+// A stored rule as the domain takes it; the preview (admin/split-rules/actions.ts) maps a rule
+// it has not stored (a draft, an edit) through here too, from the columns a save would write.
+export function domainRule(r: { id: string; priority: number; created_at: string; active: number; conditions: string | null; splits: string }): SplitRule {
+  return {
     id: r.id,
     priority: r.priority,
     createdAt: r.created_at,
@@ -46,7 +52,7 @@ export async function activeRules(tx: Tx, owner: Owner): Promise<SplitRule[]> {
     splits: (JSON.parse(r.splits) as Array<{ recipientId: string; percentage?: number; amount?: number }>).map(
       (s): SplitShare => (s.amount !== undefined ? { recipientId: s.recipientId, amountCents: s.amount } : { recipientId: s.recipientId, percentage: s.percentage as number }),
     ),
-  }));
+  };
 }
 
 export interface SalePlan {

@@ -17,6 +17,8 @@ export const AuditEntry = Type.Object(
     action: Type.String({ description: '`<object type>.<verb>`, e.g. `split_rule.activate`, `settlement_run.create`, `account.activate_live`.' }),
     objectType: Type.String({ description: '`split_rule`, `account`, `settlement_run`, ...' }),
     objectId: Type.String(),
+    accountId: Type.Union([Type.String(), Type.Null()], { description: 'The merchant account the object belongs to (the account itself for `account`), or null for objects of no account (a settlement run spans them all).' }),
+    accountName: Type.Union([Type.String(), Type.Null()], { description: 'That account\'s name (issue 29: merchants are named, not only shown by id).' }),
     before: Snapshot,
     after: Snapshot,
     reason: Type.Union([Type.String(), Type.Null()], { description: 'Why, as the admin said it. Required on money-moving actions.' }),

@@ -12,6 +12,7 @@ export const AdminPaymentSummary = Type.Object(
     object: constant('payment'),
     livemode: Type.Boolean(),
     accountId: Type.String(),
+    accountName: Type.String({ description: 'The merchant account\'s name (issue 29: merchants are named, not only shown by id).' }),
     status: Payment.properties.status,
     amount: cents({ description: 'Centavos.' }),
     amountRefunded: cents({ description: 'Centavos.' }),
@@ -27,6 +28,7 @@ export const AdminPaymentDetail = Type.Object(
   {
     ...Payment.properties,
     accountId: Type.String({ description: 'The merchant account (`acct_`).' }),
+    accountName: Type.String({ description: 'The merchant account\'s name (issue 29: merchants are named, not only shown by id).' }),
     receivables: Type.Array(ref('Receivable'), { description: 'What each payee is owed from the sale, and the refund adjustments.' }),
     refunds: Type.Array(ref('Refund')),
     events: Type.Array(ref('EventObject'), { description: `The events about this payment, its refunds and receivables, oldest first (within the event retention; at most ${MAX_DETAIL_ITEMS}).` }),

@@ -7,6 +7,7 @@ import { paginate, type Page } from '../../../http/pagination.js';
 import type { FastifyReply } from 'fastify';
 import { MAX_DETAIL_ITEMS, type AdminPaymentDetail, type AdminPaymentSummary, type ExportAdminPaymentsQuery, type ListAdminPaymentsQuery } from './schemas.js';
 import { CSV_PAGE_ROWS, reais, sendCsv } from '../shared/csv.js';
+import { accountNames, namedPage } from '../shared/names.js';
 import { readPayment, toPayment } from '../../payments/repository.js';
 import { toReceivable } from '../../receivables/service.js';
 import { toRefund } from '../../refunds/service.js';
@@ -16,7 +17,7 @@ import { toEvent } from '../../events/service.js';
 // method, mode and creation date) and a detail with what the payment produced.
 
 
-const toSummary = (row: Selectable<PaymentsTable>): AdminPaymentSummary => ({
+const toSummary = (row: Selectable<PaymentsTable>): Omit<AdminPaymentSummary, 'accountName'> => ({
   id: row.id,
   object: 'payment',
   livemode: row.livemode === 1,
@@ -43,9 +44,11 @@ export async function getAdminPayment(store: Store, id: string): Promise<AdminPa
       .where('data', 'like', `%"${id}"%`)
       .orderBy('id', 'asc').limit(MAX_DETAIL_ITEMS).execute(),
   ]);
+  const names = await accountNames(store.db, [row.account_id]);
   return {
     ...toPayment(row),
     accountId: row.account_id,
+    accountName: names.get(row.account_id) ?? row.account_id,
     receivables: receivables.map(toReceivable),
     refunds: refunds.map(toRefund),
     events: events.map(toEvent),
@@ -66,7 +69,7 @@ function filtered(store: Store, q: ExportAdminPaymentsQuery) {
 }
 
 export async function listAdminPayments(store: Store, q: ListAdminPaymentsQuery): Promise<Page<AdminPaymentSummary>> {
-  return paginate(filtered(store, q), q, toSummary, store.db.selectFrom('payments').selectAll());
+  return namedPage(store.db, await paginate(filtered(store, q), q, toSummary, store.db.selectFrom('payments').selectAll()));
 }
 
 // GET /admin/payments.csv: every payment the filters match, newest first, streamed.

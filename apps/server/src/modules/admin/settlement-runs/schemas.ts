@@ -15,7 +15,7 @@ export type SettlementRunRequest = Static<typeof SettlementRunRequest>;
 
 // A settlement with the merchant account it belongs to: a run spans every account.
 export const AdminSettlement = Type.Object(
-  { ...Settlement.properties, accountId: Type.String({ description: 'The merchant account (`acct_`).' }) },
+  { ...Settlement.properties, accountId: Type.String({ description: 'The merchant account (`acct_`).' }), accountName: Type.String({ description: 'The merchant account\'s name (issue 29: merchants are named, not only shown by id).' }) },
   { $id: 'AdminSettlement', additionalProperties: false, description: 'A settlement of a run, with its merchant account.' },
 );
 export type AdminSettlement = Static<typeof AdminSettlement>;

@@ -6,10 +6,11 @@ import { localDate } from '../../accounts/settings.js';
 import { paginate, type Page } from '../../../http/pagination.js';
 import { createRun, JOB_RUN, toRun, toSettlement, type SettlementRow } from '../../settlements/service.js';
 import type { AuditSpec } from '../shared/audit.js';
+import { namedPage } from '../shared/names.js';
 import type { AdminSettlement, ListRunSettlementsQuery, SettlementRunRequest } from './schemas.js';
 import type { SettlementRun } from '../../settlements/schemas.js';
 
-const toAdminSettlement = (row: SettlementRow): AdminSettlement => ({ ...toSettlement(row), accountId: row.account_id });
+const toAdminSettlement = (row: SettlementRow) => ({ ...toSettlement(row), accountId: row.account_id });
 
 async function runSnapshot(tx: Tx, id: string) {
   const row = await tx.selectFrom('settlement_runs').selectAll().where('id', '=', id).executeTakeFirst();
@@ -30,7 +31,7 @@ export async function listRunSettlements(store: Store, runId: string, query: Lis
   const scope = store.db.selectFrom('settlements').selectAll().where('run_id', '=', runId);
   let qb = scope;
   if (query.status) qb = qb.where('status', '=', query.status);
-  return paginate(qb, query, toAdminSettlement, scope);
+  return namedPage(store.db, await paginate(qb, query, toAdminSettlement, scope));
 }
 
 // POST /admin/settlement-runs: the run, the job that carries it out and the audit entry commit

@@ -9,6 +9,7 @@ import { toSettlement, type SettlementRow } from '../../settlements/service.js';
 import { csvResponse, security, tags } from '../shared/schemas.js';
 import { CSV_PAGE_ROWS, reais, sendCsv } from '../shared/csv.js';
 import type { AdminSettlement } from '../settlement-runs/schemas.js';
+import { namedPage } from '../shared/names.js';
 
 // Settlements of every account and run, for the back office: a filtered list and its CSV.
 
@@ -27,7 +28,7 @@ const ExportAdminSettlementsQuery = Type.Object(filters, { additionalProperties:
 const ListAdminSettlementsQuery = Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore, ...filters }, { additionalProperties: false });
 type Filters = Static<typeof ExportAdminSettlementsQuery>;
 
-const toAdminSettlement = (row: SettlementRow): AdminSettlement => ({ ...toSettlement(row), accountId: row.account_id });
+const toAdminSettlement = (row: SettlementRow): Omit<AdminSettlement, 'accountName'> => ({ ...toSettlement(row), accountId: row.account_id });
 
 function filtered(store: Store, q: Filters) {
   let qb = store.db.selectFrom('settlements').selectAll();
@@ -53,7 +54,7 @@ export function adminSettlementRoutes(scopeInstance: FastifyInstance, store: Sto
       querystring: ListAdminSettlementsQuery,
       response: { 200: ref('AdminSettlementList') },
     },
-  }, (req) => paginate(filtered(store, req.query), req.query, toAdminSettlement, store.db.selectFrom('settlements').selectAll()));
+  }, async (req) => namedPage(store.db, await paginate(filtered(store, req.query), req.query, toAdminSettlement, store.db.selectFrom('settlements').selectAll())));
 
   scope.get('/admin/settlements.csv', {
     config: { permission: 'settlement_runs:view' },

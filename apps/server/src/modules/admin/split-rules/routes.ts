@@ -98,7 +98,7 @@ export function splitRuleActionRoutes(scopeInstance: FastifyInstance, store: Sto
     config: { auth: 'none', idempotent: false, writes: false, permission: 'split_rules:preview', audit: { exempt: 'computes a preview; writes nothing' } },
     schema: {
       operationId: 'adminPreviewSplit', tags, security, summary: 'Preview the split of a sale',
-      description: 'What a sale of `amount` centavos paid with `method` would produce if approved now: the fee, the net value, the split rule that applies (or none) and each receivable (`payee`, `amount`), merchant first. Computed by the same code that approves a sale; writes nothing.',
+      description: 'What a sale of `amount` centavos paid with `method` would produce if approved now: the fee, the net value, the split rule that applies (or none) and each receivable (`payee`, `amount`), merchant first (`rule` and `receivables`, also as `now`). To preview a change before making it, send `ruleId` (an existing rule, e.g. an inactive one: as if it were activated), `rule` (a draft: as if it were created active) or both (an edit of that rule: as if saved with those changes, and active); `after` then answers which rule the sale would get and its receivables after the change, and `previewedRuleApplies` says whether it is the previewed rule. The previewed rule is validated as a save would validate it (errors name `rule.` fields). Computed by the same code that approves a sale; writes nothing.',
       headers: AdminMutationHeaders,
       body: refTo(SplitPreviewRequest),
       response: { 200: ref('SplitPreview') },

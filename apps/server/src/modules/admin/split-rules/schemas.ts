@@ -166,21 +166,66 @@ export const ReorderSplitRulesRequest = Type.Object(
 );
 export type ReorderSplitRulesRequest = Static<typeof ReorderSplitRulesRequest>;
 
-export const SplitPreviewRequest = Type.Object(
+// A rule to preview before it is saved or activated: with `ruleId`, the changes to that rule (as a
+// PATCH: fields left out keep their value); without, a draft (priority and splits, as on create).
+export const SplitPreviewRule = Type.Object(
   {
-    accountId: Type.String({ minLength: 1, maxLength: 64, description: 'The merchant account (`acct_`).' }),
-    livemode: Type.Optional(Type.Boolean({ description: 'Live (true) or sandbox (false, the default) rules.' })),
-    amount: cents({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Gross sale amount in centavos.' }),
-    method: stringEnum(['pix', 'credit_card']),
+    priority: Type.Optional(prioritySchema),
+    conditions: Type.Optional(Type.Union([ref('SplitRuleConditions'), Type.Null()], { description: '`null` or `{}`: no conditions.' })),
+    splits: Type.Optional(splitsSchema),
+    description: Type.Optional(Type.Union([descriptionSchema, Type.Null()], { description: 'Not used by the computation; accepted so an editor can send the body it would save.' })),
   },
-  { $id: 'SplitPreviewRequest', additionalProperties: false, examples: [{ accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 10000, method: 'credit_card' }] },
+  {
+    $id: 'SplitPreviewRule',
+    additionalProperties: false,
+    description: 'A split rule as it would be saved: with `ruleId`, the changes to that rule (fields left out keep their value, as in a PATCH); without `ruleId`, a new rule (a draft), which needs `priority` and `splits`, as on create.',
+    examples: [{ priority: 10, conditions: { method: 'credit_card' }, splits: [{ recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', percentage: 15 }] }],
+  },
+);
+export type SplitPreviewRule = Static<typeof SplitPreviewRule>;
+
+const previewFields = {
+  accountId: Type.String({ minLength: 1, maxLength: 64, description: 'The merchant account (`acct_`).' }),
+  livemode: Type.Optional(Type.Boolean({ description: 'Live (true) or sandbox (false) rules. Defaults to the mode of `ruleId`\'s rule, or sandbox.' })),
+  amount: cents({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Gross sale amount in centavos.' }),
+  method: stringEnum(['pix', 'credit_card']),
+  ruleId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A split rule (`spr_`) of the account, active or not. Alone: previews it as if it were active (an inactive rule before activating it). With `rule`: previews that rule with those changes, saved and active (an edit before saving it).' })),
+};
+
+export const SplitPreviewRequest = Type.Object(
+  { ...previewFields, rule: Type.Optional(ref('SplitPreviewRule')) },
+  {
+    $id: 'SplitPreviewRequest',
+    additionalProperties: false,
+    description: 'A sale to preview. With neither `ruleId` nor `rule`, what the active rules do to it now. With either, also what they would do after the change (`after`).',
+    examples: [
+      { accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 10000, method: 'credit_card' },
+      { accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 10000, method: 'credit_card', ruleId: 'spr_01jc6v8x2a9m3yq0d7b4e5f6g8' },
+      { accountId: 'acct_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 10000, method: 'credit_card', rule: { priority: 5, splits: [{ recipientId: 'rcp_01jc6v8x2a9m3yq0d7b4e5f6g8', amount: 500 }] } },
+    ],
+  },
 );
 export type SplitPreviewRequest = Static<typeof SplitPreviewRequest>;
+// Its loose twin (http/shapes.ts): the rule's shares without the oneOf.
+export const LooseSplitPreviewRequest = Type.Object(
+  { ...previewFields, rule: Type.Optional(Type.Object({ ...SplitPreviewRule.properties, splits: Type.Optional(looseSplits) }, { additionalProperties: false })) },
+  { additionalProperties: false },
+);
 
 export const SplitPreviewReceivable = Type.Object(
   { payee: ref('Payee'), amount: cents({ description: 'Centavos.' }) },
   { $id: 'SplitPreviewReceivable', additionalProperties: false, description: 'What one payee would be owed from the sale.' },
 );
+
+export const SplitPreviewOutcome = Type.Object(
+  {
+    rule: Type.Union([ref('SplitRule'), Type.Null()], { description: 'The saved split rule that applies (as it would be after the change, when it is the previewed one), or null: no rule applies and the merchant receives the whole net value, or the previewed draft applies (see `previewedRuleApplies`).' }),
+    previewedRuleApplies: Type.Boolean({ description: 'Whether the rule that applies is the previewed one (the draft, or `ruleId`\'s rule with its changes). Always false in `now` for a draft or an inactive rule.' }),
+    receivables: Type.Array(ref('SplitPreviewReceivable'), { description: 'One per payee, merchant first, as a sale approved then would create them (zero shares create none).' }),
+  },
+  { $id: 'SplitPreviewOutcome', additionalProperties: false, description: 'Which rule a sale gets and what each payee receives.' },
+);
+export type SplitPreviewOutcome = Static<typeof SplitPreviewOutcome>;
 
 export const SplitPreview = Type.Object(
   {
@@ -191,13 +236,14 @@ export const SplitPreview = Type.Object(
     method: stringEnum(['pix', 'credit_card']),
     fee: cents({ description: 'Processing fee with the account\'s current settings, centavos.' }),
     net: cents({ description: '`amount - fee`: what the receivables add up to.' }),
-    rule: Type.Union([ref('SplitRule'), Type.Null()], { description: 'The split rule that would apply (the first active rule, by priority, whose conditions match and whose shares fit), or null: the merchant receives the whole net value.' }),
+    rule: Type.Union([ref('SplitRule'), Type.Null()], { description: 'The split rule that applies now (the first active rule, by priority, whose conditions match and whose shares fit), or null: the merchant receives the whole net value. The same as `now.rule`.' }),
     receivables: Type.Array(
       ref('SplitPreviewReceivable'),
-      { description: 'One per payee, merchant first, as a sale approved now would create them (zero shares create none).' },
+      { description: 'One per payee, merchant first, as a sale approved now would create them (zero shares create none). The same as `now.receivables`.' },
     ),
+    now: ref('SplitPreviewOutcome'),
+    after: Type.Union([ref('SplitPreviewOutcome'), Type.Null()], { description: 'What the sale would get after the change (the draft saved active, `ruleId`\'s rule activated, or saved with its changes and active), or null when the request previews no change.' }),
   },
-  { $id: 'SplitPreview', additionalProperties: false, description: 'What a sale of this amount and method would produce now, computed by the same code that approves a sale.' },
+  { $id: 'SplitPreview', additionalProperties: false, description: 'What a sale of this amount and method would produce now, and after a change to the rules when one is previewed, computed by the same code that approves a sale.' },
 );
 export type SplitPreview = Static<typeof SplitPreview>;
-

@@ -24,14 +24,14 @@ import { nowIso } from '../../../clock.js';
 
 type Row = Selectable<SplitRulesTable>;
 
-interface RuleFields {
+export interface RuleFields {
   priority: number;
   active: boolean;
   conditions: SplitRuleConditionsBody;
   splits: SplitShareBody[];
 }
 
-function normalizeConditions(c: SplitRuleConditionsBody | null | undefined): SplitRuleConditionsBody {
+export function normalizeConditions(c: SplitRuleConditionsBody | null | undefined): SplitRuleConditionsBody {
   const out: SplitRuleConditionsBody = {};
   if (!c) return out;
   if (c.method !== undefined) out.method = c.method;
@@ -42,7 +42,7 @@ function normalizeConditions(c: SplitRuleConditionsBody | null | undefined): Spl
 
 // Stored without its `type` (what the share holds says it); answered with it (SplitShare's
 // discriminator).
-function normalizeShare(s: SplitShareBody): SplitShareBody {
+export function normalizeShare(s: SplitShareBody): SplitShareBody {
   return s.amount !== undefined ? { recipientId: s.recipientId, amount: s.amount } : { recipientId: s.recipientId, percentage: s.percentage };
 }
 function answerShare(s: SplitShareBody): SplitRule['splits'][number] {
@@ -69,28 +69,35 @@ export function toSplitRule(row: Row): SplitRule {
 
 const apiName = (text: string) => text.replace(/amountCents/g, 'amount');
 
-function refuse(errors: Array<{ param: string; message: string }>): never {
-  const first = errors[0];
+// `prefix`: where the rule sits in the body (`rule.` in a preview's), so the error names the field.
+function refuse(errors: Array<{ param: string; message: string }>, prefix = ''): never {
+  const named = errors.map((e) => ({ param: `${prefix}${e.param}`, message: e.message }));
+  const first = named[0];
   throw new ApiError('VALIDATION_ERROR', `${first.param} ${first.message}.`, {
     param: first.param,
-    details: errors.length > 1 ? errors.map((e) => ({ param: e.param, issue: e.message })) : undefined,
+    details: named.length > 1 ? named.map((e) => ({ param: e.param, issue: e.message })) : undefined,
   });
 }
 
 // The shape rule of SplitShare's oneOf, in words: exactly one of percentage/amount per share.
 // Run on a rule body that matches no shape (http/shapes.ts); checkRuleShape says the same.
-export function checkShares(body: { splits?: SplitShareBody[] }): void {
+export function checkShares(body: { splits?: SplitShareBody[] }, prefix = ''): void {
   const errors = (body.splits ?? []).flatMap((s, i) => {
     if ((s.percentage === undefined) === (s.amount === undefined)) return [{ param: `splits[${i}]`, message: 'must have exactly one of percentage or amount' }];
     const holds = s.amount !== undefined ? 'amount' : 'percentage';
     if (s.type !== undefined && s.type !== holds) return [{ param: `splits[${i}].type`, message: `must be "${holds}" for a share with ${holds === 'amount' ? 'an amount' : 'a percentage'} (or be left out)` }];
     return [];
   });
-  if (errors.length > 0) refuse(errors);
+  if (errors.length > 0) refuse(errors, prefix);
+}
+
+// The same for a preview's rule (`rule.splits[i]`).
+export function checkPreviewShares(body: { rule?: { splits?: SplitShareBody[] } }): void {
+  checkShares(body.rule ?? {}, 'rule.');
 }
 
 // Pure checks: the domain's shape rules, then one share per recipient.
-export function checkRuleShape(rule: RuleFields): void {
+export function checkRuleShape(rule: RuleFields, prefix = ''): void {
   const domainRule = {
     priority: rule.priority,
     active: rule.active,
@@ -103,14 +110,14 @@ export function checkRuleShape(rule: RuleFields): void {
     }),
   };
   const errors = validateSplitRuleShape(domainRule).map((e) => ({ param: apiName(e.param), message: apiName(e.message) }));
-  if (errors.length > 0) refuse(errors);
+  if (errors.length > 0) refuse(errors, prefix);
 
   const seen = new Set<string>();
   rule.splits.forEach((s, i) => {
     if (seen.has(s.recipientId)) errors.push({ param: `splits[${i}].recipientId`, message: 'appears more than once in this rule; give each recipient one share' });
     seen.add(s.recipientId);
   });
-  if (errors.length > 0) refuse(errors);
+  if (errors.length > 0) refuse(errors, prefix);
 }
 
 async function checkAccount(tx: Tx, accountId: string): Promise<void> {
@@ -119,7 +126,7 @@ async function checkAccount(tx: Tx, accountId: string): Promise<void> {
 }
 
 // Another account's recipient, the other mode's, and a made-up id all get the same answer.
-async function checkRecipients(tx: Tx, accountId: string, livemode: boolean, splits: SplitShareBody[]): Promise<void> {
+export async function checkRecipients(tx: Tx, accountId: string, livemode: boolean, splits: SplitShareBody[], prefix = ''): Promise<void> {
   const ids = [...new Set(splits.map((s) => s.recipientId))];
   const rows = await tx.selectFrom('recipients').select('id')
     .where('account_id', '=', accountId).where('livemode', '=', livemode ? 1 : 0).where('id', 'in', ids)
@@ -128,13 +135,32 @@ async function checkRecipients(tx: Tx, accountId: string, livemode: boolean, spl
   const errors = splits.flatMap((s, i) => (found.has(s.recipientId)
     ? []
     : [{ param: `splits[${i}].recipientId`, message: `is not a recipient of this account in ${livemode ? 'live' : 'sandbox'} mode` }]));
-  if (errors.length > 0) refuse(errors);
+  if (errors.length > 0) refuse(errors, prefix);
 }
 
-async function loadRule(db: Store['db'] | Tx, id: string): Promise<Row> {
+export async function loadRule(db: Store['db'] | Tx, id: string): Promise<Row> {
   const row = await db.selectFrom('split_rules').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('split rule', 'id');
   return row;
+}
+
+// A rule's conditions and shares as stored (the preview computes from the same columns).
+export function storedColumns(fields: Pick<RuleFields, 'conditions' | 'splits'>): { conditions: string | null; splits: string } {
+  return {
+    conditions: Object.keys(fields.conditions).length > 0 ? JSON.stringify(fields.conditions) : null,
+    splits: JSON.stringify(fields.splits),
+  };
+}
+
+// A stored rule with a PATCH's changes: what is left out keeps its value.
+export function editedFields(row: Row, body: Pick<UpdateSplitRuleRequest, 'priority' | 'active' | 'conditions' | 'splits'>): RuleFields {
+  const current = toSplitRule(row);
+  return {
+    priority: body.priority ?? current.priority,
+    active: body.active ?? current.active,
+    conditions: body.conditions === undefined ? (current.conditions as SplitRuleConditionsBody) : normalizeConditions(body.conditions as SplitRuleConditionsBody | null),
+    splits: (body.splits ?? current.splits) as SplitShareBody[],
+  };
 }
 
 export async function createSplitRule(ctx: RequestContext, body: CreateSplitRuleRequest): Promise<SplitRule> {
@@ -158,8 +184,7 @@ export async function createSplitRule(ctx: RequestContext, body: CreateSplitRule
       account_id: body.accountId,
       livemode: livemode ? 1 : 0,
       priority: fields.priority,
-      conditions: Object.keys(fields.conditions).length > 0 ? JSON.stringify(fields.conditions) : null,
-      splits: JSON.stringify(fields.splits),
+      ...storedColumns(fields),
       active: fields.active ? 1 : 0,
       description: body.description ?? null,
       created_at: now,
@@ -173,21 +198,14 @@ export async function createSplitRule(ctx: RequestContext, body: CreateSplitRule
 export async function updateSplitRule(ctx: RequestContext, id: string, body: UpdateSplitRuleRequest): Promise<SplitRule> {
   return ctx.write(async (tx) => {
     const row = await loadRule(tx, id);
-    const current = toSplitRule(row);
-    const fields: RuleFields = {
-      priority: body.priority ?? current.priority,
-      active: body.active ?? current.active,
-      conditions: body.conditions === undefined ? (current.conditions as SplitRuleConditionsBody) : normalizeConditions(body.conditions),
-      splits: (body.splits ?? current.splits) as SplitShareBody[],
-    };
+    const fields = editedFields(row, body);
     checkRuleShape(fields);
     fields.splits = fields.splits.map(normalizeShare);
     await checkRecipients(tx, row.account_id, row.livemode === 1, fields.splits);
     const changes = {
       priority: fields.priority,
       active: fields.active ? 1 : 0,
-      conditions: Object.keys(fields.conditions).length > 0 ? JSON.stringify(fields.conditions) : null,
-      splits: JSON.stringify(fields.splits),
+      ...storedColumns(fields),
       description: body.description === undefined ? row.description : body.description,
       updated_at: nowIso(ctx.clock),
     };

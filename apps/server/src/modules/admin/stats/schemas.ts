@@ -89,7 +89,7 @@ export const AdminStatsSettlements = Type.Object(
 
 export const AdminStatsFailingEndpoint = Type.Object(
   {
-    id: Type.String(), accountId: Type.String(), livemode: Type.Boolean(), url: Type.String(),
+    id: Type.String(), accountId: Type.String(), accountName: Type.String({ description: 'The merchant account\'s name (issue 29: merchants are named, not only shown by id).' }), livemode: Type.Boolean(), url: Type.String(),
     enabled: Type.Boolean(),
     failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     disabledReason: Type.Union([Type.String(), Type.Null()]),

@@ -4,6 +4,7 @@ import { ApiError } from '../../../errors.js';
 import { addDays, localDate } from '../../accounts/settings.js';
 import { SETTLEMENT_STATUSES } from '../../../domain/states.js';
 import { MAX_FAILING_ENDPOINTS, MAX_STATS_DAYS, type AdminStats, type AdminStatsQuery } from './schemas.js';
+import { accountNames } from '../shared/names.js';
 
 // The home's figures come from stats_daily (folded) plus stats_deltas (not folded yet): both
 // hold +/- counts and sums per day, account, mode and method/status/reason, written by triggers
@@ -121,10 +122,11 @@ async function failingEndpoints(store: Store, q: AdminStatsQuery) {
   const [{ total }] = await qb.select((eb) => eb.fn.countAll<number>().as('total')).execute();
   const rows = await qb.select(['id', 'account_id', 'livemode', 'url', 'enabled', 'failing_since_ms', 'disabled_reason'])
     .orderBy('failing_since_ms', 'asc').orderBy('id', 'asc').limit(MAX_FAILING_ENDPOINTS).execute();
+  const names = await accountNames(store.db, rows.map((r) => r.account_id));
   return {
     failingEndpointCount: Number(total),
     failingEndpoints: rows.map((r) => ({
-      id: r.id, accountId: r.account_id, livemode: r.livemode === 1, url: r.url, enabled: r.enabled === 1,
+      id: r.id, accountId: r.account_id, accountName: names.get(r.account_id) ?? r.account_id, livemode: r.livemode === 1, url: r.url, enabled: r.enabled === 1,
       failingSince: r.failing_since_ms === null ? null : new Date(Number(r.failing_since_ms)).toISOString(),
       disabledReason: r.disabled_reason,
     })),
