@@ -726,6 +726,10 @@ for (const engine of ENGINES) {
       const detail = (await call('GET', `/admin/payments/${pix.body.id}`, undefined, viewer)).body;
       assert.equal(detail.object, 'payment');
       assert.equal(detail.accountId, m.accountId);
+      // Merchants are named, not only shown by id (issue 29).
+      assert.equal(detail.accountName, 'Payments merchant');
+      const listed = (await call('GET', `/admin/payments?accountId=${m.accountId}`, undefined, viewer)).body.data;
+      assert.deepEqual(listed.map((p: { accountName: string }) => p.accountName), ['Payments merchant', 'Payments merchant']);
       assert.ok(detail.receivables.length >= 1);
       assert.equal(detail.receivables[0].paymentId, pix.body.id);
       // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
@@ -765,6 +769,13 @@ for (const engine of ENGINES) {
       const settlements = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?limit=100`, undefined, viewer)).body.data
         .filter((x: { accountId: string }) => x.accountId === m.accountId);
       assert.deepEqual(settlements.map((x: { payee: { id: string } }) => x.payee.id).sort(), [closed, fine, m.accountId].sort());
+      assert.ok(settlements.every((x: { accountName: string }) => x.accountName === 'Settlement merchant'));
+      const searched = (await call('GET', `/admin/settlements?accountId=${m.accountId}`, undefined, viewer)).body.data;
+      assert.ok(searched.length === 3 && searched.every((x: { accountName: string }) => x.accountName === 'Settlement merchant'), JSON.stringify(searched));
+      // The audit log names the merchant of a rule; a run belongs to no account.
+      const ruleEntry = (await call('GET', `/admin/audit-log?objectId=${rule.body.id}`)).body.data[0];
+      assert.deepEqual([ruleEntry.accountId, ruleEntry.accountName], [m.accountId, 'Settlement merchant']);
+      assert.deepEqual([entry[0].accountId, entry[0].accountName], [null, null]);
       // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
       await eventually(async () => {
         const failed = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?status=failed`)).body.data;

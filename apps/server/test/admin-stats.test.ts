@@ -113,7 +113,7 @@ for (const engine of ENGINES) {
       assert.equal(s.settlements.paid.count, 0);
       assert.deepEqual(s.webhooks, {
         succeeded: 6, failed: 6, pending: 0, successRate: 0.5, failingEndpointCount: 1,
-        failingEndpoints: [{ ...s.webhooks.failingEndpoints[0], id: bad.id, accountId: a.accountId, livemode: false, url: failing.url }],
+        failingEndpoints: [{ ...s.webhooks.failingEndpoints[0], id: bad.id, accountId: a.accountId, accountName: 'Loja A', livemode: false, url: failing.url }],
       });
       assert.notEqual(good.id, bad.id);
 
