@@ -684,7 +684,7 @@ export interface paths {
         put?: never;
         /**
          * Preview the split of a sale
-         * @description What a sale of `amount` centavos paid with `method` would produce if approved now: the fee, the net value, the split rule that applies (or none) and each receivable (`payee`, `amount`), merchant first. Computed by the same code that approves a sale; writes nothing.
+         * @description What a sale of `amount` centavos paid with `method` would produce if approved now: the fee, the net value, the split rule that applies (or none) and each receivable (`payee`, `amount`), merchant first (`rule` and `receivables`, also as `now`). To preview a change before making it, send `ruleId` (an existing rule, e.g. an inactive one: as if it were activated), `rule` (a draft: as if it were created active) or both (an edit of that rule: as if saved with those changes, and active); `after` then answers which rule the sale would get and its receivables after the change, and `previewedRuleApplies` says whether it is the previewed rule. The previewed rule is validated as a save would validate it (errors name `rule.` fields). Computed by the same code that approves a sale; writes nothing.
          */
         post: operations["adminPreviewSplit"];
         delete?: never;
@@ -828,6 +828,8 @@ export interface components {
         AdminPaymentDetail: {
             /** @description The merchant account (`acct_`). */
             accountId: string;
+            /** @description The merchant account's name (issue 29: merchants are named, not only shown by id). */
+            accountName: string;
             /**
              * Format: int64
              * @description Centavos.
@@ -876,6 +878,8 @@ export interface components {
         /** @description A payment in the back office's search results. */
         AdminPaymentSummary: {
             accountId: string;
+            /** @description The merchant account's name (issue 29: merchants are named, not only shown by id). */
+            accountName: string;
             /**
              * Format: int64
              * @description Centavos.
@@ -1005,6 +1009,8 @@ export interface components {
         AdminSettlement: {
             /** @description The merchant account (`acct_`). */
             accountId: string;
+            /** @description The merchant account's name (issue 29: merchants are named, not only shown by id). */
+            accountName: string;
             /**
              * Format: int64
              * @description Centavos: the sum of its receivables (refund adjustments included).
@@ -1122,6 +1128,8 @@ export interface components {
         /** @description A webhook endpoint failing now, or disabled for failing. */
         AdminStatsFailingEndpoint: {
             accountId: string;
+            /** @description The merchant account's name (issue 29: merchants are named, not only shown by id). */
+            accountName: string;
             disabledReason: string | null;
             enabled: boolean;
             failingSince: string | null;
@@ -1293,6 +1301,10 @@ export interface components {
         };
         /** @description One admin change: who, when, from where, what it was before and after, and why. Written in the same transaction as the change; never updated. */
         AuditEntry: {
+            /** @description The merchant account the object belongs to (the account itself for `account`), or null for objects of no account (a settlement run spans them all). */
+            accountId: string | null;
+            /** @description That account's name (issue 29: merchants are named, not only shown by id). */
+            accountName: string | null;
             /** @description `<object type>.<verb>`, e.g. `split_rule.activate`, `settlement_run.create`, `account.activate_live`. */
             action: string;
             actor: components["schemas"]["AuditActor"];
@@ -2045,9 +2057,11 @@ export interface components {
             /** @description Why, for the audit log. Required: this action moves money. */
             reason: string;
         };
-        /** @description What a sale of this amount and method would produce now, computed by the same code that approves a sale. */
+        /** @description What a sale of this amount and method would produce now, and after a change to the rules when one is previewed, computed by the same code that approves a sale. */
         SplitPreview: {
             accountId: string;
+            /** @description What the sale would get after the change (the draft saved active, `ruleId`'s rule activated, or saved with its changes and active), or null when the request previews no change. */
+            after: components["schemas"]["SplitPreviewOutcome"] | null;
             /**
              * Format: int64
              * @description Gross amount, centavos.
@@ -2066,11 +2080,21 @@ export interface components {
              * @description `amount - fee`: what the receivables add up to.
              */
             net: number;
+            now: components["schemas"]["SplitPreviewOutcome"];
             /** @constant */
             object: "split_preview";
-            /** @description One per payee, merchant first, as a sale approved now would create them (zero shares create none). */
+            /** @description One per payee, merchant first, as a sale approved now would create them (zero shares create none). The same as `now.receivables`. */
             receivables: components["schemas"]["SplitPreviewReceivable"][];
-            /** @description The split rule that would apply (the first active rule, by priority, whose conditions match and whose shares fit), or null: the merchant receives the whole net value. */
+            /** @description The split rule that applies now (the first active rule, by priority, whose conditions match and whose shares fit), or null: the merchant receives the whole net value. The same as `now.rule`. */
+            rule: components["schemas"]["SplitRule"] | null;
+        };
+        /** @description Which rule a sale gets and what each payee receives. */
+        SplitPreviewOutcome: {
+            /** @description Whether the rule that applies is the previewed one (the draft, or `ruleId`'s rule with its changes). Always false in `now` for a draft or an inactive rule. */
+            previewedRuleApplies: boolean;
+            /** @description One per payee, merchant first, as a sale approved then would create them (zero shares create none). */
+            receivables: components["schemas"]["SplitPreviewReceivable"][];
+            /** @description The saved split rule that applies (as it would be after the change, when it is the previewed one), or null: no rule applies and the merchant receives the whole net value, or the previewed draft applies (see `previewedRuleApplies`). */
             rule: components["schemas"]["SplitRule"] | null;
         };
         /** @description What one payee would be owed from the sale. */
@@ -2083,10 +2107,31 @@ export interface components {
             payee: components["schemas"]["Payee"];
         };
         /**
+         * @description A sale to preview. With neither `ruleId` nor `rule`, what the active rules do to it now. With either, also what they would do after the change (`after`).
          * @example {
          *       "accountId": "acct_01jc6v8x2a9m3yq0d7b4e5f6g8",
          *       "amount": 10000,
          *       "method": "credit_card"
+         *     }
+         * @example {
+         *       "accountId": "acct_01jc6v8x2a9m3yq0d7b4e5f6g8",
+         *       "amount": 10000,
+         *       "method": "credit_card",
+         *       "ruleId": "spr_01jc6v8x2a9m3yq0d7b4e5f6g8"
+         *     }
+         * @example {
+         *       "accountId": "acct_01jc6v8x2a9m3yq0d7b4e5f6g8",
+         *       "amount": 10000,
+         *       "method": "credit_card",
+         *       "rule": {
+         *         "priority": 5,
+         *         "splits": [
+         *           {
+         *             "recipientId": "rcp_01jc6v8x2a9m3yq0d7b4e5f6g8",
+         *             "amount": 500
+         *           }
+         *         ]
+         *       }
          *     }
          */
         SplitPreviewRequest: {
@@ -2097,10 +2142,41 @@ export interface components {
              * @description Gross sale amount in centavos.
              */
             amount: number;
-            /** @description Live (true) or sandbox (false, the default) rules. */
+            /** @description Live (true) or sandbox (false) rules. Defaults to the mode of `ruleId`'s rule, or sandbox. */
             livemode?: boolean;
             /** @enum {string} */
             method: "pix" | "credit_card";
+            rule?: components["schemas"]["SplitPreviewRule"];
+            /** @description A split rule (`spr_`) of the account, active or not. Alone: previews it as if it were active (an inactive rule before activating it). With `rule`: previews that rule with those changes, saved and active (an edit before saving it). */
+            ruleId?: string;
+        };
+        /**
+         * @description A split rule as it would be saved: with `ruleId`, the changes to that rule (fields left out keep their value, as in a PATCH); without `ruleId`, a new rule (a draft), which needs `priority` and `splits`, as on create.
+         * @example {
+         *       "priority": 10,
+         *       "conditions": {
+         *         "method": "credit_card"
+         *       },
+         *       "splits": [
+         *         {
+         *           "recipientId": "rcp_01jc6v8x2a9m3yq0d7b4e5f6g8",
+         *           "percentage": 15
+         *         }
+         *       ]
+         *     }
+         */
+        SplitPreviewRule: {
+            /** @description `null` or `{}`: no conditions. */
+            conditions?: components["schemas"]["SplitRuleConditions"] | null;
+            /** @description Not used by the computation; accepted so an editor can send the body it would save. */
+            description?: string | null;
+            /**
+             * Format: int32
+             * @description 0-1000000; lower runs first, ties by creation order.
+             */
+            priority?: number;
+            /** @description 1-20 shares; percentages sum to at most 100. */
+            splits?: components["schemas"]["SplitShareRequest"][];
         };
         /** @description How a merchant's sales are split between recipients. */
         SplitRule: {
@@ -6835,7 +6911,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description What a sale of this amount and method would produce now, computed by the same code that approves a sale. */
+            /** @description What a sale of this amount and method would produce now, and after a change to the rules when one is previewed, computed by the same code that approves a sale. */
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
