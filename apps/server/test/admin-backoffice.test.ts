@@ -611,7 +611,7 @@ for (const engine of ENGINES) {
         [{ rule: { priority: 1, splits: [{ recipientId: seller, amount: 1 }] } }, 'rule.splits[0].recipientId'],
         [{ rule: { priority: 1, splits: [{ recipientId: s1, amount: 1 }, { recipientId: s1, amount: 2 }] } }, 'rule.splits[1].recipientId'],
         [{ ruleId: ruleA.id, rule: { splits: [{ recipientId: s1, percentage: 60 }, { recipientId: s2, percentage: 50 }] } }, 'rule.splits'],
-        [{ rule: { priority: 1, splits: [{ recipientId: s1, amount: 1 }], colour: 'red' } }, 'rule'],
+        [{ rule: { priority: 1, splits: [{ recipientId: s1, amount: 1 }], colour: 'red' } }, 'rule.colour'],
       ] as const) {
         const res = await call('POST', '/admin/split-rules/preview', { accountId: other.accountId, amount: 100, method: 'pix', ...extra });
         assert.equal(res.status, 400, `${JSON.stringify(extra)}: ${JSON.stringify(res.body)}`);
