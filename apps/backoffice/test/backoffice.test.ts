@@ -988,7 +988,7 @@ for (const engine of ENGINES) {
       await form.locator('#branding-logo-error').waitFor({ state: 'detached' });
       await page.keyboard.press('Tab');
       await page.keyboard.press('Enter');
-      await form.locator('#branding-accentColor-error', { hasText: /WCAG AA/ }).waitFor();
+      await form.locator('#branding-accentColor-error', { hasText: /^A cor #7dd3fc tem contraste de 1,\d+:1 com o branco; o WCAG AA pede pelo menos 4,5:1/ }).waitFor();
       assert.equal(await focusedId(), 'branding-accentColor');
       assert.equal(await form.locator('#branding-accentColor').getAttribute('aria-invalid'), 'true');
       assert.equal(requests.length, 1);

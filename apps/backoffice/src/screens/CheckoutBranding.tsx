@@ -13,7 +13,7 @@ const MAX_LOGO_BYTES = 64 * 1024;
 const kib = (bytes: number) => `${Math.ceil(bytes / 1024)} KiB`;
 
 export function CheckoutBranding({ accountId }: { accountId: string }) {
-  const { t, can } = useApp();
+  const { t, can, lang } = useApp();
   const [current, setCurrent] = useState<Awaited<ReturnType<typeof load>> | null>(null);
   const [displayName, setDisplayName] = useState('');
   const [accent, setAccent] = useState('');
@@ -79,7 +79,9 @@ export function CheckoutBranding({ accountId }: { accountId: string }) {
       const param = err instanceof ApiFailure ? err.body.param ?? '' : '';
       const field: Field | undefined = param.startsWith('logo') ? 'logo' : param === 'displayName' || param === 'accentColor' ? param : undefined;
       if (err instanceof ApiFailure && field) {
-        setErrors({ [field]: err.body.message });
+        // The server's contrast refusal, in the operator's language (it says the ratio).
+        const contrast = field === 'accentColor' ? /contrast of ([\d.]+):1/.exec(err.body.message) : null;
+        setErrors({ [field]: contrast ? t('account.branding.accentContrast', { color: accent.trim(), ratio: lang === 'en' ? contrast[1] : contrast[1].replace('.', ',') }) : err.body.message });
         document.getElementById(`branding-${field}`)?.focus();
       } else {
         setErrors({ displayName: err instanceof Error ? err.message : String(err) });

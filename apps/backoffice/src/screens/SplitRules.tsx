@@ -276,6 +276,7 @@ export function Preview({ accountId, livemode, names, accountName, rules, inacti
       {result ? (
         <div aria-live="polite" class="preview-result">
           <p>{t('common.amount')}: {money(result.amount)} · {t('preview.fee')}: {money(result.fee)} · {t('preview.net')}: {money(result.net)}</p>
+          {result.after && sameLines(result.now, result.after) ? <p class="hint" data-preview-same>{t('preview.same')}</p> : null}
           {result.after ? (
             <div class="preview-compare">
               {([['now', result.now], ['after', result.after]] as const).map(([kind, outcome]) => (
@@ -285,7 +286,6 @@ export function Preview({ accountId, livemode, names, accountName, rules, inacti
                   {receivables(outcome, `${t('preview.receivables')} · ${t(kind === 'now' ? 'preview.now' : 'preview.after')}`)}
                 </section>
               ))}
-              {sameLines(result.now, result.after) ? <p class="hint" data-preview-same>{t('preview.same')}</p> : null}
             </div>
           ) : (
             <>
