@@ -568,7 +568,7 @@ for (const engine of ENGINES) {
       assert.deepEqual((await call('GET', `/admin/split-rules/${ruleB.id}`)).body, ruleB, 'the rule is unchanged');
       assert.deepEqual(await saleLines(), asSet(inactive.now.receivables), 'now = a sale before the change');
       assert.equal((await call('POST', `/admin/split-rules/${ruleB.id}/activate`, { reason: 'go' })).status, 200);
-      assert.deepEqual(await saleLines(), asSet(inactive.after!.receivables), 'after = a sale after activating');
+      assert.deepEqual(await saleLines(), asSet(inactive.after.receivables), 'after = a sale after activating');
 
       // An edit of the active rule, before saving it: its new share applies...
       const edit = { splits: [{ recipientId: s2, percentage: 12.34 }], description: 'renegotiated' };
@@ -577,13 +577,13 @@ for (const engine of ENGINES) {
       assert.equal(edited.now.previewedRuleApplies, true);
       assert.equal(edited.after?.rule?.id, ruleB.id);
       assert.deepEqual(edited.after?.rule?.splits, [{ type: 'percentage', recipientId: s2, percentage: 12.34 }]);
-      assert.notDeepEqual(asSet(edited.after!.receivables), asSet(edited.now.receivables));
+      assert.notDeepEqual(asSet(edited.after.receivables), asSet(edited.now.receivables));
       // ...and an edit whose conditions no longer match hands the sale to the next rule.
       const narrowed = await preview({ ruleId: ruleB.id, rule: { conditions: { minAmount: 20_000 } } });
       assert.equal(narrowed.after?.rule?.id, ruleA.id);
       assert.equal(narrowed.after?.previewedRuleApplies, false);
       assert.equal((await call('PATCH', `/admin/split-rules/${ruleB.id}`, { ...edit, reason: 'new deal' })).status, 200);
-      assert.deepEqual(await saleLines(), asSet(edited.after!.receivables), 'after = a sale after saving the edit');
+      assert.deepEqual(await saleLines(), asSet(edited.after.receivables), 'after = a sale after saving the edit');
 
       // A draft, before creating it: first by priority, it applies.
       const draft = { priority: 5, conditions: null, splits: [{ recipientId: s1, amount: 777 }, { recipientId: s2, percentage: 1.5 }] };
@@ -593,7 +593,7 @@ for (const engine of ENGINES) {
       assert.equal(drafted.after?.previewedRuleApplies, true);
       const created = await call('POST', '/admin/split-rules', { accountId: other.accountId, ...draft, conditions: undefined, reason: 'draft saved' });
       assert.equal(created.status, 200, JSON.stringify(created.body));
-      assert.deepEqual(await saleLines(), asSet(drafted.after!.receivables), 'after = a sale after creating the draft');
+      assert.deepEqual(await saleLines(), asSet(drafted.after.receivables), 'after = a sale after creating the draft');
       // A second draft of the same priority comes after the rule created first, as a save would.
       const tie = await preview({ rule: { priority: 5, splits: [{ recipientId: s2, amount: 1 }] } });
       assert.equal(tie.after?.rule?.id, created.body.id);

@@ -125,7 +125,7 @@ interface ChangedRule {
 async function changedRule(store: Store, accountId: string, livemode: boolean, existing: SplitRuleRow | null, change: SplitPreviewRule | undefined): Promise<ChangedRule> {
   let fields: RuleFields;
   if (existing) {
-    fields = editedFields(existing, { ...(change ?? {}), active: true } as Parameters<typeof editedFields>[1]);
+    fields = editedFields(existing, { ...(change ?? {}), active: true });
   } else {
     if (change?.priority === undefined) throw new ApiError('VALIDATION_ERROR', 'rule.priority is required for a new rule (without ruleId).', { param: 'rule.priority' });
     if (change.splits === undefined) throw new ApiError('VALIDATION_ERROR', 'rule.splits is required for a new rule (without ruleId).', { param: 'rule.splits' });

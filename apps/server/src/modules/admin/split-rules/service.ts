@@ -158,7 +158,7 @@ export function editedFields(row: Row, body: Pick<UpdateSplitRuleRequest, 'prior
   return {
     priority: body.priority ?? current.priority,
     active: body.active ?? current.active,
-    conditions: body.conditions === undefined ? (current.conditions as SplitRuleConditionsBody) : normalizeConditions(body.conditions as SplitRuleConditionsBody | null),
+    conditions: body.conditions === undefined ? (current.conditions as SplitRuleConditionsBody) : normalizeConditions(body.conditions),
     splits: (body.splits ?? current.splits) as SplitShareBody[],
   };
 }
