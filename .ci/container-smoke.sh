@@ -3,14 +3,20 @@
 #
 #   .ci/container-smoke.sh            build the image, then every check below
 #   SKIP_BUILD=1 .ci/container-smoke.sh   use the image already built
+#   COMPOSE=podman-compose .ci/container-smoke.sh   the compose run with one tool only
+#   COMPOSE= .ci/container-smoke.sh                 no compose run (the image alone)
+#   NODE_VERSION=20.20.2 IMAGE=localhost/pagamentos:node20 COMPOSE= .ci/container-smoke.sh
+#                                     the image on another Node (its base made first)
 #
 # 1. builds the image (scripts/container/build.sh) and the PostgreSQL image;
 # 2. runs the image alone on SQLite, read-only, no capabilities, data on a named volume:
 #    /healthz, the image's HEALTHCHECK, a sandbox sign-up, a card payment approved, a Pix payment
 #    paid; restarts the container and reads them back; checks the process is not root;
 # 3. SIGTERM drains: exit 0 well within the server's 30 s drain limit;
-# 4. runs compose.yaml (podman-compose; COMPOSE=docker-compose for that) on PostgreSQL: the same
-#    flow, with the worker service confirming the payments (the API runs no jobs);
+# 4. runs compose.yaml on PostgreSQL with podman-compose, then with docker-compose (Debian's
+#    1.29, against podman's Docker-compatible API: `podman system service`): the same flow, with
+#    the worker service confirming the payments (the API runs no jobs), the API restarted, and
+#    `compose stop` draining the API and the worker (exit 0, drain logged);
 # 5. exports the image to an OCI archive with skopeo, reports its size, and scans every layer
 #    for secrets (sk_, whsec_, PRIVATE KEY).
 # Prints the figures (size, start-to-healthy, each step's time). Cleans up what it started.
@@ -18,12 +24,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 IMAGE="${IMAGE:-localhost/pagamentos:latest}"
-COMPOSE="${COMPOSE:-podman-compose}"
+# The compose tools to run the stack with, one after the other.
+COMPOSE="${COMPOSE-podman-compose docker-compose}"
 RUN_ID="smoke$$"
 NAME="pagamentos-$RUN_ID"
 VOLUME="pagamentos-$RUN_ID-data"
 WORK=$(mktemp -d /var/tmp/pagamentos-smoke.XXXXXX)
 figures=()
+projects=()   # tool:project of each compose run, for the cleanup
 figure() { figures+=("$1"); echo "   $1"; }
 step() { echo; echo "-- $1"; }
 now_ms() { date +%s%3N; }
@@ -34,16 +42,23 @@ cleanup() {
   set +e
   if [ "$rc" -ne 0 ]; then
     echo "-- logs of $NAME:" >&2; podman logs --tail 40 "$NAME" >&2 2>&1
-    [ -f "$WORK/stack/compose.yaml" ] && (cd "$WORK/stack" && $COMPOSE -p "$RUN_ID" logs --tail 40 >&2 2>&1)
+    if [ -n "${project:-}" ] && [ -f "$WORK/stack/compose.yaml" ]; then
+      for id in $(podman ps -a -q --filter "label=com.docker.compose.project=$project"); do
+        echo "-- $(podman inspect "$id" --format '{{.Name}} ({{.State.Status}}, exit {{.State.ExitCode}}, health {{.State.Health.Status}})'):" >&2
+        podman logs --tail 30 "$id" >&2 2>&1
+      done
+    fi
   fi
   [ -n "${ticker_pid:-}" ] && kill "$ticker_pid" 2>/dev/null
   podman rm -f -v -t 0 "$NAME" >/dev/null 2>&1
   podman volume rm -f "$VOLUME" >/dev/null 2>&1
-  if [ -f "$WORK/stack/compose.yaml" ]; then
-    (cd "$WORK/stack" && $COMPOSE -p "$RUN_ID" down -v >/dev/null 2>&1)
-    podman volume rm -f "${RUN_ID}_pgdata" >/dev/null 2>&1
-    podman network rm "${RUN_ID}_default" >/dev/null 2>&1
-  fi
+  for p in "${projects[@]}"; do
+    (cd "$WORK/stack" && compose "${p%%:*}" -p "${p#*:}" down -v >/dev/null 2>&1)
+    podman rm -f -v -t 0 $(podman ps -a -q --filter "label=com.docker.compose.project=${p#*:}") >/dev/null 2>&1
+    podman volume rm -f "${p#*:}_pgdata" >/dev/null 2>&1
+    podman network rm "${p#*:}_default" >/dev/null 2>&1
+  done
+  [ -n "${service_pid:-}" ] && kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null
   rm -rf "$WORK"
   echo
   echo "== container smoke figures =="
@@ -105,11 +120,14 @@ if [ -z "${SKIP_BUILD:-}" ]; then
   t=$(now_ms)
   scripts/container/build.sh "$IMAGE" >"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; fail "image build"; }
   figure "image build: $(( ($(now_ms) - t) / 1000 )) s"
-  t=$(now_ms)
-  podman build --pull=never -q -t localhost/pagamentos-postgres:15 scripts/container/postgres >"$WORK/pg-build.log" 2>&1 \
-    || { tail -40 "$WORK/pg-build.log"; fail "PostgreSQL image build"; }
-  figure "PostgreSQL image build: $(( ($(now_ms) - t) / 1000 )) s"
+  if [ -n "$COMPOSE" ]; then
+    t=$(now_ms)
+    podman build --pull=never -q -t localhost/pagamentos-postgres:15 scripts/container/postgres >"$WORK/pg-build.log" 2>&1 \
+      || { tail -40 "$WORK/pg-build.log"; fail "PostgreSQL image build"; }
+    figure "PostgreSQL image build: $(( ($(now_ms) - t) / 1000 )) s"
+  fi
 fi
+figure "image: $IMAGE, Node $(podman run --rm --entrypoint node "$IMAGE" -v)"
 figure "image size: $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}') (podman's count, uncompressed)"
 
 step "alone, on SQLite: read-only root, no capabilities, data on volume $VOLUME"
@@ -165,50 +183,137 @@ case "$code" in 200|000) ;; *) fail "a request in flight at SIGTERM got HTTP $co
 figure "SIGTERM to exit 0: $stop_ms ms"
 podman rm -f -v "$NAME" >/dev/null
 
-step "compose ($COMPOSE) on PostgreSQL: migrate, API, worker"
-mkdir -p "$WORK/stack/scripts/container"
-cp compose.yaml "$WORK/stack/"
-cp -r scripts/container/postgres "$WORK/stack/scripts/container/"
-scripts/container/make-secrets.sh "$WORK/stack/secrets" >/dev/null
-API_PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-sed -e "s|^API_PORT=.*|API_PORT=$API_PORT|" -e "s|^PUBLIC_URL=.*|PUBLIC_URL=http://localhost:$API_PORT|" \
-  -e "s|^IMAGE=.*|IMAGE=$IMAGE|" .env.example >"$WORK/stack/.env"
-cd "$WORK/stack"
-# podman runs health checks from systemd timers; where there is no systemd (this CI machine),
-# nothing runs them, a container stays "starting", and docker-compose waits forever on
-# `condition: service_healthy`. Run them here every 2 s, as the timers would.
-if ! [ -d /run/systemd/system ]; then
-  ( while sleep 2; do
-      for id in $(podman ps -q --filter "label=com.docker.compose.project=$RUN_ID"); do podman healthcheck run "$id" >/dev/null 2>&1; done
-    done ) &
-  ticker_pid=$!
+# `compose TOOL ARGS...`: podman-compose drives podman itself; docker-compose speaks the Docker
+# API, which `podman system service` serves on a socket of this run (started once, below).
+compose() {
+  local tool="$1"; shift
+  case "$tool" in
+    docker-compose) DOCKER_HOST="unix://$WORK/podman.sock" docker-compose "$@" ;;
+    *) "$tool" "$@" ;;
+  esac
+}
+
+# The stack's files in a folder of their own (as an operator has them: compose.yaml, .env from
+# .env.example, ./secrets from make-secrets.sh, the PostgreSQL image's build context).
+stack_files() {
+  rm -rf "$WORK/stack"
+  mkdir -p "$WORK/stack/scripts/container"
+  cp compose.yaml "$WORK/stack/"
+  cp -r scripts/container/postgres "$WORK/stack/scripts/container/"
+  scripts/container/make-secrets.sh "$WORK/stack/secrets" >/dev/null
+  API_PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  sed -e "s|^API_PORT=.*|API_PORT=$API_PORT|" -e "s|^PUBLIC_URL=.*|PUBLIC_URL=http://localhost:$API_PORT|" \
+    -e "s|^IMAGE=.*|IMAGE=$IMAGE|" .env.example >"$WORK/stack/.env"
+}
+
+# The id of a running (or, with -a, any) container of service $2 in project $1.
+service_id() {
+  local all=""
+  [ "$1" = -a ] && { all=-a; shift; }
+  podman ps $all -q --filter "label=com.docker.compose.project=$1" --filter "label=com.docker.compose.service=$2" | head -1
+}
+
+# The stack through compose tool $1: the same flow as alone, through PostgreSQL and the worker.
+compose_smoke() {
+  local tool="$1" short
+  case "$tool" in docker-compose) short=dc ;; *) short=pc ;; esac
+  project="${RUN_ID}$short"
+  local version
+  case "$tool" in
+    podman-compose) version="podman-compose $(podman-compose version 2>/dev/null | awk '/compose/ && /version/ {v=$NF} END {print v}')" ;;
+    *) version="$tool $(compose "$tool" version --short 2>/dev/null || true)" ;;
+  esac
+  step "compose ($version) on PostgreSQL: migrate, API, worker (project $project)"
+  stack_files
+  cd "$WORK/stack"
+  projects+=("$tool:$project")
+  local t; t=$(now_ms)
+  compose "$tool" -p "$project" up -d >"$WORK/compose-up.log" 2>&1 || { cat "$WORK/compose-up.log"; fail "$tool up"; }
+  CBASE="http://127.0.0.1:$API_PORT"
+  wait_ok "$CBASE/readyz" 180 || { cat "$WORK/compose-up.log"; fail "the compose API ($tool) is not ready within 180 s"; }
+  figure "$tool up to API ready (PostgreSQL initialized, migrated): $(( $(now_ms) - t )) ms"
+  [ "$(curl -sf "$CBASE/readyz" | json engine)" = postgres ] || fail "the compose API is not on PostgreSQL"
+  local migrate_id; migrate_id=$(service_id -a "$project" migrate)
+  [ -n "$migrate_id" ] && [ "$(podman inspect "$migrate_id" --format '{{.State.ExitCode}}')" = 0 ] || fail "the migrate service did not exit 0"
+  # docker-compose started api and worker only once db was healthy and migrate had exited 0
+  # (podman-compose 1.0 starts them in order without waiting; both migrate at start anyway).
+  if [ "$tool" = docker-compose ]; then
+    local db_id; db_id=$(service_id "$project" db)
+    [ "$(podman inspect "$db_id" --format '{{.State.Health.Status}}')" = healthy ] || fail "db is not healthy"
+    local migrate_end api_start
+    migrate_end=$(podman inspect "$migrate_id" --format '{{.State.FinishedAt.Unix}}')
+    api_start=$(podman inspect "$(service_id "$project" api)" --format '{{.State.StartedAt.Unix}}')
+    [ "$api_start" -ge "$migrate_end" ] || fail "docker-compose started the API before migrate exited"
+    echo "   db healthy, then migrate (exit 0), then api and worker"
+  fi
+  read -r CSK CCARD CPIX <<<"$(flow "$CBASE")"
+  [ -n "$CPIX" ] || fail "the payment flow on PostgreSQL ($tool)"
+  local worker_id api_id
+  worker_id=$(service_id "$project" worker)
+  [ -n "$worker_id" ] || fail "no worker running"
+  # The API runs no jobs (WORKER_IN_PROCESS=false): the card's approval came from the worker.
+  podman exec "$worker_id" sh -c 'cat /proc/1/cmdline | tr "\0" " "' | grep -q ' worker' || fail "the worker is not running cli worker"
+  # No secret in the containers' environment: only the _FILE names.
+  podman inspect "$worker_id" --format '{{range .Config.Env}}{{println .}}{{end}}' | grep -q '^DATABASE_URL=postgres' && fail "DATABASE_URL in the environment"
+  echo "-- $tool: the API restarted keeps the data (PostgreSQL)"
+  api_id=$(service_id "$project" api)
+  podman restart -t 35 "$api_id" >/dev/null
+  wait_ok "$CBASE/readyz" 120 || fail "the compose API did not come back"
+  still_there "$CBASE" "$CSK" "$CCARD" "$CPIX"
+  echo "   $CCARD and $CPIX are there, approved"
+  echo "-- $tool stop: SIGTERM drains the API and the worker"
+  api_id=$(service_id "$project" api)
+  t=$(now_ms)
+  compose "$tool" -p "$project" stop >"$WORK/compose-stop.log" 2>&1 || { cat "$WORK/compose-stop.log"; fail "$tool stop"; }
+  figure "$tool stop (every service drained): $(( $(now_ms) - t )) ms"
+  local id svc code logs
+  for svc in api worker db; do
+    id=$(service_id -a "$project" "$svc")
+    code=$(podman inspect "$id" --format '{{.State.ExitCode}}')
+    [ "$code" = 0 ] || fail "$svc exited $code on $tool stop"
+  done
+  # Exit 0 is the drain's: Node killed by an unhandled SIGTERM exits 143, and the worker's handler
+  # exits 0 only after its jobs and webhook deliveries finished. The API also logs it.
+  logs=$(podman logs "$api_id" 2>&1)
+  grep -q 'shutting down: finishing in-flight' <<<"$logs" || fail "the API logged no drain"
+  echo "   api, worker and db exited 0 (the API logged its drain)"
+  t=$(now_ms)
+  compose "$tool" -p "$project" down -v >/dev/null 2>&1
+  figure "$tool down -v: $(( $(now_ms) - t )) ms"
+  cd "$ROOT"
+}
+
+if [ -n "$COMPOSE" ]; then
+  # podman runs health checks from systemd timers; where there is no systemd (this CI machine),
+  # nothing runs them and a container stays "starting" for ever: docker-compose would wait on
+  # `condition: service_healthy` (db, before migrate) until it gives up. Run them here every 2 s,
+  # as the timers would, for both tools (podman-compose 1.0 does not wait on health, but `podman
+  # ps` then shows it). The checks are the stack's own (compose.yaml's healthcheck: lines).
+  if ! [ -d /run/systemd/system ]; then
+    # (set +e: a check that fails, or a container that exits meanwhile, must not end the loop.)
+    ( set +e
+      while sleep 2; do
+        for p in "${RUN_ID}pc" "${RUN_ID}dc"; do
+          for id in $(podman ps -q --filter "label=com.docker.compose.project=$p" 2>/dev/null); do
+            podman healthcheck run "$id" >/dev/null 2>&1
+          done
+        done
+      done ) &
+    ticker_pid=$!
+  fi
+  for tool in $COMPOSE; do
+    command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install $tool)"
+    if [ "$tool" = docker-compose ] && [ -z "${service_pid:-}" ]; then
+      # podman's Docker-compatible API for this run only, on a socket in $WORK (not the system
+      # socket an operator may already use); --time=0: no idle exit.
+      podman system service --time=0 "unix://$WORK/podman.sock" >"$WORK/podman-service.log" 2>&1 &
+      service_pid=$!
+      for _ in $(seq 1 100); do [ -S "$WORK/podman.sock" ] && break; sleep 0.1; done
+      curl -sf --unix-socket "$WORK/podman.sock" http://d/_ping >/dev/null || { cat "$WORK/podman-service.log"; fail "podman system service did not answer"; }
+    fi
+    compose_smoke "$tool"
+  done
 fi
-t=$(now_ms)
-$COMPOSE -p "$RUN_ID" up -d >"$WORK/compose-up.log" 2>&1 || { cat "$WORK/compose-up.log"; fail "$COMPOSE up"; }
-CBASE="http://127.0.0.1:$API_PORT"
-wait_ok "$CBASE/readyz" 180 || fail "the compose API is not ready within 180 s"
-figure "compose up to API ready (PostgreSQL initialized, migrated): $(( $(now_ms) - t )) ms"
-[ "$(curl -sf "$CBASE/readyz" | json engine)" = postgres ] || fail "the compose API is not on PostgreSQL"
-migrate_id=$(podman ps -a --filter "label=com.docker.compose.project=$RUN_ID" --filter "label=com.docker.compose.service=migrate" --format '{{.ID}}' | head -1)
-[ -n "$migrate_id" ] && [ "$(podman inspect "$migrate_id" --format '{{.State.ExitCode}}')" = 0 ] || fail "the migrate service did not exit 0"
-read -r CSK CCARD CPIX <<<"$(flow "$CBASE")"
-[ -n "$CPIX" ] || fail "the payment flow on PostgreSQL"
-worker_id=$(podman ps --filter "label=com.docker.compose.project=$RUN_ID" --filter "label=com.docker.compose.service=worker" --format '{{.ID}}' | head -1)
-[ -n "$worker_id" ] || fail "no worker running"
-# The API runs no jobs (WORKER_IN_PROCESS=false): the card's approval came from the worker.
-podman exec "$worker_id" sh -c 'cat /proc/1/cmdline | tr "\0" " "' | grep -q ' worker' || fail "the worker is not running cli worker"
-# No secret in the containers' environment: only the _FILE names.
-podman inspect "$worker_id" --format '{{range .Config.Env}}{{println .}}{{end}}' | grep -q '^DATABASE_URL=postgres' && fail "DATABASE_URL in the environment"
-step "compose: the API restarted keeps the data (PostgreSQL)"
-api_id=$(podman ps --filter "label=com.docker.compose.project=$RUN_ID" --filter "label=com.docker.compose.service=api" --format '{{.ID}}' | head -1)
-podman restart -t 35 "$api_id" >/dev/null
-wait_ok "$CBASE/readyz" 120 || fail "the compose API did not come back"
-still_there "$CBASE" "$CSK" "$CCARD" "$CPIX"
-echo "   $CCARD and $CPIX are there, approved"
-t=$(now_ms)
-$COMPOSE -p "$RUN_ID" down -v >/dev/null 2>&1
-figure "compose down (every service drained): $(( $(now_ms) - t )) ms"
-cd "$ROOT"
 
 step "OCI archive (skopeo) and a scan of every layer for secrets"
 t=$(now_ms)

@@ -4,18 +4,37 @@
 # only and are in no layer (.ci/container-smoke.sh checks every layer for secrets).
 #
 #   scripts/container/build.sh [IMAGE]        default IMAGE: localhost/pagamentos:latest
+#   NODE_VERSION=20.20.2 scripts/container/build.sh localhost/pagamentos:node20
 #
-# Makes the Debian minbase + Node bases first if missing (scripts/container/make-base.sh).
-# Extra `podman build` arguments go in PODMAN_BUILD_ARGS, e.g. to build on the registry's Node:
-#   PODMAN_BUILD_ARGS="--build-arg BUILD_IMAGE=docker.io/library/node:24-bookworm-slim \
-#     --build-arg RUN_IMAGE=docker.io/library/node:24-bookworm-slim" scripts/container/build.sh
+# Makes the Debian minbase + Node bases first if missing (scripts/container/make-base.sh), for
+# NODE_VERSION (default: the version pinned there, Node 24) and DEBIAN_RELEASE, and passes both
+# to the Containerfile as build arguments. Extra `podman build` arguments go in PODMAN_BUILD_ARGS,
+# e.g. to build on the registry's Node where a registry is reachable (no base is made then, and
+# podman pulls the image if it is not there yet):
+#   PODMAN_BUILD_ARGS="--build-arg BUILD_IMAGE=docker.io/library/node:20-bookworm-slim \
+#     --build-arg RUN_IMAGE=docker.io/library/node:20-bookworm-slim" scripts/container/build.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 IMAGE="${1:-localhost/pagamentos:latest}"
 
+base_args=()
 case "${PODMAN_BUILD_ARGS:-}" in
-  *BUILD_IMAGE=*) ;;
-  *) scripts/container/make-base.sh >/dev/null ;;
+  *BUILD_IMAGE=*)
+    # A registry's base: pulled when missing.
+    pull=missing ;;
+  *)
+    # The made bases (localhost/...): nothing to pull, and no registry to ask.
+    pull=never
+    make_base=(scripts/container/make-base.sh)
+    if [ -n "${NODE_VERSION:-}" ]; then
+      make_base+=(--node "$NODE_VERSION")
+      base_args+=(--build-arg "NODE_VERSION=$NODE_VERSION")
+    fi
+    if [ -n "${DEBIAN_RELEASE:-}" ]; then
+      make_base+=(--debian "$DEBIAN_RELEASE")
+      base_args+=(--build-arg "DEBIAN_RELEASE=$DEBIAN_RELEASE")
+    fi
+    "${make_base[@]}" >/dev/null ;;
 esac
 
 secrets=$(mktemp -d)
@@ -34,6 +53,6 @@ cp "$ca" "$secrets/npm_ca"
 
 # --format docker: the OCI image format has no HEALTHCHECK (podman would drop it).
 # shellcheck disable=SC2086
-podman build --format docker --pull=never \
+podman build --format docker --pull="$pull" \
   --secret id=npmrc,src="$secrets/npmrc" --secret id=npm_ca,src="$secrets/npm_ca" \
-  ${PODMAN_BUILD_ARGS:-} -t "$IMAGE" -f Containerfile .
+  "${base_args[@]}" ${PODMAN_BUILD_ARGS:-} -t "$IMAGE" -f Containerfile .
