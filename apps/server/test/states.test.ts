@@ -10,6 +10,9 @@ import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_DELIVERY_TRANSITIONS, deliveryMove }
 // by hand so that a change to the table has to change this test too.
 const LEGAL: Array<[string, string]> = [
   ['pending', 'approved'], ['pending', 'declined'], ['pending', 'failed'], ['pending', 'canceled'], ['pending', 'expired'],
+  // 3-D Secure (issue 27): the acquirer asks the buyer to act; the action decides, or it expires.
+  ['pending', 'requires_action'],
+  ['requires_action', 'approved'], ['requires_action', 'declined'], ['requires_action', 'failed'], ['requires_action', 'canceled'], ['requires_action', 'expired'],
   ['approved', 'partially_refunded'], ['approved', 'refunded'],
   ['partially_refunded', 'partially_refunded'], ['partially_refunded', 'refunded'],
 ];

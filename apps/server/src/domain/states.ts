@@ -2,6 +2,7 @@
 // INVALID_STATE error, and every illegal move has a test.
 export const PAYMENT_STATUSES = [
   'pending',
+  'requires_action',
   'approved',
   'declined',
   'failed',
@@ -13,7 +14,10 @@ export const PAYMENT_STATUSES = [
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
-  pending: ['approved', 'declined', 'failed', 'canceled', 'expired'],
+  // A card payment whose acquirer asks the buyer to act (3-D Secure) waits in requires_action;
+  // completing the action decides it, and one never completed expires.
+  pending: ['requires_action', 'approved', 'declined', 'failed', 'canceled', 'expired'],
+  requires_action: ['approved', 'declined', 'failed', 'canceled', 'expired'],
   approved: ['partially_refunded', 'refunded'],
   partially_refunded: ['partially_refunded', 'refunded'],
   declined: [],

@@ -21,6 +21,8 @@ export const JOB_PAYLOADS = {
   'settlement.payout_sync': Type.Object({ settlementId: idOf('settlement') }, { additionalProperties: false }),
   // Read a live Pix payment's truth at its PSP (after a callback, or a refund in processing).
   'payment.sync': Type.Object({ paymentId: idOf('payment') }, { additionalProperties: false }),
+  // Apply the verified Adyen notifications stored for a live card payment (issue 27).
+  'card.sync': Type.Object({ paymentId: idOf('payment') }, { additionalProperties: false }),
   'checkout_session.expire': Type.Object({ sessionId: idOf('checkoutSession') }, { additionalProperties: false }),
   // Recurring jobs carry nothing: the row is their schedule.
   'settlement.daily': nothing,

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, ConnectorAccountsTable } from '../store/schema.js';
 import { ApiError, validation } from '../errors.js';
 import { open, seal, type Keyring } from './secrets/envelope.js';
-import type { ConnectorSecrets, ConnectorSettings, OpenedConnectorAccount } from './connector.js';
+import type { CardSecrets, ConnectorSecrets, ConnectorSettings, OpenedConnectorAccount } from './connector.js';
 
 // Connector accounts in the store: their secrets sealed with the master keys, opened only in
 // memory when a call needs them; which one serves a payment (resolve); the callback token.
@@ -49,20 +49,20 @@ export function checkCertificate(certificatePem: string, privateKeyPem: string, 
   return { fingerprint: cert.fingerprint256, subject: cert.subject.replace(/\n/g, ', ').slice(0, 300), expiresAtIso: new Date(expiresAtMs).toISOString() };
 }
 
-export function sealSecrets(keyring: Keyring | null, id: string, secrets: ConnectorSecrets): { blob: string; keyId: string } {
+export function sealSecrets(keyring: Keyring | null, id: string, secrets: ConnectorSecrets | CardSecrets): { blob: string; keyId: string } {
   if (!keyring) throw noKeyring();
   return { blob: seal(keyring, id, secrets as unknown as Record<string, string>), keyId: keyring.current.id };
 }
 
-export function openAccount(keyring: Keyring | null, row: ConnectorAccountRow): OpenedConnectorAccount {
+export function openAccount<S = ConnectorSettings, X = ConnectorSecrets>(keyring: Keyring | null, row: ConnectorAccountRow): OpenedConnectorAccount<S, X> {
   if (!keyring) throw noKeyring();
   return {
     id: row.id,
     connector: row.connector,
     environment: row.environment,
     clientId: row.client_id,
-    settings: JSON.parse(row.settings) as ConnectorSettings,
-    secrets: open(keyring, row.id, row.secrets) as unknown as ConnectorSecrets,
+    settings: JSON.parse(row.settings) as S,
+    secrets: open(keyring, row.id, row.secrets) as unknown as X,
   };
 }
 

@@ -45,13 +45,15 @@ export interface ConnectorSecrets {
   webhookToken: string;
 }
 
-export interface OpenedConnectorAccount {
+// A connector account opened for a call: `S`/`X` are its connector's settings and secrets
+// (the Pix ones by default; cards: CardSettings and CardSecrets below).
+export interface OpenedConnectorAccount<S = ConnectorSettings, X = ConnectorSecrets> {
   id: string;
   connector: string;
   environment: ConnectorEnvironment;
   clientId: string;
-  settings: ConnectorSettings;
-  secrets: ConnectorSecrets;
+  settings: S;
+  secrets: X;
 }
 
 export type PixChargeStatus = 'active' | 'completed' | 'removed_by_receiver' | 'removed_by_psp';
@@ -171,4 +173,111 @@ export interface PayoutConnector {
   // The balance available to send from, in centavos.
   balance(account: OpenedConnectorAccount): Promise<number>;
   parseNotification(body: unknown): PayoutHints;
+}
+
+// The card port (issue 27). A card acquirer is one folder implementing CardConnector
+// (providers/adyen/ first); the payments module speaks only these types.
+
+export interface CardSettings {
+  // The acquirer's API base, e.g. https://checkout-test.adyen.com/v71 (Adyen's test) or
+  // https://{prefix}-checkout-live.adyenpayments.com/checkout/v71 (live).
+  baseUrl: string;
+  // Adyen's merchant account the payments are made on.
+  merchantAccount: string;
+  // The public client key the browser encrypts card fields with (not a secret).
+  clientKey: string | null;
+  // Per-call timeout; default 10 s.
+  timeoutMs?: number;
+}
+
+export interface CardSecrets {
+  apiKey: string;
+  // The notifications' HMAC key, hex, as the acquirer's customer area shows it.
+  hmacKey: string;
+  // The token in our notification URL.
+  webhookToken: string;
+}
+
+export type OpenedCardAccount = OpenedConnectorAccount<CardSettings, CardSecrets>;
+
+// What the buyer must do before the acquirer decides (3-D Secure): a redirect, or the data a
+// challenge component needs. `data` is the acquirer's action object, passed through as is.
+export interface CardNextAction {
+  type: 'redirect' | 'three_ds_challenge' | 'three_ds_fingerprint';
+  url: string | null;
+  method: 'GET' | 'POST' | null;
+  data: Record<string, unknown>;
+}
+
+// The acquirer's answer to an authorization (or to the completion of its action), mapped from
+// its result code. `pending`: the acquirer decides later, by notification.
+export type CardAuthorization =
+  | { status: 'approved'; pspReference: string }
+  | { status: 'declined'; pspReference: string | null; code: 'card_declined' | 'insufficient_funds'; message: string }
+  | { status: 'failed'; pspReference: string | null; code: 'acquirer_error'; message: string }
+  | { status: 'canceled'; pspReference: string | null }
+  | { status: 'pending'; pspReference: string | null }
+  | { status: 'requires_action'; pspReference: string | null; action: CardNextAction };
+
+export interface CardAuthorizeInput {
+  // Our payment id: the acquirer's merchant reference.
+  reference: string;
+  // Derived from our payment id: a retry is the same authorization, never a second one.
+  idempotencyKey: string;
+  amountCents: number;
+  installments: number;
+  // What the card token wraps for the acquirer (Adyen: the client-side encrypted fields).
+  paymentMethod: Record<string, unknown>;
+  // Where the buyer comes back after a redirect.
+  returnUrl: string;
+}
+
+// A modification (capture, refund, cancel) is only received at once; its outcome comes by
+// notification.
+export interface CardModification {
+  pspReference: string;
+  status: 'received';
+}
+
+export interface CardModificationInput {
+  // The payment's reference at the acquirer (its pspReference).
+  paymentPspReference: string;
+  // Our id of the modification (the refund's id, the payment's for a capture or cancel).
+  reference: string;
+  idempotencyKey: string;
+  amountCents?: number;
+}
+
+// One notification item, its signature verified. Hints for the sync: which payment, which
+// event, whether it succeeded.
+export interface CardNotification {
+  eventCode: string;
+  success: boolean;
+  pspReference: string;
+  originalReference: string | null;
+  merchantReference: string;
+  amountCents: number | null;
+  currency: string | null;
+  reason: string | null;
+  eventDate: string | null;
+}
+
+export interface CardNotificationBatch {
+  // Items whose signature verified.
+  accepted: CardNotification[];
+  // Items whose signature did not (or that had none).
+  rejected: number;
+}
+
+export interface CardConnector {
+  readonly name: string;
+  authorize(account: OpenedCardAccount, input: CardAuthorizeInput): Promise<CardAuthorization>;
+  // The buyer came back from the action: the acquirer decides with what the action returned.
+  completeAction(account: OpenedCardAccount, input: { details: Record<string, string>; paymentData?: string }): Promise<CardAuthorization>;
+  capture(account: OpenedCardAccount, input: CardModificationInput & { amountCents: number }): Promise<CardModification>;
+  refund(account: OpenedCardAccount, input: CardModificationInput & { amountCents: number }): Promise<CardModification>;
+  cancel(account: OpenedCardAccount, input: CardModificationInput): Promise<CardModification>;
+  // A cancel by our reference alone, for an authorization whose answer never came.
+  cancelByReference(account: OpenedCardAccount, input: { paymentReference: string; reference: string; idempotencyKey: string }): Promise<CardModification>;
+  verifyNotifications(account: OpenedCardAccount, body: unknown): CardNotificationBatch;
 }

@@ -1,3 +1,5 @@
+import type { CardNextAction } from './connector.js';
+
 // The payment provider port. The service talks to acquirers only through this interface; the
 // sandbox implements it in-house, a real acquirer adapter implements it over HTTP.
 export interface AuthorizeInput {
@@ -10,9 +12,16 @@ export interface AuthorizeInput {
   livemode: boolean;
 }
 
+// The sandbox answers approved or declined at once; a real acquirer (providers/adyen/) may also
+// fail, cancel, decide later (pending: its notification says how it ended) or ask the buyer to
+// act (3-D Secure).
 export type AuthorizeResult =
   | { status: 'approved'; chargeId: string }
-  | { status: 'declined'; code: 'card_declined' | 'insufficient_funds'; message: string };
+  | { status: 'declined'; code: 'card_declined' | 'insufficient_funds'; message: string; chargeId?: string | null }
+  | { status: 'failed'; code: string; message: string; chargeId: string | null }
+  | { status: 'canceled'; chargeId: string | null }
+  | { status: 'pending'; chargeId: string | null }
+  | { status: 'requires_action'; chargeId: string | null; action: CardNextAction };
 
 // A transient failure: the outcome is unknown, so the call must be retried with the same key.
 export class ProviderUnavailable extends Error {

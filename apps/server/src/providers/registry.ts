@@ -2,10 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../store/schema.js';
 import type { Keyring } from './secrets/envelope.js';
-import type { OpenedConnectorAccount, PayoutConnector, PixConnector } from './connector.js';
+import type { CardConnector, CardSecrets, CardSettings, OpenedCardAccount, OpenedConnectorAccount, PayoutConnector, PixConnector } from './connector.js';
 import { openAccount, readConnectorAccount, resolveConnectorAccount, type ConnectorAccountRow } from './accounts.js';
 import { PixApiConnector } from './pix-api/connector.js';
 import { EfiPayoutConnector } from './efi-payout/connector.js';
+import { AdyenConnector } from './adyen/connector.js';
 
 // The registry: which connector implements a connector account's `connector`, and which
 // connector account serves a (merchant account, mode, method). The in-house sandbox is what test
@@ -24,15 +25,25 @@ export interface ResolvedPayout {
   connector: PayoutConnector;
 }
 
+export interface ResolvedCard {
+  row: ConnectorAccountRow;
+  account: OpenedCardAccount;
+  connector: CardConnector;
+}
+
 export class ConnectorRegistry {
   private readonly pix: Record<string, PixConnector>;
   // Payout connectors by the Pix connector account's dialect that sends them (issue 26): Efí's
   // send-Pix API for `efi`. Another PSP's payouts are one more entry (and folder).
   private readonly payouts: Record<string, PayoutConnector>;
 
-  constructor(readonly keyring: Keyring | null, readonly clock: Clock, pix?: Record<string, PixConnector>, payouts?: Record<string, PayoutConnector>) {
+  // Card acquirers by connector name (issue 27): Adyen's Checkout API for `adyen`.
+  private readonly card: Record<string, CardConnector>;
+
+  constructor(readonly keyring: Keyring | null, readonly clock: Clock, pix?: Record<string, PixConnector>, payouts?: Record<string, PayoutConnector>, card?: Record<string, CardConnector>) {
     this.pix = pix ?? { pix_api: new PixApiConnector(clock) };
     this.payouts = payouts ?? { efi: new EfiPayoutConnector(clock) };
+    this.card = card ?? { adyen: new AdyenConnector(clock) };
   }
 
   // Which connector account pays settlements out in a mode: the platform's own Pix connector
@@ -61,6 +72,29 @@ export class ConnectorRegistry {
 
   payoutConnectors(): PayoutConnector[] {
     return Object.values(this.payouts);
+  }
+
+  cardConnector(name: string): CardConnector {
+    const connector = this.card[name];
+    if (!connector) throw new Error(`no card connector named ${name}`);
+    return connector;
+  }
+
+  // The card connector account for a new payment; null: the sandbox (test mode) or none (live
+  // mode: the caller refuses).
+  async resolveCard(db: Kysely<Database>, owner: { accountId: string; livemode: boolean }): Promise<ResolvedCard | null> {
+    const row = await resolveConnectorAccount(db, owner, 'card');
+    return row ? this.openedCard(row) : null;
+  }
+
+  async forCardAccount(db: Kysely<Database>, connectorAccountId: string): Promise<ResolvedCard> {
+    const row = await readConnectorAccount(db, connectorAccountId);
+    if (!row) throw new Error(`connector account ${connectorAccountId} is gone`);
+    return this.openedCard(row);
+  }
+
+  openedCard(row: ConnectorAccountRow): ResolvedCard {
+    return { row, account: openAccount<CardSettings, CardSecrets>(this.keyring, row), connector: this.cardConnector(row.connector) };
   }
 
   pixConnector(name: string): PixConnector {

@@ -628,6 +628,38 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Cards on Adyen (issue 27). A live card token wraps what the acquirer needs (the card fields
+  // encrypted in the buyer's browser with the acquirer's key: never a number we could read). A
+  // payment waiting for its buyer (3-D Secure) is `requires_action`, with the action to perform;
+  // it holds its checkout session as a pending one does. Adyen's notification items are stored
+  // once each (its pspReference, event and success), verified, as hints for the payment's sync.
+  '0016_cards_adyen': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('card_tokens').addColumn('acquirer_data', 'text').execute();
+      await db.schema.alterTable('payments').addColumn('next_action', 'text').execute();
+      await db.schema.alterTable('payments').addColumn('action_expires_at', 'text').execute();
+      await sql`drop index payments_one_live_per_checkout`.execute(db);
+      await sql`create unique index payments_one_live_per_checkout on payments (checkout_session_id)
+        where checkout_session_id is not null and status in ('pending', 'requires_action', 'approved', 'partially_refunded', 'refunded')`.execute(db);
+      await db.schema.createIndex('payments_provider_charge').on('payments').columns(['connector_account_id', 'provider_charge_id']).execute();
+      await db.schema.createTable('card_notifications')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('connector_account_id', 'text', (c) => c.notNull())
+        .addColumn('psp_reference', 'text', (c) => c.notNull())
+        .addColumn('original_reference', 'text')
+        .addColumn('merchant_reference', 'text', (c) => c.notNull())
+        .addColumn('event_code', 'text', (c) => c.notNull())
+        .addColumn('success', 'integer', (c) => c.notNull())
+        .addColumn('amount', 'bigint')
+        .addColumn('reason', 'text')
+        .addColumn('event_date', 'text')
+        .addColumn('payment_id', 'text')
+        .addColumn('received_at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('card_notifications_dedupe', ['connector_account_id', 'psp_reference', 'event_code', 'success'])
+        .execute();
+      await db.schema.createIndex('card_notifications_payment').on('card_notifications').columns(['payment_id', 'received_at']).execute();
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

@@ -65,6 +65,25 @@ export interface PaymentsTable {
   connector_account_id: ColumnType<string | null, string | null | undefined, string | null>;
   provider_txid: ColumnType<string | null, string | null | undefined, string | null>;
   provider_e2eid: ColumnType<string | null, string | null | undefined, string | null>;
+  // requires_action: what the buyer must do (JSON, the port's CardNextAction), and until when.
+  next_action: ColumnType<string | null, string | null | undefined, string | null>;
+  action_expires_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+// Adyen's notification items, verified and stored once each (issue 27).
+export interface CardNotificationsTable {
+  id: string;
+  connector_account_id: string;
+  psp_reference: string;
+  original_reference: string | null;
+  merchant_reference: string;
+  event_code: string;
+  success: number;
+  amount: ColumnType<number | null, number | null, number | null>;
+  reason: string | null;
+  event_date: string | null;
+  payment_id: string | null;
+  received_at: string;
 }
 
 export interface CheckoutSessionsTable {
@@ -106,6 +125,8 @@ export interface CardTokensTable {
   test_outcome: string;
   used_at: string | null;
   created_at: string;
+  // A live token's acquirer payload (JSON: the browser-encrypted card fields); null in the sandbox.
+  acquirer_data: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -455,6 +476,7 @@ export interface Database {
   payments: PaymentsTable;
   checkout_sessions: CheckoutSessionsTable;
   card_tokens: CardTokensTable;
+  card_notifications: CardNotificationsTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   events: EventsTable;

@@ -13,6 +13,8 @@ export const EVENT_TYPES = [
   // Live Pix (issue 25): money that arrived for a payment that could no longer take it, returned
   // to the payer (a devolução); the object is the payment.
   'payment.late_pix_returned',
+  // Cards (issue 27): the acquirer asks the buyer to act (3-D Secure); `nextAction` says how.
+  'payment.requires_action',
   'refund.created',
   'refund.succeeded',
   'refund.failed',

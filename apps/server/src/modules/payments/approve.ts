@@ -11,6 +11,8 @@ import { completeCheckoutSession } from '../checkout/repository.js';
 import { isApproval, providerKey, retryLater, type Authorization, type PaymentDeps } from './common.js';
 import { approvePending, checkTransition, loadPayment, readAccountSettings, toPayment, transition, type PendingApproval, type PaymentRow } from './repository.js';
 import type { Payment } from './schemas.js';
+import { readPayment } from './repository.js';
+import { voidAtAcquirer } from './live-card.js';
 
 // Approve or void: the persistence of an approval (the card provider's, or the payer's for a
 // sandbox Pix), and the void of an approval the payment can no longer take.
@@ -107,7 +109,9 @@ export async function sandboxPayPix(_deps: PaymentDeps, ctx: RequestContext, id:
 export async function voidUnwanted(deps: PaymentDeps, job: JobRow, workerId: string, paymentId: string, auth: Authorization, honoured: boolean): Promise<void> {
   if (honoured || !isApproval(auth)) return;
   try {
-    await deps.provider.void({ idempotencyKey: providerKey(paymentId, 'void'), chargeId: auth.outcome.chargeId });
+    const row = await readPayment(deps.store.db, paymentId);
+    if (row?.connector_account_id) await voidAtAcquirer(deps, paymentId, auth.outcome.chargeId);
+    else await deps.provider.void({ idempotencyKey: providerKey(paymentId, 'void'), chargeId: auth.outcome.chargeId });
   } catch (error) {
     await deps.store.write((tx) => retryLater(deps, tx, job, workerId, `void failed: ${error instanceof Error ? error.message : String(error)}`));
     return;

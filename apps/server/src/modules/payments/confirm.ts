@@ -5,6 +5,7 @@ import { ApprovalBatch, approve, voidUnwanted, type ApprovalMemo } from './appro
 import { JOB_CONFIRM, isApproval, moveWithEvent, providerKey, retryLater, type Authorization, type PaymentDeps } from './common.js';
 import { readPayload } from '../../jobs/payloads.js';
 import { readPayment, readPayments, recordProviderAttempts, type PaymentRow } from './repository.js';
+import { authorizeAtAcquirer, requireAction } from './live-card.js';
 
 // The confirmation job of a card payment: validate (the job's payload), load (the payment),
 // call the provider (the claim that leased the job is already persisted), persist the result
@@ -15,7 +16,8 @@ import { readPayment, readPayments, recordProviderAttempts, type PaymentRow } fr
 // second worker) can never make a second charge.
 async function authorizeCard(deps: PaymentDeps, current: PaymentRow): Promise<Authorization> {
   try {
-    const outcome = await deps.provider.authorize({
+    // A live (or homologation) card payment at its acquirer; else the in-house sandbox.
+    const outcome = current.connector_account_id ? await authorizeAtAcquirer(deps, current) : await deps.provider.authorize({
       idempotencyKey: providerKey(current.id, 'authorize'),
       amountCents: current.amount,
       currency: 'BRL',
@@ -61,8 +63,27 @@ async function persistAuthorization(deps: PaymentDeps, tx: Tx, job: JobRow, work
   }
   const { outcome } = auth;
   const nowMs = deps.store.clock.nowMs();
-  if (outcome.status === 'approved') await approve(tx, row, { provider_charge_id: outcome.chargeId, ...attempts }, nowMs, memo, later);
-  else await moveWithEvent(tx, row, 'declined', nowMs, { failure_code: outcome.code, failure_message: outcome.message, ...attempts });
+  switch (outcome.status) {
+    case 'approved':
+      await approve(tx, row, { provider_charge_id: outcome.chargeId, ...attempts }, nowMs, memo, later);
+      break;
+    case 'declined':
+      await moveWithEvent(tx, row, 'declined', nowMs, { failure_code: outcome.code, failure_message: outcome.message, provider_charge_id: outcome.chargeId ?? null, ...attempts });
+      break;
+    case 'failed':
+      await moveWithEvent(tx, row, 'failed', nowMs, { failure_code: outcome.code, failure_message: outcome.message, provider_charge_id: outcome.chargeId, ...attempts });
+      break;
+    case 'canceled':
+      await moveWithEvent(tx, row, 'canceled', nowMs, { provider_charge_id: outcome.chargeId, ...attempts });
+      break;
+    case 'pending':
+      // The acquirer decides later: its notification (or reconciliation) finishes the payment.
+      await tx.updateTable('payments').set({ provider_charge_id: outcome.chargeId, ...attempts }).where('id', '=', row.id).where('status', '=', 'pending').execute();
+      break;
+    case 'requires_action':
+      await requireAction(tx, row, outcome, nowMs, attempts);
+      break;
+  }
   await finish();
   return true;
 }

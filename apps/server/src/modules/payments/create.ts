@@ -117,6 +117,8 @@ export function preparePayment(deps: PaymentDeps, owner: Owner, body: CreatePaym
     connector_account_id: null,
     provider_txid: null,
     provider_e2eid: null,
+    next_action: null,
+    action_expires_at: null,
   };
   let jobAtMs = nowMs;
   if (body.method === 'pix') {

@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { ApiError, validation } from '../../errors.js';
-import { READY_TOKENS } from '../../domain/card.js';
+import { ApiError } from '../../errors.js';
 import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js';
 import { readPayload, type JobType } from '../../jobs/payloads.js';
 import type { Tx } from '../../store/index.js';
@@ -15,6 +14,7 @@ import { approve } from './approve.js';
 import { moveWithEvent, type PaymentDeps } from './common.js';
 import { readPayment, toPayment, type PaymentRow } from './repository.js';
 import type { PreparedPayment } from './create.js';
+import { cardAtProvider } from './live-card.js';
 
 // Live Pix at a PSP, through the connector seam (issue 25), in the operations' usual steps. A
 // notification is only a hint: every outcome (approved, expired, refunded, returned) is decided
@@ -43,11 +43,7 @@ function unavailable(message: string): ApiError {
 // one is configured, else the in-house sandbox (the row as prepared).
 export async function chargeAtProvider(deps: PaymentDeps, owner: Owner, prepared: PreparedPayment): Promise<void> {
   const { row } = prepared;
-  if (row.method !== 'pix') {
-    if (owner.livemode && row.card_token !== null && READY_TOKENS[row.card_token]) throw validation('Test tokens only work with sandbox keys.', 'cardToken');
-    if (owner.livemode) throw new ApiError('UNPROCESSABLE', 'Live card payments are not available yet: no production card connector is configured. Nothing was created.', { param: 'method' });
-    return;
-  }
+  if (row.method !== 'pix') return cardAtProvider(deps, owner, prepared);
   const resolved = await deps.connectors.resolvePix(deps.store.db, owner);
   if (!resolved) {
     if (owner.livemode) throw new ApiError('UNPROCESSABLE', 'Live Pix payments need a production Pix connector account, and none serves this account: nothing was created. An operator sets one up in the back office (docs/providers.md).', { param: 'method' });

@@ -9,6 +9,7 @@ import { hashToken } from '../../providers/accounts.js';
 import type { PaymentDeps } from './common.js';
 import { enqueueSyncs } from './live-pix.js';
 import { enqueuePayoutSyncs } from '../settlements/pix-payouts.js';
+import { completeCardAction, storeCardNotifications } from './live-card.js';
 
 // The PSPs' callbacks (`POST {webhookUrl}/pix`, the standard's `{pix: [...]}`). The URL carries
 // an unguessable token per connector account (only its SHA-256 is stored). The raw notification
@@ -22,15 +23,16 @@ import { enqueuePayoutSyncs } from '../settlements/pix-payouts.js';
 const TOKEN = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$', description: 'The connector account\'s callback token.' });
 export const ProviderCallbackBody = Type.Object({}, { $id: 'ProviderCallbackBody', additionalProperties: true, examples: [{ pix: [{ endToEndId: 'E12345678202611281200abcdef123456', txid: 'pg01m8h1x4wgg0j8q8jhm8tj4cf9', valor: '10.50', horario: '2026-11-28T12:00:00.000Z' }] }], description: 'The standard\'s callback: `{pix: [{endToEndId, txid, valor, horario, ...}]}`. Only read for which charges to read back.' });
 export const ProviderCallbackAck = Type.Object({ object: constant('provider_callback'), livemode: Type.Boolean({ description: 'Whether the connector account serves live mode (production).' }), received: Type.Boolean() }, { $id: 'ProviderCallbackAck', additionalProperties: false, description: 'Stored (or already stored): the PSP may stop retrying.' });
-export const providerCallbackSchemas = [ProviderCallbackBody, ProviderCallbackAck];
+export const AdyenNotificationBody = Type.Object({}, { $id: 'AdyenNotificationBody', additionalProperties: true, examples: [{ live: 'false', notificationItems: [{ NotificationRequestItem: { eventCode: 'AUTHORISATION', success: 'true', pspReference: 'QFQTPCQ8HXSKGK82', merchantReference: 'pay_01jc6v8x2a9m3yq0d7b4e5f6g8', merchantAccountCode: 'LojaECOM', amount: { value: 2500, currency: 'BRL' }, eventDate: '2026-11-28T12:00:00+01:00', additionalData: { hmacSignature: 'base64...' } } }] }], description: 'Adyen\'s standard notification (Webhooks-v1.json): `{live, notificationItems: [{NotificationRequestItem}]}`, each item signed with the connector account\'s HMAC key.' });
+export const providerCallbackSchemas = [ProviderCallbackBody, ProviderCallbackAck, AdyenNotificationBody];
 
 export function providerCallbackRoutes(app: FastifyInstance, deps: PaymentDeps): void {
   const handler = async (req: { params: unknown; body: unknown; raw: { socket: unknown } }) => {
     const socket = req.raw.socket as Partial<TLSSocket>;
     if (socket.encrypted && !socket.authorized) throw new ApiError('PERMISSION_DENIED', 'A client certificate the PSP\'s CA signed is required.');
     const { token } = req.params as { token: string };
-    const account = await deps.store.db.selectFrom('connector_accounts').select(['id', 'environment']).where('webhook_token_hash', '=', hashToken(token)).executeTakeFirst();
-    if (!account) throw new ApiError('NOT_FOUND', 'No such callback.');
+    const account = await deps.store.db.selectFrom('connector_accounts').select(['id', 'environment', 'method']).where('webhook_token_hash', '=', hashToken(token)).executeTakeFirst();
+    if (!account || account.method !== 'pix') throw new ApiError('NOT_FOUND', 'No such callback.');
     const body = JSON.stringify(req.body ?? {});
     const bodyHash = createHash('sha256').update(body).digest('hex');
     const connector = deps.connectors.pixConnector('pix_api');
@@ -60,4 +62,66 @@ export function providerCallbackRoutes(app: FastifyInstance, deps: PaymentDeps):
   });
   app.post('/v1/provider-callbacks/:token', { config: { auth: 'none', idempotent: false, throws: ['PERMISSION_DENIED'] } as never, schema: schema('') }, handler);
   app.post('/v1/provider-callbacks/:token/pix', { config: { auth: 'none', idempotent: false, throws: ['PERMISSION_DENIED'] } as never, schema: schema('Pix') }, handler);
+
+  // Adyen's notifications (issue 27). Every item's HMAC must verify with the connector
+  // account's key (and name its merchant account): one that does not makes the whole batch a
+  // 401 (counted in http_requests_total by route and status), and nothing of it is stored, so
+  // Adyen retries it. A batch that verifies is stored raw once (by its bytes), each item once,
+  // each item's payment queued for a sync, and the answer is `[accepted]` at once.
+  app.post('/v1/provider-callbacks/:token/adyen', {
+    config: { auth: 'none', idempotent: false, throws: ['PERMISSION_DENIED'] } as never,
+    schema: {
+      operationId: 'providerCallbackAdyen', tags: ['Provider callbacks'], security: [],
+      summary: 'Adyen notification',
+      description: 'Where Adyen sends its standard notifications (the URL an operator enters in Adyen\'s Customer Area). Every item must carry a valid HMAC signature (PERMISSION_DENIED otherwise, and nothing is stored). Answers `[accepted]` at once; payments and refunds move when the stored items are applied.',
+      params: Type.Object({ token: TOKEN }, { additionalProperties: false }),
+      body: ref('AdyenNotificationBody'),
+      response: { 200: { description: '`[accepted]`', content: { 'text/plain': { schema: Type.String() } } } },
+    },
+  }, async (req, reply) => {
+    const { token } = req.params as { token: string };
+    const row = await deps.store.db.selectFrom('connector_accounts').selectAll().where('webhook_token_hash', '=', hashToken(token)).executeTakeFirst();
+    if (!row || row.method !== 'card') throw new ApiError('NOT_FOUND', 'No such callback.');
+    const resolved = deps.connectors.openedCard(row);
+    const batch = resolved.connector.verifyNotifications(resolved.account, req.body);
+    if (batch.rejected > 0 || batch.accepted.length === 0) {
+      req.log.warn({ connectorAccountId: row.id, rejected: batch.rejected }, 'adyen notification refused: an item\'s HMAC signature did not verify');
+      throw new ApiError('PERMISSION_DENIED', 'A notification item\'s HMAC signature did not verify.');
+    }
+    const body = JSON.stringify(req.body ?? {});
+    const bodyHash = createHash('sha256').update(body).digest('hex');
+    const nowMs = deps.clock.nowMs();
+    await deps.store.write(async (tx) => {
+      await tx.insertInto('provider_notifications').values({ id: newId('notification', nowMs), connector_account_id: row.id, body_hash: bodyHash, body, received_at: new Date(nowMs).toISOString() })
+        .onConflict((oc) => oc.columns(['connector_account_id', 'body_hash']).doNothing()).execute();
+      await storeCardNotifications(tx, row.id, batch.accepted, nowMs);
+    });
+    deps.kickWorker();
+    return reply.type('text/plain').send('[accepted]');
+  });
+
+  // The buyer back from 3-D Secure (the returnUrl sent with the authorization). Completes the
+  // payment at the acquirer, then shows where it stands (pt-BR first).
+  app.get('/v1/payments/:id/card-return', {
+    config: { auth: 'none', idempotent: false, throws: ['PROVIDER_UNAVAILABLE', 'INVALID_STATE'] } as never,
+    // A page for the buyer, not an API operation (as the hosted checkout page).
+    schema: {
+      hide: true,
+      params: Type.Object({ id: Type.String({ maxLength: 64, pattern: '^pay_[0-9a-z]+$' }) }, { additionalProperties: false }),
+      querystring: Type.Object({ redirectResult: Type.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: true }),
+    },
+  }, async (req, reply) => {
+    const { id } = req.params as { id: string };
+    const { redirectResult } = req.query as { redirectResult: string };
+    const row = await completeCardAction(deps, id, redirectResult);
+    const words: Record<string, [string, string]> = {
+      approved: ['Pagamento aprovado', 'Payment approved'],
+      declined: ['Pagamento recusado', 'Payment declined'],
+      failed: ['Pagamento não concluído', 'Payment failed'],
+      requires_action: ['Aguardando a confirmação do banco', 'Waiting for the bank'],
+      pending: ['Aguardando a confirmação do banco', 'Waiting for the bank'],
+    };
+    const [pt, en] = words[row.status] ?? ['Pagamento encerrado', 'Payment closed'];
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(`<!doctype html><html lang="pt-BR"><meta charset="utf-8"><title>${pt}</title><h1 data-status="${row.status}">${pt}</h1><p lang="en">${en}</p></html>`);
+  });
 }

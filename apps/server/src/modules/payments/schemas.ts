@@ -115,13 +115,22 @@ export const PaymentFailure = Type.Object(
   { code: Type.String(), message: Type.String() },
   { $id: 'PaymentFailure', additionalProperties: false, description: 'Why a payment was declined or failed.' },
 );
-export const paymentPartSchemas = [Customer, PaymentCard, PaymentPix, PaymentFailure];
+export const PaymentNextAction = Type.Object(
+  {
+    type: stringEnum(['redirect'], { description: '`redirect`: send the buyer to `url` (their bank\'s 3-D Secure page); they come back to the payment\'s return URL, and the payment is decided then.' }),
+    url: Type.String({ description: 'Where to send the buyer.' }),
+    method: stringEnum(['GET', 'POST'], { description: 'How: a plain navigation (GET) or a form post (POST).' }),
+    expiresAt: Type.String({ format: 'date-time', description: 'A payment whose action is not completed by then expires.' }),
+  },
+  { $id: 'PaymentNextAction', additionalProperties: false, description: 'What the buyer must do before a `requires_action` payment is decided (3-D Secure).' },
+);
+export const paymentPartSchemas = [Customer, PaymentCard, PaymentPix, PaymentFailure, PaymentNextAction];
 
 export const Payment = Type.Object(
   {
     id: Type.String({ description: 'Prefix `pay_`.', examples: ['pay_01jc6v8x2a9m3yq0d7b4e5f6g8'] }),
     object: constant('payment'),
-    status: stringEnum([...PAYMENT_STATUSES], { description: '`pending` at creation; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.' }),
+    status: stringEnum([...PAYMENT_STATUSES], { description: '`pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`); then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.' }),
     amount: cents({ description: 'Centavos.' }),
     currency: constant('BRL'),
     method: stringEnum(['pix', 'credit_card']),
@@ -132,6 +141,7 @@ export const Payment = Type.Object(
     card: nullableRef(PaymentCard),
     pix: nullableRef(PaymentPix),
     failure: nullableRef(PaymentFailure),
+    nextAction: nullableRef(PaymentNextAction),
     amountRefunded: cents(),
     feeAmount: Type.Union([cents(), Type.Null()], { description: 'Processing fee in centavos, once approved.' }),
     netAmount: Type.Union([cents(), Type.Null()], { description: 'amount - feeAmount, once approved.' }),

@@ -16,6 +16,7 @@ import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { ProviderRejected, ProviderUnavailable } from '../../providers/port.js';
 import type { PaymentDeps } from '../payments/common.js';
 import { finishRefund, REFUND_POLL_INTERVAL_MS, refundAtProvider } from '../payments/live-pix.js';
+import { refundAtAcquirer } from '../payments/live-card.js';
 import { findPayment, readPayment, toPayment, transition } from '../payments/repository.js';
 import { toReceivable, type ReceivableRow } from '../receivables/service.js';
 import type { CreateRefundBody, ListRefundsQuery, Refund } from './schemas.js';
@@ -239,6 +240,21 @@ export async function refundJob(deps: PaymentDeps & { retryBaseMs: number }, job
   const payment = await readPayment(store.db, refund.payment_id);
   assert(payment !== undefined, "a refund's payment exists (foreign key)");
   const owner = { accountId: refund.account_id, livemode: refund.livemode === 1 };
+  if (payment.connector_account_id && payment.method === 'credit_card') {
+    // A live card payment at its acquirer: the refund is only received there; its REFUND (or
+    // REFUND_FAILED) notification finishes it (live-card.ts), so the job ends here.
+    let step;
+    try {
+      step = await refundAtAcquirer(deps, refund.id, payment, refund.amount);
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailable)) throw error;
+      await store.write((tx) => reschedule(tx, job, workerId, deps.clock.nowMs() + Math.min(deps.retryBaseMs * 2 ** job.attempts, 3_600_000), error.message));
+      return;
+    }
+    if (step === 'failed') await finishRefund(deps, refund.id, 'failed');
+    await store.write((tx) => complete(tx, job, workerId));
+    return;
+  }
   if (payment.connector_account_id) {
     // A live Pix at its PSP: a devolução, which may stay processing (read again later).
     let step;

@@ -18,9 +18,28 @@ export const CardRequest = Type.Object(
   { $id: 'CardRequest', additionalProperties: false, description: 'The card to tokenize. Never stored nor logged in full.' },
 );
 
+// Live mode (issue 27): the card fields encrypted in the buyer's browser with the acquirer's
+// client key (Adyen's client-side encryption). We cannot read them; the token carries them to
+// the acquirer. What may be shown (brand, last four, expiry) comes from the page as it is.
+const ENCRYPTED = Type.String({ minLength: 10, maxLength: 10_000, pattern: '^[A-Za-z0-9+/=_$|.:-]+$', description: 'An Adyen-encrypted field (`adyenjs_...`).' });
+export const EncryptedCardRequest = Type.Object(
+  {
+    encryptedCardNumber: ENCRYPTED,
+    encryptedExpiryMonth: ENCRYPTED,
+    encryptedExpiryYear: ENCRYPTED,
+    encryptedSecurityCode: ENCRYPTED,
+    holderName: Type.Optional(Type.String({ maxLength: 100 })),
+    brand: Type.String({ minLength: 1, maxLength: 30, pattern: '^[a-z0-9_]+$', description: 'The brand the card component detected (`visa`, `mc`, `elo`, ...).' }),
+    last4: Type.String({ pattern: '^[0-9]{4}$', description: 'The last four digits the card component gives (`endDigits`).' }),
+    expMonth: int32({ minimum: 1, maximum: 12 }),
+    expYear: int32({ minimum: 2000, maximum: 2100 }),
+  },
+  { $id: 'EncryptedCardRequest', additionalProperties: false, description: 'A card encrypted in the browser with the acquirer\'s client key (live mode): no card number reaches the server.' },
+);
+
 export const CreateTokenBody = Type.Object(
-  { card: refTo(CardRequest) },
-  { $id: 'CreateTokenRequest', additionalProperties: false, examples: [{ card: { number: '4242 4242 4242 4242', expMonth: 12, expYear: 2030, cvc: '123' } }] },
+  { card: Type.Optional(refTo(CardRequest)), encryptedCard: Type.Optional(refTo(EncryptedCardRequest)) },
+  { $id: 'CreateTokenRequest', additionalProperties: false, description: 'Exactly one of `card` (sandbox keys) or `encryptedCard` (live keys).', examples: [{ card: { number: '4242 4242 4242 4242', expMonth: 12, expYear: 2030, cvc: '123' } }] },
 );
 
 export const TokenCard = Type.Object(
@@ -40,7 +59,7 @@ export const CardToken = Type.Object(
   { $id: 'CardToken', additionalProperties: false, description: 'A single-use card token made in the browser: with a publishable key on the merchant\'s own page, or with an open checkout session\'s client secret on the hosted checkout page.' },
 );
 
-export const tokenSchemas = [CardRequest, CreateTokenBody, TokenCard, CardToken];
+export const tokenSchemas = [CardRequest, EncryptedCardRequest, CreateTokenBody, TokenCard, CardToken];
 
 // Browsers call /v1/tokens from the merchant's own pages with a publishable key, so it answers
 // CORS for any origin (a publishable key is public by design; secret keys never belong there).
@@ -68,14 +87,32 @@ export function tokenRoutes(appInstance: FastifyInstance, _store: Store): void {
       operationId: 'createCardToken',
       tags: ['Card tokens'],
       summary: 'Tokenize a card (browser, publishable key)',
-      description: 'Checks the number (Luhn), expiry and CVC and returns a single-use `tok_` carrying only brand and last4. In the sandbox the test card numbers decide the outcome of the payment (4242 4242 4242 4242 approves, 4000 0000 0000 0002 declines, ...). Takes a publishable key (the merchant\'s own pages), a secret key (server side), or an `open` checkout session\'s `clientSecret` (the hosted checkout page: the token is the session\'s account\'s, in its mode; PERMISSION_DENIED once the session is complete or expired).',
+      description: 'Sandbox keys: checks the number (Luhn), expiry and CVC and returns a single-use `tok_` carrying only brand and last4. Live keys take no card number (VALIDATION_ERROR): the card fields arrive encrypted in the buyer\'s browser with the acquirer\'s client key (`encryptedCard`), and the token carries them to the acquirer. In the sandbox the test card numbers decide the outcome of the payment (4242 4242 4242 4242 approves, 4000 0000 0000 0002 declines, ...). Takes a publishable key (the merchant\'s own pages), a secret key (server side), or an `open` checkout session\'s `clientSecret` (the hosted checkout page: the token is the session\'s account\'s, in its mode; PERMISSION_DENIED once the session is complete or expired).',
       security: [{ publishableKey: [] }, { checkoutClientSecret: [] }, { secretKey: [] }],
       headers: IdempotencyHeaders,
       body: refTo(CreateTokenBody),
       response: { 200: ref('CardToken') },
     },
   }, async (req) => {
-    const { card } = req.body;
+    const { card, encryptedCard } = req.body;
+    if ((card === undefined) === (encryptedCard === undefined)) throw validation('Send exactly one of card or encryptedCard.', 'card');
+    const nowMs0 = req.ctx.clock.nowMs();
+    if (encryptedCard) {
+      if (!req.ctx.livemode) throw validation('encryptedCard is for live keys; the sandbox tokenizes test cards sent as card.', 'encryptedCard');
+      if (!expiryValid(encryptedCard.expMonth, encryptedCard.expYear, new Date(nowMs0))) throw validation('The card has expired.', 'encryptedCard.expYear');
+      const { brand, last4, expMonth, expYear, holderName, ...fields } = encryptedCard;
+      const nowIso = new Date(nowMs0).toISOString();
+      const token = { id: newId('token', nowMs0), object: 'token' as const, card: { brand, last4, expMonth, expYear }, used: false, livemode: true, createdAt: nowIso };
+      const acquirerData = JSON.stringify({ type: 'scheme', ...fields, ...(holderName ? { holderName } : {}) });
+      return req.ctx.write(async (tx) => {
+        await tx.insertInto('card_tokens').values({
+          id: token.id, account_id: req.ctx.accountId, livemode: 1, brand, last4, exp_month: expMonth, exp_year: expYear, test_outcome: 'approve', used_at: null, created_at: nowIso, acquirer_data: acquirerData,
+        }).execute();
+        return token;
+      });
+    }
+    if (!card) throw validation('card is required.', 'card');
+    if (req.ctx.livemode) throw validation('Live keys never take a card number: card fields are encrypted in the buyer\'s browser (send encryptedCard), or use the hosted checkout page, which does it.', 'card');
     const number = card.number.replace(/[\s-]/g, '');
     if (!luhnValid(number)) throw validation('The card number is not valid.', 'card.number');
     const brand = cardBrand(number);

@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import { ref, refTo } from '../../../http/common.js';
 import { typed } from '../../../http/typed.js';
 import { AdminMutationHeaders, IdParams, security, tags } from '../shared/schemas.js';
-import { ConnectorAccountReasonRequest, CreateConnectorAccountRequest, ListConnectorAccountsQuery, RotateConnectorSecretsRequest, UpdateConnectorAccountRequest } from './schemas.js';
-import { connectorAudits, createConnectorAccount, disableConnectorAccount, getConnectorAccount, listConnectorAccounts, listPixReceived, registerConnectorWebhook, rotateConnectorSecrets, testConnectorAccount, updateConnectorAccount, type ConnectorAdminDeps } from './service.js';
+import { ConnectorAccountReasonRequest, CreateAdyenConnectorAccountRequest, CreateConnectorAccountRequest, ListConnectorAccountsQuery, RotateConnectorSecretsRequest, UpdateConnectorAccountRequest } from './schemas.js';
+import { connectorAudits, createAdyenConnectorAccount, createConnectorAccount, disableConnectorAccount, getConnectorAccount, listConnectorAccounts, listPixReceived, registerConnectorWebhook, rotateConnectorSecrets, testConnectorAccount, updateConnectorAccount, type ConnectorAdminDeps } from './service.js';
 
 // Registered inside the admin scope, behind its session and CSRF guard. Every change takes a
 // reason and writes the audit log (the masked resource before and after); a viewer reads.
@@ -26,6 +26,15 @@ export function connectorAccountRoutes(appInstance: FastifyInstance, deps: Conne
       headers: AdminMutationHeaders, body: refTo(CreateConnectorAccountRequest), response: { 200: ref('ConnectorAccount') },
     },
   }, (req) => createConnectorAccount(deps, req.ctx, req.body));
+
+  app.post('/admin/connector-accounts/adyen', {
+    config: { permission: 'connector_accounts:manage', audit: audits.create },
+    schema: {
+      operationId: 'adminCreateAdyenConnectorAccount', tags, security, summary: 'Create an Adyen connector account',
+      description: 'Adyen as the card acquirer: its merchant account, API key, notification HMAC key and client key. The keys are sealed with the instance\'s master key (MASTER_KEYS; UNPROCESSABLE when unset) and never returned. Notifications go to `{PUBLIC_URL}/v1/provider-callbacks/{token}/adyen` (the token is shown once, by the back office, from the account).',
+      headers: AdminMutationHeaders, body: refTo(CreateAdyenConnectorAccountRequest), response: { 200: ref('ConnectorAccount') },
+    },
+  }, (req) => createAdyenConnectorAccount(deps, req.ctx, req.body));
 
   app.get('/admin/connector-accounts/:id', {
     config: { permission: 'connector_accounts:view' },

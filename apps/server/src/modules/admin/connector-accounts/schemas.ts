@@ -72,6 +72,28 @@ export const RotateConnectorSecretsRequest = Type.Object(
 );
 export type RotateConnectorSecretsRequest = Static<typeof RotateConnectorSecretsRequest>;
 
+// A card acquirer (issue 27): Adyen's Checkout API. Its API key and notification HMAC key are
+// sealed as the Pix secrets are; the client key is public (the browser encrypts card fields with
+// it).
+export const CreateAdyenConnectorAccountRequest = Type.Object(
+  {
+    name: settingsFields.name,
+    connector: constant('adyen', { description: '`adyen`: Adyen\'s Checkout API v71.' }),
+    method: constant('card', { description: 'The payment method it serves.' }),
+    environment: stringEnum(['production', 'homologation'], { description: '`production` serves live keys; `homologation` (Adyen\'s test environment) serves test keys instead of the in-house sandbox.' }),
+    ownerAccountId: Type.Optional(Type.String({ maxLength: 64, description: 'A merchant account (`acct_`) whose own acquirer this is; omitted: the platform\'s.' })),
+    baseUrl: Type.String({ minLength: 9, maxLength: 300, pattern: '^(https://[^\\s?#]+|http://(127\\.0\\.0\\.1|localhost)(:[0-9]+)?(/[^\\s?#]*)?)$', description: 'The Checkout API base with its version: `https://checkout-test.adyen.com/v71` (test) or `https://{prefix}-checkout-live.adyenpayments.com/checkout/v71` (live). https only (plain http only to this machine, for tests).' }),
+    merchantAccount: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$', description: 'The Adyen merchant account payments are made on.' }),
+    clientKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^(test|live)_[A-Za-z0-9]+$', description: 'The public client key (`test_...` or `live_...`) the browser encrypts card fields with.' })),
+    timeoutMs: settingsFields.timeoutMs,
+    apiKey: Type.String({ minLength: 1, maxLength: 500, description: 'The API key of Adyen\'s API credential (`X-API-Key`). Stored encrypted; never returned.' }),
+    hmacKey: Type.String({ minLength: 32, maxLength: 256, pattern: '^([0-9A-Fa-f]{2})+$', description: 'The HMAC key of the standard notification webhook (hex, as the Customer Area shows it). Stored encrypted; never returned.' }),
+    reason,
+  },
+  { $id: 'CreateAdyenConnectorAccountRequest', additionalProperties: false, description: 'An Adyen merchant account as the card acquirer.' },
+);
+export type CreateAdyenConnectorAccountRequest = Static<typeof CreateAdyenConnectorAccountRequest>;
+
 export const ConnectorAccountReasonRequest = Type.Object({ reason }, { $id: 'ConnectorAccountReasonRequest', additionalProperties: false, examples: [{ reason: 'Moving to another PSP' }] });
 
 const masked = Type.Union([constant('set'), Type.Null()], { description: '`set` when stored (encrypted); the value is never returned.' });
@@ -81,6 +103,8 @@ export const ConnectorAccountSecrets = Type.Object({
   clientSecret: masked,
   privateKey: masked,
   ca: masked,
+  apiKey: masked,
+  hmacKey: masked,
   masterKeyId: Type.String({ description: 'The master key (MASTER_KEYS id) that wraps them.' }),
   rotatedAt: Type.String({ format: 'date-time' }),
 }, { $id: 'ConnectorAccountSecrets', additionalProperties: false, description: 'Which secrets are stored (masked), and under which master key.' });
@@ -106,7 +130,9 @@ export const ConnectorAccount = Type.Object(
     status: stringEnum(['active', 'disabled']),
     baseUrl: Type.String(),
     tokenUrl: Type.Union([Type.String(), Type.Null()]),
-    pixKey: Type.String(),
+    pixKey: Type.Union([Type.String(), Type.Null()], { description: 'A Pix connector account\'s Pix key; null for a card acquirer.' }),
+    merchantAccount: Type.Union([Type.String(), Type.Null()], { description: 'A card acquirer\'s merchant account (Adyen); null for Pix.' }),
+    clientKey: Type.Union([Type.String(), Type.Null()], { description: 'A card acquirer\'s public client key (Adyen); null when not set or for Pix.' }),
     scopes: Type.Union([Type.String(), Type.Null()]),
     timeoutMs: Type.Union([int32({ minimum: 100, maximum: 60_000 }), Type.Null()], { description: 'Timeout of every call to the PSP, ms; null: the default (10000).' }),
     clientId: Type.String(),
@@ -157,4 +183,4 @@ export const ListConnectorAccountsQuery = Type.Object({
   ownerAccountId: Type.Optional(Type.String({ maxLength: 64, pattern: '^(platform|acct_[0-9a-z]+)$', description: 'A merchant account (`acct_`): the connector accounts that may serve it, its own and the platform\'s (its own override the platform\'s); `platform`: only the platform\'s.' })),
 }, { additionalProperties: false });
 
-export const connectorAccountSchemas = [CreateConnectorAccountRequest, UpdateConnectorAccountRequest, RotateConnectorSecretsRequest, ConnectorAccountReasonRequest, ConnectorAccountSecrets, ConnectorCertificate, ConnectorAccount, ConnectorAccountList, ConnectorTestResult, PixReceived, PixReceivedList];
+export const connectorAccountSchemas = [CreateConnectorAccountRequest, CreateAdyenConnectorAccountRequest, UpdateConnectorAccountRequest, RotateConnectorSecretsRequest, ConnectorAccountReasonRequest, ConnectorAccountSecrets, ConnectorCertificate, ConnectorAccount, ConnectorAccountList, ConnectorTestResult, PixReceived, PixReceivedList];

@@ -3,13 +3,13 @@ import type { Store, Tx } from '../../../store/index.js';
 import type { RequestContext } from '../../../plugins/idempotency.js';
 import type { Clock } from '../../../clock.js';
 import type { Keyring } from '../../../providers/secrets/envelope.js';
-import type { PixConnector, ConnectorSecrets, ConnectorSettings } from '../../../providers/connector.js';
+import type { PixConnector, CardSecrets, CardSettings, ConnectorSecrets, ConnectorSettings } from '../../../providers/connector.js';
 import { ApiError, notFound, validation } from '../../../errors.js';
 import { newId } from '../../../domain/ids.js';
 import { paginate, type Page } from '../../../http/pagination.js';
 import { checkCertificate, hashToken, newWebhookToken, openAccount, readConnectorAccount, sealSecrets, type ConnectorAccountRow } from '../../../providers/accounts.js';
 import type { AuditSpec } from '../shared/audit.js';
-import type { ConnectorAccount, CreateConnectorAccountRequest, RotateConnectorSecretsRequest, UpdateConnectorAccountRequest } from './schemas.js';
+import type { ConnectorAccount, CreateAdyenConnectorAccountRequest, CreateConnectorAccountRequest, RotateConnectorSecretsRequest, UpdateConnectorAccountRequest } from './schemas.js';
 
 export interface ConnectorAdminDeps {
   store: Store;
@@ -24,6 +24,7 @@ export const CERTIFICATE_WARNING_DAYS = 30;
 
 export function toConnectorAccount(row: ConnectorAccountRow, nowMs: number): ConnectorAccount {
   const settings = JSON.parse(row.settings) as ConnectorSettings & { secretsPresent?: { ca?: boolean } };
+  const card = row.method === 'card' ? (settings as unknown as CardSettings) : null;
   return {
     id: row.id,
     object: 'connector_account',
@@ -31,17 +32,19 @@ export function toConnectorAccount(row: ConnectorAccountRow, nowMs: number): Con
     name: row.name,
     ownerAccountId: row.owner_account_id,
     connector: row.connector,
-    dialect: settings.dialect,
+    dialect: card ? 'checkout_v71' : settings.dialect,
     method: row.method,
     environment: row.environment,
     status: row.status,
     baseUrl: settings.baseUrl,
     tokenUrl: settings.tokenUrl ?? null,
-    pixKey: settings.pixKey,
+    pixKey: settings.pixKey ?? null,
+    merchantAccount: card ? card.merchantAccount : null,
+    clientKey: card ? card.clientKey ?? null : null,
     scopes: settings.scopes ?? null,
     timeoutMs: settings.timeoutMs ?? null,
     clientId: row.client_id,
-    secrets: { clientSecret: 'set', privateKey: 'set', ca: settings.secretsPresent?.ca ? 'set' : null, masterKeyId: row.secrets_key_id, rotatedAt: row.secrets_rotated_at },
+    secrets: { clientSecret: card ? null : 'set', privateKey: card ? null : 'set', ca: settings.secretsPresent?.ca ? 'set' : null, apiKey: card ? 'set' : null, hmacKey: card ? 'set' : null, masterKeyId: row.secrets_key_id, rotatedAt: row.secrets_rotated_at },
     certificate: row.certificate_expires_at
       ? { subject: row.certificate_subject ?? '', fingerprintSha256: row.certificate_fingerprint ?? '', expiresAt: row.certificate_expires_at, expiresSoon: Date.parse(row.certificate_expires_at) - nowMs < CERTIFICATE_WARNING_DAYS * DAY_MS }
       : null,
@@ -147,6 +150,40 @@ export async function createConnectorAccount(deps: ConnectorAdminDeps, ctx: Requ
   });
 }
 
+// An Adyen merchant account as the card acquirer: its API key and HMAC key sealed under a new
+// data key, as a Pix account's secrets are; the callback token made here (its hash stored).
+export async function createAdyenConnectorAccount(deps: ConnectorAdminDeps, ctx: RequestContext, body: CreateAdyenConnectorAccountRequest): Promise<ConnectorAccount> {
+  const nowMs = deps.clock.nowMs();
+  const nowIso = new Date(nowMs).toISOString();
+  if (body.clientKey && !body.clientKey.startsWith(body.environment === 'production' ? 'live_' : 'test_')) throw validation(`A ${body.environment} account takes a ${body.environment === 'production' ? 'live_' : 'test_'} client key.`, 'clientKey');
+  const id = newId('connectorAccount', nowMs);
+  const webhookToken = newWebhookToken();
+  const secrets: CardSecrets = { apiKey: body.apiKey, hmacKey: body.hmacKey.toUpperCase(), webhookToken };
+  const sealed = sealSecrets(deps.keyring, id, secrets);
+  const settings: CardSettings = { baseUrl: body.baseUrl, merchantAccount: body.merchantAccount, clientKey: body.clientKey ?? null, ...(body.timeoutMs ? { timeoutMs: body.timeoutMs } : {}) };
+  const row: ConnectorAccountRow = {
+    id, owner_account_id: body.ownerAccountId ?? null, connector: body.connector, method: body.method, environment: body.environment, status: 'active',
+    name: body.name, settings: JSON.stringify(settings), client_id: body.merchantAccount, secrets: sealed.blob, secrets_key_id: sealed.keyId, secrets_rotated_at: nowIso,
+    certificate_fingerprint: null, certificate_subject: null, certificate_expires_at: null,
+    webhook_token_hash: hashToken(webhookToken), webhook_registered_at: null, created_at: nowIso, updated_at: nowIso, disabled_at: null,
+  };
+  return ctx.write(async (tx) => {
+    if (row.owner_account_id !== null) {
+      const owner = await tx.selectFrom('accounts').select('id').where('id', '=', row.owner_account_id).executeTakeFirst();
+      if (!owner) throw validation('No such merchant account.', 'ownerAccountId');
+    }
+    await tx.insertInto('connector_accounts').values(row).execute();
+    return toConnectorAccount(row, nowMs);
+  });
+}
+
+// The URL an operator enters in Adyen's Customer Area as the standard webhook's.
+export async function adyenNotificationUrl(deps: ConnectorAdminDeps, id: string): Promise<string> {
+  const row = await readConnectorAccount(deps.store.db, id);
+  if (!row || row.connector !== 'adyen') throw notFound('connector account', 'id');
+  return callbackUrl(deps.publicUrl, openAccount<CardSettings, CardSecrets>(deps.keyring, row).secrets.webhookToken) + '/adyen';
+}
+
 async function loadForChange(tx: Tx, id: string): Promise<ConnectorAccountRow> {
   const row = await readConnectorAccount(tx, id);
   if (!row) throw notFound('connector account', 'id');
@@ -174,6 +211,7 @@ export async function rotateConnectorSecrets(deps: ConnectorAdminDeps, ctx: Requ
   const cert = pem ? checkCertificate(pem.certificatePem, pem.privateKeyPem, nowMs) : null;
   return ctx.write(async (tx) => {
     const row = await loadForChange(tx, id);
+    if (row.method === 'card') throw new ApiError('INVALID_STATE', 'A card acquirer\'s keys are rotated by creating a new connector account (then disabling this one).');
     const current = openAccount(deps.keyring, row).secrets;
     const next: ConnectorSecrets = { ...current, ...(body.clientSecret ? { clientSecret: body.clientSecret } : {}), ...(pem ?? {}), ...(body.caPem ? { caPem: body.caPem } : {}) };
     const sealed = sealSecrets(deps.keyring, id, next);
@@ -214,6 +252,7 @@ function describe(error: unknown): string {
 export async function testConnectorAccount(deps: ConnectorAdminDeps, id: string) {
   const row = await readConnectorAccount(deps.store.db, id);
   if (!row) throw notFound('connector account', 'id');
+  if (row.method === 'card') return { object: 'connector_test' as const, livemode: false as const, ok: false, token: false, webhookUrl: null, webhookIsOurs: false, error: 'Test connection reads a Pix PSP; an Adyen account is tested by a test payment.' };
   const account = openAccount(deps.keyring, row);
   const ours = deps.publicUrl ? callbackUrl(deps.publicUrl, account.secrets.webhookToken) : null;
   let token = false;
@@ -233,6 +272,7 @@ export async function registerConnectorWebhook(deps: ConnectorAdminDeps, ctx: Re
   const row = await readConnectorAccount(deps.store.db, id);
   if (!row) throw notFound('connector account', 'id');
   if (row.status === 'disabled') throw new ApiError('INVALID_STATE', 'This connector account is disabled.');
+  if (row.method === 'card') throw new ApiError('INVALID_STATE', 'Adyen\'s notification URL is set in its Customer Area (docs/providers.md, "Cards on Adyen").');
   const account = openAccount(deps.keyring, row);
   try {
     await deps.pix.registerWebhook(account, callbackUrl(deps.publicUrl, account.secrets.webhookToken));
