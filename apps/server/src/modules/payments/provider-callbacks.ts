@@ -108,7 +108,7 @@ export function providerCallbackRoutes(app: FastifyInstance, deps: PaymentDeps):
     schema: {
       hide: true,
       params: Type.Object({ id: Type.String({ maxLength: 64, pattern: '^pay_[0-9a-z]+$' }) }, { additionalProperties: false }),
-      querystring: Type.Object({ redirectResult: Type.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: true }),
+      querystring: Type.Object({ redirectResult: Type.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: false }),
     },
   }, async (req, reply) => {
     const { id } = req.params as { id: string };
