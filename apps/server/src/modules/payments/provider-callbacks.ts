@@ -3,7 +3,7 @@ import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { constant, ref } from '../../http/common.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, validation } from '../../errors.js';
 import { newId } from '../../domain/ids.js';
 import { hashToken } from '../../providers/accounts.js';
 import type { PaymentDeps } from './common.js';
@@ -107,12 +107,13 @@ export function providerCallbackRoutes(app: FastifyInstance, deps: PaymentDeps):
     // A page for the buyer, not an API operation (as the hosted checkout page).
     schema: {
       hide: true,
-      params: Type.Object({ id: Type.String({ maxLength: 64, pattern: '^pay_[0-9a-z]+$' }) }, { additionalProperties: false }),
-      querystring: Type.Object({ redirectResult: Type.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: false }),
+      params: Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false }),
+      querystring: Type.Object({ redirectResult: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000 })) }, { additionalProperties: false }),
     },
   }, async (req, reply) => {
     const { id } = req.params as { id: string };
-    const { redirectResult } = req.query as { redirectResult: string };
+    const { redirectResult } = req.query as { redirectResult?: string };
+    if (!redirectResult) throw validation('redirectResult is required: this is where the acquirer sends the buyer back after 3-D Secure.', 'redirectResult');
     const row = await completeCardAction(deps, id, redirectResult);
     const words: Record<string, [string, string]> = {
       approved: ['Pagamento aprovado', 'Payment approved'],

@@ -117,7 +117,7 @@ export const PaymentFailure = Type.Object(
 );
 export const PaymentNextAction = Type.Object(
   {
-    type: stringEnum(['redirect'], { description: '`redirect`: send the buyer to `url` (their bank\'s 3-D Secure page); they come back to the payment\'s return URL, and the payment is decided then.' }),
+    type: constant('redirect', { description: '`redirect`: send the buyer to `url` (their bank\'s 3-D Secure page); they come back to the payment\'s return URL, and the payment is decided then.' }),
     url: Type.String({ description: 'Where to send the buyer.' }),
     method: stringEnum(['GET', 'POST'], { description: 'How: a plain navigation (GET) or a form post (POST).' }),
     expiresAt: Type.String({ format: 'date-time', description: 'A payment whose action is not completed by then expires.' }),
