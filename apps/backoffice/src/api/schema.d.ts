@@ -333,6 +333,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/connector-accounts/adyen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an Adyen connector account
+         * @description Adyen as the card acquirer: its merchant account, API key, notification HMAC key and client key. The keys are sealed with the instance's master key (MASTER_KEYS; UNPROCESSABLE when unset) and never returned. Notifications go to `{PUBLIC_URL}/v1/provider-callbacks/{token}/adyen` (the token is shown once, by the back office, from the account).
+         */
+        post: operations["adminCreateAdyenConnectorAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/payments": {
         parameters: {
             query?: never;
@@ -861,6 +881,7 @@ export interface components {
             method: "pix" | "credit_card";
             /** @description amount - feeAmount, once approved. */
             netAmount: number | null;
+            nextAction: components["schemas"]["PaymentNextAction"] | null;
             /** @constant */
             object: "payment";
             pix: components["schemas"]["PaymentPix"] | null;
@@ -868,10 +889,10 @@ export interface components {
             receivables: components["schemas"]["Receivable"][];
             refunds: components["schemas"]["Refund"][];
             /**
-             * @description `pending` at creation; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
+             * @description `pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`); then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
              * @enum {string}
              */
-            status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+            status: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -900,10 +921,10 @@ export interface components {
             /** @constant */
             object: "payment";
             /**
-             * @description `pending` at creation; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
+             * @description `pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`); then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
              * @enum {string}
              */
-            status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+            status: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
         };
         /** @description A page of AdminPaymentSummary objects, newest first. */
         AdminPaymentSummaryList: {
@@ -1192,7 +1213,7 @@ export interface components {
             /** Format: int64 */
             count: number;
             /** @enum {string} */
-            status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+            status: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
         };
         /** @description Refunds created in the period, by status. */
         AdminStatsRefunds: {
@@ -1419,6 +1440,8 @@ export interface components {
             baseUrl: string;
             certificate: components["schemas"]["ConnectorCertificate"] | null;
             clientId: string;
+            /** @description A card acquirer's public client key (Adyen); null when not set or for Pix. */
+            clientKey: string | null;
             connector: string;
             /** Format: date-time */
             createdAt: string;
@@ -1430,13 +1453,16 @@ export interface components {
             id: string;
             /** @description Admin objects are not in one mode (the admin API works across both): always `false`. */
             livemode: boolean;
+            /** @description A card acquirer's merchant account (Adyen); null for Pix. */
+            merchantAccount: string | null;
             method: string;
             name: string;
             /** @constant */
             object: "connector_account";
             /** @description The merchant account it belongs to; null: the platform's. */
             ownerAccountId: string | null;
-            pixKey: string;
+            /** @description A Pix connector account's Pix key; null for a card acquirer. */
+            pixKey: string | null;
             scopes: string | null;
             secrets: components["schemas"]["ConnectorAccountSecrets"];
             /** @enum {string} */
@@ -1469,9 +1495,13 @@ export interface components {
         /** @description Which secrets are stored (masked), and under which master key. */
         ConnectorAccountSecrets: {
             /** @description `set` when stored (encrypted); the value is never returned. */
+            apiKey: "set" | null;
+            /** @description `set` when stored (encrypted); the value is never returned. */
             ca: "set" | null;
             /** @description `set` when stored (encrypted); the value is never returned. */
             clientSecret: "set" | null;
+            /** @description `set` when stored (encrypted); the value is never returned. */
+            hmacKey: "set" | null;
             /** @description The master key (MASTER_KEYS id) that wraps them. */
             masterKeyId: string;
             /** @description `set` when stored (encrypted); the value is never returned. */
@@ -1503,6 +1533,45 @@ export interface components {
             webhookIsOurs: boolean;
             /** @description The callback URL the PSP has for the Pix key (the token part masked), or null. */
             webhookUrl: string | null;
+        };
+        /** @description An Adyen merchant account as the card acquirer. */
+        CreateAdyenConnectorAccountRequest: {
+            /** @description The API key of Adyen's API credential (`X-API-Key`). Stored encrypted; never returned. */
+            apiKey: string;
+            /** @description The Checkout API base with its version: `https://checkout-test.adyen.com/v71` (test) or `https://{prefix}-checkout-live.adyenpayments.com/checkout/v71` (live). https only (plain http only to this machine, for tests). */
+            baseUrl: string;
+            /** @description The public client key (`test_...` or `live_...`) the browser encrypts card fields with. */
+            clientKey?: string;
+            /**
+             * @description `adyen`: Adyen's Checkout API v71.
+             * @constant
+             */
+            connector: "adyen";
+            /**
+             * @description `production` serves live keys; `homologation` (Adyen's test environment) serves test keys instead of the in-house sandbox.
+             * @enum {string}
+             */
+            environment: "production" | "homologation";
+            /** @description The HMAC key of the standard notification webhook (hex, as the Customer Area shows it). Stored encrypted; never returned. */
+            hmacKey: string;
+            /** @description The Adyen merchant account payments are made on. */
+            merchantAccount: string;
+            /**
+             * @description The payment method it serves.
+             * @constant
+             */
+            method: "card";
+            /** @description A name operators recognise, e.g. "Efí produção". */
+            name: string;
+            /** @description A merchant account (`acct_`) whose own acquirer this is; omitted: the platform's. */
+            ownerAccountId?: string;
+            /** @description Why, for the audit log. Required: a connector account decides where live money goes. */
+            reason: string;
+            /**
+             * Format: int32
+             * @description Timeout of every call to the PSP, ms (default 10000).
+             */
+            timeoutMs?: number;
         };
         CreateConnectorAccountRequest: {
             /** @description The PSP's API Pix base URL (https), e.g. `https://pix.api.efipay.com.br` for Efí production, `https://pix-h.api.efipay.com.br` for its homologation. The standard's paths (`/cob/{txid}`) are added to it (the `efi` dialect adds `/v2` first). */
@@ -1724,6 +1793,26 @@ export interface components {
         PaymentFailure: {
             code: string;
             message: string;
+        };
+        /** @description What the buyer must do before a `requires_action` payment is decided (3-D Secure). */
+        PaymentNextAction: {
+            /**
+             * Format: date-time
+             * @description A payment whose action is not completed by then expires.
+             */
+            expiresAt: string;
+            /**
+             * @description How: a plain navigation (GET) or a form post (POST).
+             * @enum {string}
+             */
+            method: "GET" | "POST";
+            /**
+             * @description `redirect`: send the buyer to `url` (their bank's 3-D Secure page); they come back to the payment's return URL, and the payment is decided then.
+             * @constant
+             */
+            type: "redirect";
+            /** @description Where to send the buyer. */
+            url: string;
         };
         /** @description What the payer needs to pay a Pix payment, and, for a live Pix, its identifiers in the Pix system. */
         PaymentPix: {
@@ -4717,6 +4806,143 @@ export interface operations {
             };
         };
     };
+    adminCreateAdyenConnectorAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+                /** @description The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise). */
+                "x-csrf-token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAdyenConnectorAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description A provider's credentials and settings; secrets masked. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorAccount"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     adminListPayments: {
         parameters: {
             query?: {
@@ -4740,7 +4966,7 @@ export interface operations {
                 method?: "pix" | "credit_card";
                 /** @description Cursor: an id from the previous page; returns the objects after it (older). */
                 startingAfter?: string;
-                status?: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+                status?: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
             };
             header?: never;
             path?: never;
@@ -4831,7 +5057,7 @@ export interface operations {
                 id?: string;
                 livemode?: boolean;
                 method?: "pix" | "credit_card";
-                status?: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+                status?: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
             };
             header?: never;
             path?: never;

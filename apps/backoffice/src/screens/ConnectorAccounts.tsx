@@ -401,7 +401,7 @@ const EDIT_FIELDS: Array<[EditField, MessageKey]> = [['name', 'connectors.name']
 function EditDialog({ connector, onClose, onDone }: { connector: ConnectorAccount; onClose: () => void; onDone: () => void }) {
   const { t } = useApp();
   const initial: Record<EditField, string> = {
-    name: connector.name, baseUrl: connector.baseUrl, tokenUrl: connector.tokenUrl ?? '', pixKey: connector.pixKey,
+    name: connector.name, baseUrl: connector.baseUrl, tokenUrl: connector.tokenUrl ?? '', pixKey: connector.pixKey ?? '',
     scopes: connector.scopes ?? '', timeoutMs: connector.timeoutMs === null ? '' : String(connector.timeoutMs), clientId: connector.clientId,
   };
   const [values, setValues] = useState(initial);
