@@ -33,7 +33,7 @@ export interface paths {
         put?: never;
         /**
          * Tokenize a card (browser, publishable key)
-         * @description Checks the number (Luhn), expiry and CVC and returns a single-use `tok_` carrying only brand and last4. In the sandbox the test card numbers decide the outcome of the payment (4242 4242 4242 4242 approves, 4000 0000 0000 0002 declines, ...). Takes a publishable key (the merchant's own pages), a secret key (server side), or an `open` checkout session's `clientSecret` (the hosted checkout page: the token is the session's account's, in its mode; PERMISSION_DENIED once the session is complete or expired).
+         * @description Sandbox keys: checks the number (Luhn), expiry and CVC and returns a single-use `tok_` carrying only brand and last4. Live keys take no card number (VALIDATION_ERROR): the card fields arrive encrypted in the buyer's browser with the acquirer's client key (`encryptedCard`), and the token carries them to the acquirer. In the sandbox the test card numbers decide the outcome of the payment (4242 4242 4242 4242 approves, 4000 0000 0000 0002 declines, ...). Takes a publishable key (the merchant's own pages), a secret key (server side), or an `open` checkout session's `clientSecret` (the hosted checkout page: the token is the session's account's, in its mode; PERMISSION_DENIED once the session is complete or expired).
          */
         post: operations["createCardToken"];
         delete?: never;
@@ -624,6 +624,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/provider-callbacks/{token}/adyen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Adyen notification
+         * @description Where Adyen sends its standard notifications (the URL an operator enters in Adyen's Customer Area). Every item must carry a valid HMAC signature (PERMISSION_DENIED otherwise, and nothing is stored). Answers `[accepted]` at once; payments and refunds move when the stored items are applied.
+         */
+        post: operations["providerCallbackAdyen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -905,6 +925,26 @@ export interface components {
             code: string;
             message: string;
         };
+        /** @description What the buyer must do before a `requires_action` payment is decided (3-D Secure). */
+        PaymentNextAction: {
+            /**
+             * @description `redirect`: send the buyer to `url` (their bank's 3-D Secure page); they come back to the payment's return URL, and the payment is decided then.
+             * @constant
+             */
+            type: "redirect";
+            /** @description Where to send the buyer. */
+            url: string;
+            /**
+             * @description How: a plain navigation (GET) or a form post (POST).
+             * @enum {string}
+             */
+            method: "GET" | "POST";
+            /**
+             * Format: date-time
+             * @description A payment whose action is not completed by then expires.
+             */
+            expiresAt: string;
+        };
         /** @description A Pix or card payment. */
         Payment: {
             /**
@@ -915,10 +955,10 @@ export interface components {
             /** @constant */
             object: "payment";
             /**
-             * @description `pending` at creation; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
+             * @description `pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`); then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
              * @enum {string}
              */
-            status: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+            status: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
             /**
              * Format: int64
              * @description Centavos.
@@ -935,6 +975,7 @@ export interface components {
             card: components["schemas"]["PaymentCard"] | null;
             pix: components["schemas"]["PaymentPix"] | null;
             failure: components["schemas"]["PaymentFailure"] | null;
+            nextAction: components["schemas"]["PaymentNextAction"] | null;
             /** Format: int64 */
             amountRefunded: number;
             /** @description Processing fee in centavos, once approved. */
@@ -1011,7 +1052,28 @@ export interface components {
             cvc: string;
             holderName?: string;
         };
+        /** @description A card encrypted in the browser with the acquirer's client key (live mode): no card number reaches the server. */
+        EncryptedCardRequest: {
+            /** @description An Adyen-encrypted field (`adyenjs_...`). */
+            encryptedCardNumber: string;
+            /** @description An Adyen-encrypted field (`adyenjs_...`). */
+            encryptedExpiryMonth: string;
+            /** @description An Adyen-encrypted field (`adyenjs_...`). */
+            encryptedExpiryYear: string;
+            /** @description An Adyen-encrypted field (`adyenjs_...`). */
+            encryptedSecurityCode: string;
+            holderName?: string;
+            /** @description The brand the card component detected (`visa`, `mc`, `elo`, ...). */
+            brand: string;
+            /** @description The last four digits the card component gives (`endDigits`). */
+            last4: string;
+            /** Format: int32 */
+            expMonth: number;
+            /** Format: int32 */
+            expYear: number;
+        };
         /**
+         * @description Exactly one of `card` (sandbox keys) or `encryptedCard` (live keys).
          * @example {
          *       "card": {
          *         "number": "4242 4242 4242 4242",
@@ -1022,7 +1084,8 @@ export interface components {
          *     }
          */
         CreateTokenRequest: {
-            card: components["schemas"]["CardRequest"];
+            card?: components["schemas"]["CardRequest"];
+            encryptedCard?: components["schemas"]["EncryptedCardRequest"];
         };
         /** @description The tokenized card, as much of it as may be shown. */
         TokenCard: {
@@ -1375,7 +1438,7 @@ export interface components {
             recipients: components["schemas"]["RecipientBalance"][];
         };
         /**
-         * @description An event type the service sends, or `*` for all of them: `*`, `payment.created`, `payment.approved`, `payment.declined`, `payment.failed`, `payment.canceled`, `payment.expired`, `payment.partially_refunded`, `payment.refunded`, `payment.late_pix_returned`, `refund.created`, `refund.succeeded`, `refund.failed`, `recipient.created`, `recipient.updated`, `receivable.created`, `receivable.updated`, `settlement.created`, `settlement.updated`, `settlement.processing`, `settlement.paid`, `settlement.failed`, `webhook_endpoint.disabled`, `checkout_session.completed`, `checkout_session.expired`.
+         * @description An event type the service sends, or `*` for all of them: `*`, `payment.created`, `payment.approved`, `payment.declined`, `payment.failed`, `payment.canceled`, `payment.expired`, `payment.partially_refunded`, `payment.refunded`, `payment.late_pix_returned`, `payment.requires_action`, `refund.created`, `refund.succeeded`, `refund.failed`, `recipient.created`, `recipient.updated`, `receivable.created`, `receivable.updated`, `settlement.created`, `settlement.updated`, `settlement.processing`, `settlement.paid`, `settlement.failed`, `webhook_endpoint.disabled`, `checkout_session.completed`, `checkout_session.expired`.
          * @example payment.approved
          */
         WebhookEventFilter: string;
@@ -1766,6 +1829,34 @@ export interface components {
             livemode: boolean;
             received: boolean;
         };
+        /**
+         * @description Adyen's standard notification (Webhooks-v1.json): `{live, notificationItems: [{NotificationRequestItem}]}`, each item signed with the connector account's HMAC key.
+         * @example {
+         *       "live": "false",
+         *       "notificationItems": [
+         *         {
+         *           "NotificationRequestItem": {
+         *             "eventCode": "AUTHORISATION",
+         *             "success": "true",
+         *             "pspReference": "QFQTPCQ8HXSKGK82",
+         *             "merchantReference": "pay_01jc6v8x2a9m3yq0d7b4e5f6g8",
+         *             "merchantAccountCode": "LojaECOM",
+         *             "amount": {
+         *               "value": 2500,
+         *               "currency": "BRL"
+         *             },
+         *             "eventDate": "2026-11-28T12:00:00+01:00",
+         *             "additionalData": {
+         *               "hmacSignature": "base64..."
+         *             }
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        AdyenNotificationBody: {
+            [key: string]: unknown;
+        };
     };
     responses: never;
     parameters: never;
@@ -2086,7 +2177,7 @@ export interface operations {
                 createdGte?: string;
                 /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
-                status?: "pending" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+                status?: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
                 method?: "pix" | "credit_card";
             };
             header?: never;
@@ -5511,7 +5602,7 @@ export interface operations {
                 /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Exact event type. */
-                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "payment.late_pix_returned" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.processing" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
+                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "payment.late_pix_returned" | "payment.requires_action" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.processing" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
             };
             header?: never;
             path?: never;
@@ -6826,6 +6917,105 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProviderCallbackAck"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    providerCallbackAdyen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connector account's callback token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdyenNotificationBody"];
+            };
+        };
+        responses: {
+            /** @description `[accepted]` */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
                 };
             };
             /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
