@@ -5,7 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { openLoop, quantile } from '../open-loop.ts';
+import { benchScript } from '../lib.ts';
 
 async function server(handler: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
   const s = http.createServer(handler);
@@ -57,11 +62,6 @@ test('a stall counts for every request scheduled during it (no coordinated omiss
 test('the compiled script, spawned as the orchestrator spawns it, prints its measured window and its result', async () => {
   // The sustained-rate search reads both lines; a guard that only knew `open-loop.ts` made the
   // compiled dist/open-loop.js print nothing and exit 0 (a whole quiet bench run failed on it).
-  const { spawn } = await import('node:child_process');
-  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const { tmpdir } = await import('node:os');
-  const { benchScript } = await import('../lib.ts');
   const s = await server((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200); res.end('{}'); }); });
   const dir = mkdtempSync(join(tmpdir(), 'open-loop-'));
   try {

@@ -172,7 +172,7 @@ export function ConnectorAccountForm({ accountId }: { accountId?: string }) {
     <div class="field">
       <label for={`connector-${f}`}>{t(label)}{opts.required ? '' : ` ${t('connectors.optional')}`}</label>
       <input
-        id={`connector-${f}`} name={f} type={(opts.type ?? 'text') as 'text'} autoComplete="off" spellcheck={false}
+        id={`connector-${f}`} name={f} type={(opts.type ?? 'text')} autoComplete="off" spellcheck={false}
         required={opts.required} aria-required={opts.required ? 'true' : undefined} maxLength={opts.maxLength ?? 300} placeholder={opts.placeholder} inputMode={opts.inputMode}
         aria-invalid={errors[f] ? 'true' : 'false'} aria-describedby={described(f, !!opts.help)}
         value={values[f] ?? ''} onInput={(e) => set(f, (e.target as HTMLInputElement).value)}
