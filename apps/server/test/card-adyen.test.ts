@@ -59,7 +59,7 @@ for (const engine of ENGINES) {
       const res = await api('POST', '/v1/payments', { amount, method: 'credit_card', cardToken: await tokenOf(number), installments });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().status, 'pending');
-      return res.json() as { id: string };
+      return res.json<{ id: string }>();
     };
     const settled = (id: string, what = 'decided') => eventually(async () => { const p = await payment(id); return p.status !== 'pending' && p; }, what);
     const pspOf = async (id: string) => (await t.store.db.selectFrom('payments').select('provider_charge_id').where('id', '=', id).executeTakeFirstOrThrow()).provider_charge_id;
@@ -142,7 +142,7 @@ for (const engine of ENGINES) {
       const p = await pay(ADYEN_TEST_CARDS.received);
       const psp = await eventually(() => pspOf(p.id), 'authorization asked');
       assert.equal((await payment(p.id)).status, 'pending');
-      await adyen.decide(psp!, true);
+      await adyen.decide(psp, true);
       assert.equal((await settled(p.id)).status, 'approved');
     });
 
@@ -176,7 +176,7 @@ for (const engine of ENGINES) {
       const p = await pay(ADYEN_TEST_CARDS.received);
       const psp = await eventually(() => pspOf(p.id), 'authorization asked');
       adyen.holdNotifications();
-      await adyen.decide(psp!, true);
+      await adyen.decide(psp, true);
       await adyen.releaseNotifications();
       const real = adyen.notifications.at(-1)!;
       const stored = await count('card_notifications');
@@ -189,7 +189,7 @@ for (const engine of ENGINES) {
       // A forged "authorised" for a pending payment approves nothing.
       const q = await pay(ADYEN_TEST_CARDS.received);
       const qPsp = await eventually(() => pspOf(q.id), 'authorization asked');
-      const fake = { ...real, body: JSON.parse(JSON.stringify(real.body).replaceAll(psp!, qPsp!).replaceAll(p.id, q.id)) };
+      const fake = { ...real, body: JSON.parse(JSON.stringify(real.body).replaceAll(psp, qPsp).replaceAll(p.id, q.id)) };
       const refused = await adyen.resend(fake);
       assert.equal(refused.status, 403, 'the signature covers pspReference and merchantReference');
       assert.equal((await payment(q.id)).status, 'pending');

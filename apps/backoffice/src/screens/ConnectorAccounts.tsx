@@ -172,7 +172,11 @@ export function ConnectorAccountForm({ accountId }: { accountId?: string }) {
     <div class="field">
       <label for={`connector-${f}`}>{t(label)}{opts.required ? '' : ` ${t('connectors.optional')}`}</label>
       <input
-        id={`connector-${f}`} name={f} type={(opts.type ?? 'text')} autoComplete="off" spellcheck={false}
+        // Preact types <input> as a union keyed by `type`, and tsc (the back office's JSX settings)
+        // cannot pick a member for a union of types; ESLint's program resolves the JSX types
+        // differently and calls the assertion needless.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+        id={`connector-${f}`} name={f} type={(opts.type ?? 'text') as 'text'} autoComplete="off" spellcheck={false}
         required={opts.required} aria-required={opts.required ? 'true' : undefined} maxLength={opts.maxLength ?? 300} placeholder={opts.placeholder} inputMode={opts.inputMode}
         aria-invalid={errors[f] ? 'true' : 'false'} aria-describedby={described(f, !!opts.help)}
         value={values[f] ?? ''} onInput={(e) => set(f, (e.target as HTMLInputElement).value)}

@@ -112,7 +112,7 @@ function pspRef(): string {
 export function adyenHmac(hexKey: string, item: Record<string, unknown>): string {
   const amount = (item.amount ?? {}) as { value?: number; currency?: string };
   const fields = [item.pspReference, item.originalReference, item.merchantAccountCode, item.merchantReference, amount.value, amount.currency, item.eventCode, item.success];
-  return createHmac('sha256', Buffer.from(hexKey, 'hex')).update(fields.map((f) => (f === undefined || f === null ? '' : String(f))).join(':')).digest('base64');
+  return createHmac('sha256', Buffer.from(hexKey, 'hex')).update(fields.map((f) => (typeof f === 'string' ? f : typeof f === 'number' || typeof f === 'boolean' ? String(f) : '')).join(':')).digest('base64');
 }
 
 export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?: string } = {}): Promise<FakeAdyen> {
@@ -195,7 +195,7 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
       return;
     }
     // Asynchronous, as Adyen's: after the answer that caused it.
-    track(new Promise((resolve) => setImmediate(resolve)).then(() => deliver(eventCode, body)));
+    void track(new Promise((resolve) => setImmediate(resolve)).then(() => deliver(eventCode, body)));
   }
 
   function serviceError(status: number, errorCode: string, message: string, errorType: string) {
@@ -295,7 +295,7 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
     // in this 3.1 document trips on shared, circular components).
     quick: true,
     ajvOpts: { strict: false },
-    customizeAjv: (ajvInstance) => addFormats(ajvInstance as unknown as Ajv2020) as never,
+    customizeAjv: (ajvInstance) => addFormats(ajvInstance),
     handlers: {
       validationFail: (c: Context) => serviceError(422, '14_030', `Request off the contract: ${(c.validation.errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join('; ').slice(0, 500)}`, 'validation'),
       notFound: () => serviceError(404, '000', 'Not found', 'validation'),
@@ -387,7 +387,7 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
   }
 
   const http: Server = createServer((req, res) => {
-    track(handle(req, res).catch((error) => {
+    void track(handle(req, res).catch((error) => {
       contractViolations.push(`fake crashed: ${(error as Error).stack}`);
       if (!res.headersSent) send(res, 500, { status: 500, errorCode: '000', message: 'fake crashed', errorType: 'internal' });
     }));

@@ -30,13 +30,13 @@ export class AdyenClient {
     const res = await this.send(account, 'POST', path, body, { 'idempotency-key': idempotencyKey });
     if (res.status >= 500 || res.status === 429) throw new ProviderUnavailable(`Adyen POST ${path.split('/').slice(0, 2).join('/')} answered ${res.status}`);
     if (res.status >= 200 && res.status < 300) return res.body;
-    throw new AdyenProblem(res.status, res.body && typeof res.body === 'object' ? (res.body as object) : {});
+    throw new AdyenProblem(res.status, res.body && typeof res.body === 'object' ? (res.body) : {});
   }
 
   private async send(account: OpenedCardAccount, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<AdyenResponse> {
     const timeoutMs = account.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const controller = new AbortController();
-    let timer: ClockTimer | null = this.clock.setTimeout(() => controller.abort(), timeoutMs);
+    const timer: ClockTimer = this.clock.setTimeout(() => controller.abort(), timeoutMs);
     timer.unref?.();
     const url = account.settings.baseUrl.replace(/\/+$/, '') + path;
     try {
@@ -64,8 +64,7 @@ export class AdyenClient {
       const cause = (error as { cause?: { code?: string } }).cause;
       throw new ProviderUnavailable(`Adyen unreachable: ${cause?.code ?? (error as Error).message}`);
     } finally {
-      if (timer) this.clock.clearTimeout(timer);
-      timer = null;
+      this.clock.clearTimeout(timer);
     }
   }
 }

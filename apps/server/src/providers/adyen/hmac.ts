@@ -15,7 +15,8 @@ export interface SignedFields {
   success?: unknown;
 }
 
-const text = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
+// The signed fields are strings, numbers or booleans; anything else (absent) signs as ''.
+const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '');
 
 export function signingString(item: SignedFields): string {
   return [item.pspReference, item.originalReference, item.merchantAccountCode, item.merchantReference, item.amount?.value, item.amount?.currency, item.eventCode, item.success].map(text).join(':');
