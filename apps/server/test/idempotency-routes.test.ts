@@ -39,6 +39,7 @@ const NOT_IDEMPOTENT: Record<string, string> = {
   'POST /admin/connector-accounts/:id/test': 'a test connection only reads at the PSP and writes nothing here',
   'POST /v1/provider-callbacks/:token': 'a PSP sends no key; the notification is stored once by its body hash and only triggers a read-back of the charge (docs/providers.md)',
   'POST /v1/provider-callbacks/:token/pix': 'the same PSP notification, at the path the API Pix appends (/pix)',
+  'POST /v1/provider-callbacks/:token/adyen': "Adyen's notification webhook: Adyen sends no key; each item is stored once (its PSP reference and event code) and only triggers a read-back (docs/providers.md)",
 };
 
 for (const engine of ENGINES) {
@@ -109,6 +110,7 @@ for (const engine of ENGINES) {
         return { url: `/v1/checkout/sessions/${s.id}/client/pay`, headers: { authorization: `Bearer ${s.clientSecret}` }, payload: { method: 'pix' } };
       },
       'POST /admin/connector-accounts': async () => ({ url: '/admin/connector-accounts', headers: adminHeaders(), payload: { ...connectorBody(), reason: 'new PSP' } }),
+      'POST /admin/connector-accounts/adyen': async () => ({ url: '/admin/connector-accounts/adyen', headers: adminHeaders(), payload: { name: 'Adyen teste', connector: 'adyen', method: 'card', environment: 'homologation', baseUrl: 'http://127.0.0.1:9/v71', merchantAccount: 'WalkMerchant', apiKey: 'walk-api-key', hmacKey: '00112233445566778899aabbccddeeff', reason: 'new acquirer' } }),
       'PATCH /admin/connector-accounts/:id': async () => ({ url: `/admin/connector-accounts/${(await connector()).id}`, headers: adminHeaders(), payload: { timeoutMs: 2000, reason: 'slower PSP' } }),
       'POST /admin/connector-accounts/:id/rotate': async () => ({ url: `/admin/connector-accounts/${(await connector()).id}/rotate`, headers: adminHeaders(), payload: { clientSecret: 'rotated-secret', reason: 'rotation' } }),
       'POST /admin/connector-accounts/:id/register-webhook': async () => ({ url: `/admin/connector-accounts/${(await connector()).id}/register-webhook`, headers: adminHeaders(), payload: { reason: 'webhook' } }),
