@@ -197,7 +197,7 @@ for (const engine of ENGINES) {
         assert.ok(!err.message.includes(value), 'the value is not echoed');
       }
       const emptyUpdate = await refused('PATCH', '/v1/recipients/rcp_x', {}, key);
-      assert.equal(emptyUpdate.message, 'Send at least one of name, bankAccount, metadata.');
+      assert.equal(emptyUpdate.message, 'Send at least one of name, bankAccount, pixKey, metadata.');
       const ftp = await refused('POST', '/v1/webhook-endpoints', { url: 'ftp://example.com/hooks', events: ['*'] }, key);
       assert.deepEqual({ param: ftp.param, message: ftp.message }, { param: 'url', message: 'url must be an absolute http(s) URL.' });
       const noEndpointChange = await refused('PATCH', '/v1/webhook-endpoints/whe_x', {}, key);
