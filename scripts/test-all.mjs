@@ -20,6 +20,7 @@
 // rebuilds a file another one is reading.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -91,6 +92,19 @@ const started = Date.now();
 const secs = (ms) => `${Math.round(ms / 1000)} s`;
 const results = [];
 
+// CPU seconds (user + system) of the jobs, to tell how far lanes can go on this machine: the
+// kernel adds a child's CPU, and its reaped descendants', to our cutime/cstime when it is reaped,
+// so the growth between two reaps is the job just reaped. Linux only (elsewhere: not shown).
+const TICKS_PER_S = 100; // USER_HZ, 100 on every Linux that Node supports
+function childrenCpuSeconds() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_S; // cutime, cstime (fields 16, 17)
+  } catch { return null; }
+}
+let cpuSeen = childrenCpuSeconds();
+
 function run(job) {
   const t0 = Date.now();
   process.stdout.write(`-- ${job.name}: ${script} started (${secs(t0 - started)} into the run)\n`);
@@ -99,12 +113,15 @@ function run(job) {
   child.stdout.on('data', (d) => chunks.push(d));
   child.stderr.on('data', (d) => chunks.push(d));
   return new Promise((resolve) => child.on('close', (code, signal) => {
+    const cpuNow = childrenCpuSeconds();
+    const cpu = cpuNow === null || cpuSeen === null ? null : cpuNow - cpuSeen;
+    cpuSeen = cpuNow;
     const ok = code === 0;
     const what = job.name === job.dir ? `npm run ${script}` : script;
-    process.stdout.write(`\n==== ${job.name}: ${what} ${ok ? 'passed' : `FAILED (exit ${code ?? signal})`} in ${secs(Date.now() - t0)} ====\n`);
+    process.stdout.write(`\n==== ${job.name}: ${what} ${ok ? 'passed' : `FAILED (exit ${code ?? signal})`} in ${secs(Date.now() - t0)}${cpu === null ? '' : `, ${Math.round(cpu)} s of CPU`} ====\n`);
     process.stdout.write(Buffer.concat(chunks));
     process.stdout.write(`==== end of ${job.name} ====\n\n`);
-    results.push({ ...job, ok, ms: Date.now() - t0, end: Date.now() - started });
+    results.push({ ...job, ok, ms: Date.now() - t0, cpu, end: Date.now() - started });
     resolve();
   }));
 }
@@ -122,14 +139,16 @@ try {
   writeFileSync(TIMES, JSON.stringify(next, null, 1) + '\n');
 } catch { /* a read-only node_modules: the next run orders by the defaults */ }
 
-process.stdout.write(`== ${script}: ${lanes} lane(s), ${secs(Date.now() - started)} in all ==\n`);
+const cpuAll = results.every((r) => r.cpu !== null) ? results.reduce((n, r) => n + r.cpu, 0) : null;
+process.stdout.write(`== ${script}: ${lanes} lane(s), ${secs(Date.now() - started)} in all${cpuAll === null ? '' : `; the jobs used ${Math.round(cpuAll)} s of CPU (${os.availableParallelism()} cores: no fewer than ${Math.round(cpuAll / os.availableParallelism())} s of wall time)`} ==\n`);
 // Per workspace: its jobs' summed time and when its last job ended; the failed jobs by name.
 for (const suite of [...new Set(results.map((r) => r.suite))]) {
   const mine = results.filter((r) => r.suite === suite);
   const failed = mine.filter((r) => !r.ok);
   const sum = mine.reduce((n, r) => n + r.ms, 0);
+  const cpu = mine.every((r) => r.cpu !== null) ? `${secs(mine.reduce((n, r) => n + r.cpu, 0) * 1000).padStart(6)} CPU  ` : '';
   const detail = mine.length > 1 ? `  (${mine.length} files, their times summed; the last ended ${secs(Math.max(...mine.map((r) => r.end)))} into the run)` : '';
-  process.stdout.write(`${failed.length ? 'FAILED' : 'ok    '} ${secs(sum).padStart(6)}  ${suite}${detail}\n`);
+  process.stdout.write(`${failed.length ? 'FAILED' : 'ok    '} ${secs(sum).padStart(6)}  ${cpu}${suite}${detail}\n`);
   for (const f of failed) process.stdout.write(`         FAILED: ${f.name}\n`);
 }
 process.exit(results.every((r) => r.ok) ? 0 : 1);
