@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, signup, auth, drain, type TestApp, type Keys } from './helpers.js';
 import { selfSignedCert, webhookOnlyPsp } from './connector-certs.js';
 import { newMasterKey, parseKeyring } from '../src/providers/secrets/envelope.js';
 import { createAdminUser } from '../src/modules/admin/index.js';
@@ -71,11 +71,11 @@ for (const engine of ENGINES) {
     const cardSale = async (amountInCents: number, key: string) => {
       const p = await api('POST', '/v1/payments', { amountInCents, method: 'credit_card', cardToken: 'tok_visa' }, key);
       assert.equal(p.status, 200, JSON.stringify(p.body));
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      return eventually(async () => {
-        const got = await api('GET', `/v1/payments/${p.body.id}`, undefined, key);
-        return got.body.status === 'approved' ? got.body : null;
-      }, 'card approval');
+      // The suite runs no background worker: it runs what is due when it needs the outcome.
+      await drain(t);
+      const got = await api('GET', `/v1/payments/${p.body.id}`, undefined, key);
+      assert.equal(got.body.status, 'approved');
+      return got.body;
     };
     const receivablesOf = async (paymentId: string, key: string) => (await api('GET', `/v1/receivables?paymentId=${paymentId}&limit=100`, undefined, key)).body.data as Array<{ payee: { type: string; id: string }; amount: number; splitRuleId: string | null }>;
     const asSet = (lines: Array<{ payee: { type: string; id: string }; amount: number }>) => lines.map((l) => `${l.payee.type}:${l.payee.id}:${l.amount}`).sort();
@@ -83,7 +83,7 @@ for (const engine of ENGINES) {
     let psp: Awaited<ReturnType<typeof webhookOnlyPsp>>;
     before(async () => {
       psp = await webhookOnlyPsp();
-      t = await startApp(engine, { masterKeys: parseKeyring(newMasterKey('walk')), publicUrl: 'https://pay.example.com' });
+      t = await startApp(engine, { masterKeys: parseKeyring(newMasterKey('walk')), publicUrl: 'https://pay.example.com' }, { worker: false });
       k = await signup(t, 'Loja Backoffice');
       adminEmail = fresh('ops');
       viewerEmail = fresh('viewer');
@@ -734,8 +734,8 @@ for (const engine of ENGINES) {
       assert.deepEqual(listed.map((p: { accountName: string }) => p.accountName), ['Payments merchant', 'Payments merchant']);
       assert.ok(detail.receivables.length >= 1);
       assert.equal(detail.receivables[0].paymentId, pix.body.id);
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await call('GET', `/admin/payments/${pix.body.id}`)).body.refunds.length === 1, 'refund listed');
+      await drain(t);
+      assert.equal((await call('GET', `/admin/payments/${pix.body.id}`)).body.refunds.length, 1, 'refund listed');
       const types = (await call('GET', `/admin/payments/${pix.body.id}`)).body.events.map((e: { type: string }) => e.type);
       for (const type of ['payment.created', 'payment.approved', 'receivable.created', 'refund.created']) assert.ok(types.includes(type), `${type} in ${types.join()}`);
       assert.equal((await call('GET', '/admin/payments/pay_nope')).status, 404);
@@ -766,8 +766,8 @@ for (const engine of ENGINES) {
       assert.equal(entry[0].reason, 'end of day');
 
       // A worker carries the run out.
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => (await call('GET', `/admin/settlement-runs/${run.body.id}`)).body.status === 'completed', 'the run to complete');
+      await drain(t);
+      assert.equal((await call('GET', `/admin/settlement-runs/${run.body.id}`)).body.status, 'completed', 'the run completed');
       const settlements = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?limit=100`, undefined, viewer)).body.data
         .filter((x: { accountId: string }) => x.accountId === m.accountId);
       assert.deepEqual(settlements.map((x: { payee: { id: string } }) => x.payee.id).sort(), [closed, fine, m.accountId].sort());
@@ -778,11 +778,8 @@ for (const engine of ENGINES) {
       const ruleEntry = (await call('GET', `/admin/audit-log?objectId=${rule.body.id}`)).body.data[0];
       assert.deepEqual([ruleEntry.accountId, ruleEntry.accountName], [m.accountId, 'Settlement merchant']);
       assert.deepEqual([entry[0].accountId, entry[0].accountName], [null, null]);
-      // Waits for the in-process worker (its poll and store writes; this suite runs on the system clock: time rules are in time-rules.test.ts).
-      await eventually(async () => {
-        const failed = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?status=failed`)).body.data;
-        return failed.some((x: { payee: { id: string }; failureReason: string | null }) => x.payee.id === closed && x.failureReason);
-      }, 'the closed account\'s payout to fail');
+      const failed = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?status=failed`)).body.data;
+      assert.ok(failed.some((x: { payee: { id: string }; failureReason: string | null }) => x.payee.id === closed && x.failureReason), 'the closed account\'s payout failed');
       // The merchant has no payout bank account yet: its own settlement is held.
       const held = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?status=held&limit=100`)).body.data;
       assert.deepEqual(held.filter((x: { accountId: string }) => x.accountId === m.accountId).map((x: { payee: { id: string }; holdReason: string }) => `${x.payee.id}:${x.holdReason}`), [`${m.accountId}:no_payout_bank_account`]);

@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, startApp, signup, auth, eventually, adminSession, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, signup, auth, drain, adminSession, type TestApp, type Keys } from './helpers.js';
 import { csvCell, reais } from '../src/modules/admin/shared/csv.js';
 import { parseReais } from '../src/modules/admin/search/service.js';
 
@@ -74,18 +74,20 @@ for (const engine of ENGINES) {
     };
 
     before(async () => {
-      t = await startApp(engine);
+      t = await startApp(engine, {}, { worker: false });
       admin = await adminSession(t);
       k = await signup(t, 'Loja Busca Fina');
       recipientId = (await api('/v1/recipients', { name: 'Vendedor Busca', document: '11.222.333/0001-81', bankAccount: { bankCode: '341', agency: '1234', account: '12345-6', accountType: 'checking' } })).id;
       card = await api('/v1/payments', { amountInCents: 12345, method: 'credit_card', cardToken: 'tok_visa', customer: { name: 'Ana', email: 'Ana.Compradora@Example.com' } });
-      await eventually(async () => (await api(`/v1/payments/${card.id}`)).status === 'approved', 'approval');
+      await drain(t);
+      assert.equal((await api(`/v1/payments/${card.id}`)).status, 'approved');
       await api('/v1/payments', { amountInCents: 500, method: 'credit_card', cardToken: 'tok_declined' });
       await call('PATCH', `/admin/accounts/${k.accountId}/settings`, { settlementDelayDays: { pix: 0 } });
       const pix = await api('/v1/payments', { amount: 1001, currency: 'BRL', method: 'pix' });
       await api(`/v1/sandbox/payments/${pix.id}/pay`, {});
       runId = (await call('POST', '/admin/settlement-runs', { reason: 'search test' })).id;
-      await eventually(async () => (await get(`/admin/settlement-runs/${runId}`)).body.status === 'completed', 'the run');
+      await drain(t);
+      assert.equal((await get(`/admin/settlement-runs/${runId}`)).body.status, 'completed');
       settlementId = (await get(`/admin/settlements?runId=${runId}`)).body.data[0].id;
     });
     after(async () => t?.teardown());

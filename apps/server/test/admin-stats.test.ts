@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
-import { ENGINES, startApp, signup, auth, eventually, adminSession, webhookReceiver, testDatabase, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startManualApp, signup, auth, adminSession, webhookReceiver, testDatabase, type ManualApp, type Keys } from './helpers.js';
 import { Store } from '../src/store/index.js';
 import { localDate, addDays } from '../src/modules/accounts/settings.js';
 import { foldStatsDeltas } from '../src/modules/admin/stats/service.js';
@@ -15,7 +15,7 @@ import { foldStatsDeltas } from '../src/modules/admin/stats/service.js';
 
 for (const engine of ENGINES) {
   describe(`admin stats (${engine})`, () => {
-    let t: TestApp;
+    let t: ManualApp;
     let admin: { cookie: string; csrf: string };
     let a: Keys;
     let b: Keys;
@@ -34,10 +34,13 @@ for (const engine of ENGINES) {
       assert.equal(res.statusCode, 200, res.body);
       return res.json();
     };
-    const settledPayment = (key: string, id: string) => eventually(async () => {
+    // The app's clock moves only when the test says so: the worker's work is run when it is due.
+    const settledPayment = async (key: string, id: string) => {
+      await t.runDue();
       const p = await api(`/v1/payments/${id}`, key);
-      return p.status !== 'pending' ? p : null;
-    }, 'a card outcome');
+      assert.notEqual(p.status, 'pending', 'a card outcome');
+      return p;
+    };
     const stats = async (query = '') => {
       const r = await call('GET', `/admin/stats${query}`);
       assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -45,7 +48,7 @@ for (const engine of ENGINES) {
     };
 
     before(async () => {
-      t = await startApp(engine, { webhookScheduleMs: [0, 20, 20], webhookAllowPrivateUrls: true });
+      t = await startManualApp(engine, { webhookScheduleMs: [0, 20, 20], webhookAllowPrivateUrls: true }, { startMs: Date.now() });
       admin = await adminSession(t);
       a = await signup(t, 'Loja A');
       b = await signup(t, 'Loja B');
@@ -75,7 +78,8 @@ for (const engine of ENGINES) {
       const paid = await api('/v1/payments', a.secretKey, { amount: 400, currency: 'BRL', method: 'pix' });
       await api(`/v1/sandbox/payments/${paid.id}/pay`, a.secretKey, {});
       const refund = await api('/v1/refunds', a.secretKey, { paymentId: made[1].id, amount: 300 });
-      await eventually(async () => (await api(`/v1/refunds/${refund.id}`, a.secretKey)).status === 'succeeded', 'the refund');
+      await t.runDue();
+      assert.equal((await api(`/v1/refunds/${refund.id}`, a.secretKey)).status, 'succeeded', 'the refund');
       // Account B: one card sale.
       const other = await api('/v1/payments', b.secretKey, { amountInCents: 9999, method: 'credit_card', cardToken: 'tok_visa' });
       await settledPayment(b.secretKey, other.id);
@@ -83,12 +87,14 @@ for (const engine of ENGINES) {
       // A settlement run: the Pix sale's merchant share is held.
       const run = await call('POST', '/admin/settlement-runs', { reason: 'stats test' });
       assert.equal(run.status, 200, JSON.stringify(run.body));
-      await eventually(async () => (await call('GET', `/admin/settlement-runs/${run.body.id}`)).body.status === 'completed', 'the run');
-      // Deliveries: 6 payment.created to each endpoint of A; the failing one gives up on each.
-      await eventually(async () => {
-        const s = await stats(`?accountId=${a.accountId}`);
-        return s.webhooks.pending === 0 && s.webhooks.succeeded + s.webhooks.failed === 12 ? s : null;
-      }, 'every delivery finished');
+      await t.runDue();
+      assert.equal((await call('GET', `/admin/settlement-runs/${run.body.id}`)).body.status, 'completed', 'the run');
+      // Deliveries: 6 payment.created to each endpoint of A; the failing one gives up on each,
+      // after its two retries 20 ms apart (each jittered by up to 10 %).
+      await t.advance(25);
+      await t.advance(25);
+      const finished = await stats(`?accountId=${a.accountId}`);
+      assert.deepEqual([finished.webhooks.pending, finished.webhooks.succeeded + finished.webhooks.failed], [0, 12], 'every delivery finished');
 
       const s = await stats(`?accountId=${a.accountId}`);
       assert.equal(s.from, addDays(today, -29));
@@ -130,10 +136,9 @@ for (const engine of ENGINES) {
       // The held settlement is released by a payout bank account, then paid.
       const bank = { bankCode: '341', agency: '1234', account: '12345-6', accountType: 'checking' };
       assert.equal((await call('PATCH', `/admin/accounts/${a.accountId}/payout-bank-account`, { bankAccount: bank, reason: 'stats test' })).status, 200);
-      const paidOut = await eventually(async () => {
-        const x = await stats(`?accountId=${a.accountId}`);
-        return x.settlements.paid.count === 1 ? x : null;
-      }, 'the payout');
+      await t.runDue();
+      const paidOut = await stats(`?accountId=${a.accountId}`);
+      assert.equal(paidOut.settlements.paid.count, 1, 'the payout');
       assert.equal(paidOut.settlements.held.count, 0);
       assert.equal(paidOut.settlements.paid.amount, s.settlements.held.amount);
 

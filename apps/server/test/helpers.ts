@@ -129,6 +129,22 @@ export async function startManualApp(engine: EngineName, overrides: Partial<Conf
   });
 }
 
+// For an app started with `worker: false` on the system clock: runs the jobs and the webhook
+// deliveries that are due now, and those they make due now, until none is left, so a suite that
+// needs the worker's work done asks for it instead of polling for its result. (What falls due
+// later, a retry's back-off say, is not run: move a ManualClock for that, startManualApp.)
+export async function drain(t: TestApp): Promise<{ jobs: number; deliveries: number }> {
+  const ran = { jobs: 0, deliveries: 0 };
+  for (let round = 0; round < 100; round++) {
+    const jobs = await t.worker.runDue();
+    const deliveries = await t.dispatcher.runDue();
+    ran.jobs += jobs;
+    ran.deliveries += deliveries;
+    if (jobs === 0 && deliveries === 0) return ran;
+  }
+  throw new Error('drain: work still due after 100 rounds (a job that keeps making work due now?)');
+}
+
 export interface Keys {
   accountId: string;
   secretKey: string;
