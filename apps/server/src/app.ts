@@ -283,6 +283,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const workerRef: { current: Worker | null } = { current: null };
   const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs, clock);
   const connectors = options.connectors ?? new ConnectorRegistry(config.masterKeys, clock);
+  connectors.resolveTtlMs = config.connectorCacheTtlMs;
   const deps: PaymentDeps = { store, config, provider, kickWorker: () => workerRef.current?.kick(), breaker, connectors, clock };
 
   healthRoutes(app, store, () => shuttingDown);
@@ -299,7 +300,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   providerCallbackRoutes(app, deps);
   await registerAdmin(app, { store, config, keyCache, routes: [
     (scope) => settlementRunRoutes(scope, { store, kickWorker: deps.kickWorker }),
-    (scope) => connectorAccountRoutes(scope, { store, keyring: config.masterKeys, clock, pix: connectors.pixConnector('pix_api'), get publicUrl() { return config.publicUrl; } }),
+    (scope) => connectorAccountRoutes(scope, { store, keyring: config.masterKeys, clock, pix: connectors.pixConnector('pix_api'), get publicUrl() { return config.publicUrl; }, changed: () => connectors.clearResolved() }),
   ] });
   backofficeRoutes(app, { dir: config.backofficeDist ?? undefined });
   checkoutPageRoutes(app, store, { pageDir: config.checkoutPageDist, scriptFile: config.checkoutJsDist });

@@ -30,6 +30,7 @@ export interface Config {
   platformName: string;
   pixMerchantCity: string;
   authCacheTtlMs: number;
+  connectorCacheTtlMs: number;
   writeBatchMax: number;
   writeQueueMaxPending: number;
   pgWriters: number;
@@ -176,6 +177,8 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env, overrides: P
     platformName: (env.PLATFORM_NAME || 'Pagamentos').slice(0, 60),
     pixMerchantCity: env.PIX_MERCHANT_CITY || 'SAO PAULO',
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 1000),
+    // How long which connector account serves a merchant is kept (providers/registry.ts).
+    connectorCacheTtlMs: int(env, 'CONNECTOR_CACHE_TTL_MS', 1000),
     writeBatchMax: int(env, 'WRITE_BATCH_MAX', 256),
     // Writes accepted and not yet committed; past it a write answers 503 with Retry-After
     // (store/index.ts). Far above what a batch holds, so only an overload reaches it.

@@ -66,6 +66,8 @@ export const TEST_CONFIG: Partial<Config> = {
   rateLimitAnonymousPerMinute: 100_000,
   sandboxSignupPerHour: 1000,
   authCacheTtlMs: 0,
+  // Suites change connector accounts in the store directly too (connector-cache.test.ts tests the cache).
+  connectorCacheTtlMs: 0,
   settlementScheduleEnabled: false,
   // Any store write a mutating request makes around its idempotent write fails the request.
   writeGuard: true,

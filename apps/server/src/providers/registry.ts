@@ -40,10 +40,37 @@ export class ConnectorRegistry {
   // Card acquirers by connector name (issue 27): Adyen's Checkout API for `adyen`.
   private readonly card: Record<string, CardConnector>;
 
+  // Which connector account serves a (merchant account, mode, method), as last read, for at most
+  // resolveTtlMs: every payment create asks, test mode included (a homologation account may serve
+  // it), and nearly always gets "none", so reading connector_accounts each time cost a round trip
+  // per POST /v1/payments on PostgreSQL (issue 30's bench: 0.46-0.48 of the ceiling before, 0.33
+  // with it). A change made through this process's admin routes clears it at once (clearResolved);
+  // one made elsewhere (another instance, the CLI's rewrap) is seen within the TTL, as API keys are
+  // (AUTH_CACHE_TTL_MS). 0 turns it off. Bounded: a full map is emptied, not grown.
+  private readonly resolved = new Map<string, { row: ConnectorAccountRow | null; expiresAtMs: number }>();
+  private static readonly RESOLVED_MAX_ENTRIES = 10_000;
+  resolveTtlMs = 0;
+
   constructor(readonly keyring: Keyring | null, readonly clock: Clock, pix?: Record<string, PixConnector>, payouts?: Record<string, PayoutConnector>, card?: Record<string, CardConnector>) {
     this.pix = pix ?? { pix_api: new PixApiConnector(clock) };
     this.payouts = payouts ?? { efi: new EfiPayoutConnector(clock) };
     this.card = card ?? { adyen: new AdyenConnector(clock) };
+  }
+
+  clearResolved(): void {
+    this.resolved.clear();
+  }
+
+  private async resolveRow(db: Kysely<Database>, owner: { accountId: string; livemode: boolean }, method: 'pix' | 'card'): Promise<ConnectorAccountRow | null> {
+    if (this.resolveTtlMs <= 0) return resolveConnectorAccount(db, owner, method);
+    const key = `${method} ${owner.livemode ? 'live' : 'test'} ${owner.accountId}`;
+    const nowMs = this.clock.nowMs();
+    const hit = this.resolved.get(key);
+    if (hit && hit.expiresAtMs > nowMs) return hit.row;
+    const row = await resolveConnectorAccount(db, owner, method);
+    if (this.resolved.size >= ConnectorRegistry.RESOLVED_MAX_ENTRIES) this.resolved.clear();
+    this.resolved.set(key, { row, expiresAtMs: nowMs + this.resolveTtlMs });
+    return row;
   }
 
   // Which connector account pays settlements out in a mode: the platform's own Pix connector
@@ -83,7 +110,7 @@ export class ConnectorRegistry {
   // The card connector account for a new payment; null: the sandbox (test mode) or none (live
   // mode: the caller refuses).
   async resolveCard(db: Kysely<Database>, owner: { accountId: string; livemode: boolean }): Promise<ResolvedCard | null> {
-    const row = await resolveConnectorAccount(db, owner, 'card');
+    const row = await this.resolveRow(db, owner, 'card');
     return row ? this.openedCard(row) : null;
   }
 
@@ -106,7 +133,7 @@ export class ConnectorRegistry {
   // The connector account for a new payment; null: the sandbox (test mode) or none (live mode:
   // the caller refuses).
   async resolvePix(db: Kysely<Database>, owner: { accountId: string; livemode: boolean }): Promise<ResolvedPix | null> {
-    const row = await resolveConnectorAccount(db, owner, 'pix');
+    const row = await this.resolveRow(db, owner, 'pix');
     return row ? this.opened(row) : null;
   }
 

@@ -11,6 +11,12 @@ import { connectorAudits, createAdyenConnectorAccount, createConnectorAccount, d
 export function connectorAccountRoutes(appInstance: FastifyInstance, deps: ConnectorAdminDeps): void {
   const app = typed(appInstance);
   const audits = connectorAudits(deps.clock);
+  // Before the answer is sent (the change is committed by then), so a payment made after the
+  // operator saw it sees the change.
+  appInstance.addHook('onSend', async (req, _reply, payload) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.url.startsWith('/admin/connector-accounts')) deps.changed?.();
+    return payload;
+  });
   const params = IdParams('The connector account (`cna_`).');
 
   app.get('/admin/connector-accounts', {

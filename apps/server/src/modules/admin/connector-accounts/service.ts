@@ -17,6 +17,9 @@ export interface ConnectorAdminDeps {
   clock: Clock;
   pix: PixConnector;
   publicUrl: string | null;
+  // Told after any change to connector accounts, before its answer leaves: which account serves
+  // a payment is cached (providers/registry.ts) and must not outlive the change in this process.
+  changed?: () => void;
 }
 
 const DAY_MS = 86_400_000;
