@@ -58,6 +58,7 @@ for (const engine of ENGINES) {
     const cardSale = async (amountInCents: number) => {
       const p = await api('POST', '/v1/payments', { amountInCents, method: 'credit_card', cardToken: 'tok_visa' });
       assert.equal(p.status, 200, JSON.stringify(p.body));
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => (await api('GET', `/v1/payments/${p.body.id}`)).body.status === 'approved', 'card approval');
       return (await api('GET', `/v1/receivables?paymentId=${p.body.id}&limit=100`)).body.data as Array<{ payee: { type: string; id: string }; amount: number; splitRuleId: string | null }>;
     };
@@ -491,6 +492,7 @@ for (const engine of ENGINES) {
       const payees = await page.locator('section[aria-labelledby="per-payee"] tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.payee));
       for (const payee of [`merchant:${k.accountId}`, `recipient:${seller}`]) assert.ok(payees.includes(payee), `${payee} in ${payees.join()}`);
       // The platform's bank account is a closed one in the sandbox: its payout fails.
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => {
         await page.reload();
         await settled(page);
@@ -537,6 +539,7 @@ for (const engine of ENGINES) {
       assert.equal(await section.getByRole('button', { name: 'Alterar conta de repasse' }).count(), 1);
       await axe(page, 'account with its payout bank account');
       // Setting it released the held settlement to payout, to that account.
+      // Waits for I/O: the back office in the browser (and the server it calls).
       const paid = await eventually(async () => {
         const s = (await api('GET', `/v1/settlements/${held[0].id}`)).body;
         return s.status === 'paid' && s;
@@ -569,6 +572,7 @@ for (const engine of ENGINES) {
     test('payments: search by id and by date; a declined payment shows why', async () => {
       const created = await api('POST', '/v1/payments', { amountInCents: 4_321, method: 'credit_card', cardToken: 'tok_declined' });
       assert.equal(created.status, 200, JSON.stringify(created.body));
+      // Waits for I/O: the back office in the browser (and the server it calls).
       const declined = await eventually(async () => {
         const p = (await api('GET', `/v1/payments/${created.body.id}`)).body;
         return p.status === 'declined' && p;
@@ -578,6 +582,7 @@ for (const engine of ENGINES) {
       await page.getByLabel('ID do pagamento').fill(declined.id);
       await page.getByRole('button', { name: 'Buscar' }).click();
       await page.waitForURL(/[?&]id=/);
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => JSON.stringify(await shownPaymentIds(page)) === JSON.stringify([declined.id]), 'the payment found by id');
       // By date (São Paulo days): its own day finds it; the day after, or up to the day before, does not.
       const day = saoPauloDay(declined.createdAt);
@@ -591,6 +596,7 @@ for (const engine of ENGINES) {
         await settled(page);
       };
       await searchDates(day, day);
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => (await shownPaymentIds(page)).includes(declined.id), 'the payment found on its day');
       await searchDates(saoPauloDay(declined.createdAt, 1), '');
       await page.locator('tbody', { hasText: 'Nada encontrado.' }).waitFor();
@@ -653,6 +659,7 @@ for (const engine of ENGINES) {
       // The page keeps showing the previous rows while the filtered ones load: wait for them.
       const filtered = ['split_rule.update', 'split_rule.deactivate', 'split_rule.activate', 'split_rule.create'];
       const shown = () => page.locator('tbody tr[data-audit-action]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.auditAction));
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => JSON.stringify(await shown()) === JSON.stringify(filtered), 'the filtered audit log');
     });
 
@@ -752,6 +759,7 @@ for (const engine of ENGINES) {
       await page.waitForURL(/mode=live/);
       await settled(page);
       await page.locator('main p.muted', { hasText: `Loja Exemplo ${engine}` }).waitFor();
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => (await kpi('Pagamentos')).trim() === '0', 'the live figures');
       await axe(page, 'home (filtered)');
     });
@@ -786,6 +794,7 @@ for (const engine of ENGINES) {
       await settled(page);
       const ids = await shownPaymentIds(page);
       const expected = (await api('GET', '/v1/payments?limit=100')).body.data.filter((p: { amount: number; method: string }) => p.amount === 12345 && p.method === 'credit_card').map((p: { id: string }) => p.id);
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => JSON.stringify(await shownPaymentIds(page)) === JSON.stringify(expected), `the filtered payments (${ids.join(',')})`);
       await axe(page, 'payments filtered by amount');
       const href = await page.getByRole('link', { name: 'Exportar CSV do que está filtrado' }).getAttribute('href');
@@ -826,6 +835,7 @@ for (const engine of ENGINES) {
       await page.getByLabel('Percentual (%)').fill('10');
       await page.getByRole('button', { name: 'Salvar', exact: true }).click();
       await page.getByText('Escolha o recebedor desta parte.').waitFor();
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => (await page.evaluate(() => document.activeElement?.id)) === 'share-0-recipient', 'the focus on the recipient');
       await select.selectOption(seller);
       await page.getByLabel('Descrição').fill('Regra de rascunho');
@@ -891,6 +901,7 @@ for (const engine of ENGINES) {
       const button = ruleRow(page, draft.id).locator('[data-preview-rule-button]');
       await button.focus();
       await page.keyboard.press('Enter');
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => (await page.evaluate(() => document.activeElement?.id)) === 'preview-amount', 'the focus on the amount');
       assert.equal(await page.locator('#preview-with').inputValue(), draft.id);
       await page.keyboard.type('123,45');
@@ -910,6 +921,7 @@ for (const engine of ENGINES) {
       await page.getByLabel('Valor da venda (R$)').fill('123,45');
       await page.getByRole('button', { name: 'Simular a mudança' }).click();
       await page.getByText('Informe o percentual.').waitFor();
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => (await page.evaluate(() => document.activeElement?.id)) === 'share-0-value', 'the focus on the share');
       assert.equal(await page.locator('.preview-result').count(), 0);
       await page.keyboard.type('10');
@@ -981,6 +993,7 @@ for (const engine of ENGINES) {
       // Saving with the refused file stays on it: nothing is sent.
       await page.keyboard.press('Tab');
       await page.keyboard.press('Enter');
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => (await focusedId()) === 'branding-logo', 'the focus back on the logo');
       assert.deepEqual(requests, []);
       // A small PNG; the accent is refused by the server (WCAG AA), the focus goes to it, nothing is saved.
@@ -1007,6 +1020,7 @@ for (const engine of ENGINES) {
       assert.equal(saved.logo.bytes, png.length);
       const img = form.locator('img');
       assert.equal(await img.getAttribute('src'), saved.logo.url);
+      // Waits for I/O: the back office in the browser (and the server it calls).
       await eventually(async () => (await img.evaluate((el) => (el as HTMLImageElement).naturalWidth)) === 1, 'the logo drawn from the instance');
       const served = await fetch(`${origin}${saved.logo.url}`);
       assert.equal(served.headers.get('content-type'), 'image/png');

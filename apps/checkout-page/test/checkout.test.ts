@@ -98,6 +98,7 @@ for (const engine of ENGINES) {
       });
     })()`);
     const frame = () => page.frameLocator('[role="dialog"] iframe');
+    // Waits for I/O: the page in the browser (and the server it calls).
     const checkoutFrame = async (): Promise<Frame> => eventually(async () => page.frames().find((f) => f.url().includes('/checkout/cs_')), 'the checkout frame');
     // The modal's spinner is gone: the page said `loaded`.
     const loaded = () => page.waitForFunction(() => document.querySelector('[role="dialog"] iframe') && !document.querySelector('[role="dialog"] [role="status"]'));
@@ -218,6 +219,7 @@ for (const engine of ENGINES) {
       const paymentId = (await frame().locator('[data-payment-id]').textContent())!;
       assert.match(paymentId, /^pay_/);
       assert.equal(await frame().locator('#status').textContent(), 'Pagamento aprovado', 'announced in the aria-live region');
+      // Waits for I/O: the page in the browser (and the server it calls).
       await eventually(async () => (await log()).length > 0, 'onSuccess');
       const [line] = await log();
       assert.match(line, new RegExp(`^success ${paymentId} cs_[0-9a-z]+ approved$`));
@@ -230,6 +232,7 @@ for (const engine of ENGINES) {
       await shot(page, 'success');
 
       // checkout_session.completed, delivered and verified (Standard Webhooks).
+      // Waits for I/O: the page in the browser (and the server it calls).
       const event = await eventually(async () => {
         for (const d of deliveries) {
           const e = new Webhook(webhookSecret).verify(d.body, d.headers as Record<string, string>) as { type: string; data: { object: { id: string; status: string; paymentId: string } } };
@@ -274,6 +277,7 @@ for (const engine of ENGINES) {
       await frame().locator('.brand').getByText('Mastercard').waitFor();
       await frame().getByRole('button', { name: /^Pagar/ }).click();
       await frame().getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
+      // Waits for I/O: the page in the browser (and the server it calls).
       await eventually(async () => (await log()).some((l) => l.startsWith('success ')), 'onSuccess');
       const all = await payments(k);
       assert.deepEqual(all.map((p) => p.status).sort(), ['approved', 'declined']);
@@ -350,6 +354,7 @@ for (const engine of ENGINES) {
       assert.equal(paid.status, 200, JSON.stringify(paid.body));
       await frame().getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
       assert.equal(await frame().locator('[data-payment-id]').textContent(), paymentId);
+      // Waits for I/O: the page in the browser (and the server it calls).
       await eventually(async () => (await log()).includes(`success ${paymentId} ${s.id} approved`), 'onSuccess for the Pix');
       assert.deepEqual(await log(), ['cancel', `success ${paymentId} ${s.id} approved`]);
     });
@@ -390,6 +395,7 @@ for (const engine of ENGINES) {
       await loaded();
       await frame().getByRole('heading', { name: 'Pagamento expirado' }).waitFor();
       await frame().getByText('Esta sessão de pagamento expirou.', { exact: false }).waitFor();
+      // Waits for I/O: the page in the browser (and the server it calls).
       await eventually(async () => (await log()).includes('error checkout_session_expired'), 'onError');
       await axe(await checkoutFrame(), 'expired');
       await shot(page, 'expired');
@@ -413,6 +419,7 @@ for (const engine of ENGINES) {
       await fillCard('4242 4242 4242 4242');
       await frame().getByRole('button', { name: /^Pagar/ }).click();
       await frame().getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
+      // Waits for I/O: the page in the browser (and the server it calls).
       await eventually(async () => (await log()).length > 0, 'onSuccess');
       assert.equal((await log()).length, 1);
       assert.match((await log())[0], /^success pay_(?!forged)/);
@@ -607,6 +614,7 @@ for (const engine of ENGINES) {
       assert.ok(id.height < lineHeight * 1.6, `the id is on one line (${id.height} px)`);
       assert.ok(await f.evaluate(() => document.querySelector('[data-payment-id]')!.getClientRects().length === 1));
       // The modal follows its (short) content: no taller than the page in it, not the screen.
+      // Waits for I/O: the page in the browser (and the server it calls).
       await eventually(async () => {
         const [box, content] = await Promise.all([
           page.evaluate(() => document.querySelector('[role="dialog"] > div[data-layout]')!.getBoundingClientRect().height),

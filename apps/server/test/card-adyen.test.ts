@@ -61,6 +61,7 @@ for (const engine of ENGINES) {
       assert.equal(res.json().status, 'pending');
       return res.json<{ id: string }>();
     };
+    // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
     const settled = (id: string, what = 'decided') => eventually(async () => { const p = await payment(id); return p.status !== 'pending' && p; }, what);
     const pspOf = async (id: string) => (await t.store.db.selectFrom('payments').select('provider_charge_id').where('id', '=', id).executeTakeFirstOrThrow()).provider_charge_id;
     const count = async (table: 'card_notifications' | 'provider_notifications') => Number((await t.store.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
@@ -140,6 +141,7 @@ for (const engine of ENGINES) {
 
     test('Received: pending until the AUTHORISATION notification approves it', async () => {
       const p = await pay(ADYEN_TEST_CARDS.received);
+      // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
       const psp = await eventually(() => pspOf(p.id), 'authorization asked');
       assert.equal((await payment(p.id)).status, 'pending');
       await adyen.decide(psp, true);
@@ -174,6 +176,7 @@ for (const engine of ENGINES) {
 
     test('notifications: a bad HMAC is refused and stores nothing; a duplicate is stored once', async () => {
       const p = await pay(ADYEN_TEST_CARDS.received);
+      // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
       const psp = await eventually(() => pspOf(p.id), 'authorization asked');
       adyen.holdNotifications();
       await adyen.decide(psp, true);
@@ -188,6 +191,7 @@ for (const engine of ENGINES) {
       assert.equal((await settled(p.id)).status, 'approved');
       // A forged "authorised" for a pending payment approves nothing.
       const q = await pay(ADYEN_TEST_CARDS.received);
+      // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
       const qPsp = await eventually(() => pspOf(q.id), 'authorization asked');
       const fake = { ...real, body: JSON.parse(JSON.stringify(real.body).replaceAll(psp, qPsp).replaceAll(p.id, q.id)) };
       const refused = await adyen.resend(fake);
@@ -202,12 +206,14 @@ for (const engine of ENGINES) {
       adyen.holdNotifications();
       const r = await api('POST', '/v1/refunds', { paymentId: p.id, amount: 4_000 });
       assert.equal(r.statusCode, 200, r.body);
+      // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
       await eventually(async () => adyen.requests.some((x) => x.operation === 'post-payments-paymentPspReference-refunds' && (x.body as { reference: string }).reference === r.json().id), 'refund asked');
       assert.equal((await api('GET', `/v1/refunds/${r.json().id}`)).json().status, 'pending', 'received only: pending until the notification');
       // The REFUND notification, then the payment's AUTHORISATION again, in reverse, each twice.
       const auth = adyen.notifications.filter((n) => n.eventCode === 'AUTHORISATION' && JSON.stringify(n.body).includes(p.id)).at(-1)!;
       await adyen.releaseNotifications({ order: 'reverse', duplicate: true });
       await adyen.resend(auth);
+      // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
       await eventually(async () => (await api('GET', `/v1/refunds/${r.json().id}`)).json().status === 'succeeded', 'refund succeeded');
       const after = await payment(p.id);
       assert.equal(after.status, 'partially_refunded');
@@ -216,6 +222,7 @@ for (const engine of ENGINES) {
       adyen.refuseRefunds(true);
       const bad = await api('POST', '/v1/refunds', { paymentId: p.id, amount: 1_000 });
       assert.equal(bad.statusCode, 200, bad.body);
+      // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
       await eventually(async () => (await api('GET', `/v1/refunds/${bad.json().id}`)).json().status === 'failed', 'refund refused at Adyen: failed');
       adyen.refuseRefunds(false);
     });
@@ -223,6 +230,7 @@ for (const engine of ENGINES) {
     test('a notification that never comes: reconciliation cancels at Adyen and fails the payment', async () => {
       adyen.holdNotifications();
       const p = await pay(ADYEN_TEST_CARDS.received);
+      // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
       await eventually(() => pspOf(p.id), 'authorization asked');
       adyen.discardHeldNotifications();
       // Young: left alone.

@@ -63,3 +63,48 @@ describe('no wall-clock reads in apps/server/src outside clock.ts', () => {
     assert.ok(wallClockReads(readFileSync(join(SRC, 'clock.ts'), 'utf8')).length > 0);
   });
 });
+
+// Tests wait only for I/O (issue 24): a time rule is tested by moving a ManualClock, and the
+// worker's work is run when a suite needs it (helpers.ts: drain, startManualApp). What polls
+// with eventually() is left where a socket, a process or a browser is on the other end, and says
+// which in a `// Waits ...` comment on one of the three lines above the call.
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const WHY_WINDOW_LINES = 3;
+
+export function unexplainedWaits(code: string): number[] {
+  const lines = code.split('\n');
+  let lastWhy = -Infinity;
+  const found: number[] = [];
+  lines.forEach((line, i) => {
+    if (/\/\/ Waits\b/.test(line)) lastWhy = i;
+    const call = /\beventually\(/.test(line) && !/\bfunction eventually\b|^\s*import\b/.test(line);
+    if (call && i - lastWhy > WHY_WINDOW_LINES && !/\/\/ Waits\b/.test(line)) found.push(i + 1);
+  });
+  return found;
+}
+
+describe('every eventually() in the suites says what it waits for', () => {
+  test('the check finds a wait without its reason, and not one with it', () => {
+    assert.deepEqual(unexplainedWaits('await eventually(async () => x, "x");'), [1]);
+    assert.deepEqual(unexplainedWaits('// Waits for I/O: the browser.\nawait eventually(async () => x, "x");'), []);
+    assert.deepEqual(unexplainedWaits('// Waits for I/O: the browser.\n\n\n\nawait eventually(async () => x, "x");'), [5], 'too far above');
+    assert.deepEqual(unexplainedWaits('import { eventually } from "./helpers.js";\nexport async function eventually() {}'), []);
+  });
+
+  test('in every workspace\'s tests', () => {
+    const files = ['apps', 'packages'].flatMap((group) => readdirSync(join(ROOT, group), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .flatMap((d) => {
+        const dir = join(ROOT, group, d.name, 'test');
+        try {
+          return sourceFiles(dir).filter((f) => f.endsWith('.test.ts'));
+        } catch {
+          return [];
+        }
+      }));
+    assert.ok(files.length > 60, `scanned ${files.length} test files`);
+    // This file names eventually( in its samples and its check.
+    const offenders = files.filter((file) => !file.endsWith('no-wall-clock.test.ts')).flatMap((file) => unexplainedWaits(readFileSync(file, 'utf8')).map((line) => `${relative(ROOT, file)}:${line}`));
+    assert.deepEqual(offenders, [], 'move the clock or drain() the worker instead; or say what is on the other end (// Waits for I/O: ...)');
+  });
+});

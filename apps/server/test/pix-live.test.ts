@@ -90,6 +90,7 @@ for (const engine of ENGINES) {
       assert.equal(p.pix.txid, p.txid, 'the public API shows the charge\'s txid');
       assert.equal(p.pix.endToEndId, null, 'no end-to-end id before it is paid');
       await psp.pay(p.txid);
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       const approved = await eventually(async () => { const got = await payment(p.id); return got.status === 'approved' && got; }, 'approved by the callback');
       assert.equal(approved.amount, 10_000);
       assert.match(approved.pix.endToEndId, /^E[a-zA-Z0-9]{31}$/, 'once paid, the Pix\'s end-to-end id');
@@ -101,12 +102,14 @@ for (const engine of ENGINES) {
       const partial = await api('POST', '/v1/refunds', { paymentId: p.id, amount: 3_000 });
       assert.equal(partial.json().kind, 'requested');
       assert.equal(partial.statusCode, 200, partial.body);
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       const returnId = await eventually(async () => (await t.store.db.selectFrom('refunds').select('provider_refund_id').where('id', '=', partial.json().id).executeTakeFirst())?.provider_refund_id, 'devolução asked');
       const processing = (await api('GET', `/v1/refunds/${partial.json().id}`)).json();
       assert.equal(processing.status, 'pending', 'processing until the PSP says DEVOLVIDO');
       const devolucao = (psp.getPix(e2eid)?.devolucoes as Array<{ id: string; rtrId: string }>).find((d) => d.id === returnId)!;
       assert.deepEqual(processing.pixReturn, { id: returnId, rtrId: devolucao.rtrId, nature: 'ORIGINAL', status: 'EM_PROCESSAMENTO' }, 'the refund is a devolução, with its ids at the PSP');
       await psp.settleRefund(e2eid, returnId, 'DEVOLVIDO');
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       const settled = await eventually(async () => { const r = (await api('GET', `/v1/refunds/${partial.json().id}`)).json(); return r.status === 'succeeded' && r; }, 'refund succeeded after the callback');
       assert.deepEqual(settled.pixReturn, { id: returnId, rtrId: devolucao.rtrId, nature: 'ORIGINAL', status: 'DEVOLVIDO' });
       const event = await t.store.db.selectFrom('events').select('data').where('type', '=', 'refund.succeeded').where('data', 'like', `%${partial.json().id}%`).executeTakeFirstOrThrow();
@@ -115,8 +118,10 @@ for (const engine of ENGINES) {
       const rest = await api('POST', '/v1/refunds', { paymentId: p.id });
       assert.equal(rest.statusCode, 200, rest.body);
       assert.equal(rest.json().amount, 7_000);
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       const restId = await eventually(async () => (await t.store.db.selectFrom('refunds').select('provider_refund_id').where('id', '=', rest.json().id).executeTakeFirst())?.provider_refund_id, 'second devolução asked');
       await psp.settleRefund(e2eid, restId, 'DEVOLVIDO');
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       await eventually(async () => (await api('GET', `/v1/refunds/${rest.json().id}`)).json().status === 'succeeded', 'second refund succeeded');
       assert.equal((await payment(p.id)).status, 'refunded');
       assert.equal((psp.getPix(e2eid)?.devolucoes as Array<{ valor: string }>).reduce((s, d) => s + Math.round(Number(d.valor) * 100), 0), 10_000, 'the PSP returned exactly the sale');
@@ -136,6 +141,7 @@ for (const engine of ENGINES) {
         assert.equal(decoded.url, cob.location);
         assert.ok(!p.pix.copyPaste.includes(t.config.pixKey), 'never the sandbox\'s placeholder key');
         await psp.pay(p.txid);
+        // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
         await eventually(async () => (await payment(p.id)).status === 'approved', 'approved');
       } finally {
         psp.omitCopyPaste = false;
@@ -164,6 +170,7 @@ for (const engine of ENGINES) {
       const sandboxPay = await t.app.inject({ method: 'POST', url: `/v1/sandbox/payments/${view.payment.id}/pay`, headers: auth(live) });
       assert.notEqual(sandboxPay.statusCode, 200, 'live mode never reaches the sandbox');
       await psp.pay(row.provider_txid!);
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       const done = await eventually(async () => {
         const v = (await t.app.inject({ method: 'GET', url: `/v1/checkout/sessions/${s.id}/client`, headers: page() })).json();
         return v.status === 'complete' && v.payment?.status === 'approved' && v;
@@ -239,6 +246,7 @@ for (const engine of ENGINES) {
       await psp.pay(a.txid);
       await psp.pay(b.txid);
       await psp.releaseCallbacks({ order: 'reverse', duplicate: true });
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       for (const p of [a, b]) await eventually(async () => (await payment(p.id)).status === 'approved', 'approved');
       for (const p of [a, b]) {
         const events = await t.store.db.selectFrom('events').select('id').where('type', '=', 'payment.approved').where('data', 'like', `%${p.id}%`).execute();
@@ -248,6 +256,7 @@ for (const engine of ENGINES) {
       await psp.forgeCallback({ txid: c.txid, valor: '13.00', certificate: 'psp' });
       // The callback was answered after its sync job was stored: wait for that job to finish.
       t.worker.kick();
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       await eventually(async () => (await t.store.db.selectFrom('jobs').select('id').where('type', '=', 'payment.sync').execute()).length === 0, 'sync done');
       assert.equal((await payment(c.id)).status, 'pending', 'the PSP says ATIVA: nothing approved');
     });
@@ -276,6 +285,7 @@ for (const engine of ENGINES) {
       const p = await newPix(1_500, { pixExpiresInSeconds: 60 });
       await t.store.write((tx) => tx.updateTable('jobs').set({ run_at_ms: 0 }).where('type', '=', 'payment.expire').where('payload', 'like', `%${p.id}%`).execute());
       t.worker.kick();
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       await eventually(async () => (await payment(p.id)).status === 'expired', 'expired');
       assert.equal(psp.getCob(p.txid)?.status, 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'our expiry removed the charge at the PSP');
       const paid = await psp.payAfterExpiry(p.txid);
@@ -295,9 +305,11 @@ for (const engine of ENGINES) {
     test('a MED return on a paid Pix is recorded as a refund against the payment and its receivables', async () => {
       const p = await newPix(4_000);
       await psp.pay(p.txid);
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       await eventually(async () => (await payment(p.id)).status === 'approved', 'approved');
       const e2eid = (await t.store.db.selectFrom('payments').select('provider_e2eid').where('id', '=', p.id).executeTakeFirstOrThrow()).provider_e2eid!;
       await psp.startMedReturn(e2eid, { natureza: 'MED_FRAUDE', valor: '15.00' });
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       const refund = await eventually(async () => t.store.db.selectFrom('refunds').selectAll().where('payment_id', '=', p.id).executeTakeFirst(), 'MED recorded');
       assert.equal(refund.amount, 1_500);
       assert.equal(refund.kind, 'med_fraud');
@@ -306,6 +318,7 @@ for (const engine of ENGINES) {
       assert.equal(pub.pixReturn.nature, 'MED_FRAUDE');
       assert.equal(pub.pixReturn.id, refund.provider_refund_id);
       assert.match(pub.pixReturn.rtrId, /^D/, 'the return\'s rtrId');
+      // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
       await eventually(async () => (await t.store.db.selectFrom('refunds').select('status').where('id', '=', refund.id).executeTakeFirst())?.status === 'succeeded', 'MED refund succeeded');
       assert.equal((await payment(p.id)).status, 'partially_refunded');
       await reconcile();
@@ -346,6 +359,7 @@ for (const engine of ENGINES) {
         const row = await t.store.db.selectFrom('payments').select('provider_txid').where('id', '=', res.json().id).executeTakeFirstOrThrow();
         assert.ok(psp.requests.some((r) => r.path.startsWith('/v2/cob/')), 'the efi paths');
         await psp.pay(row.provider_txid!);
+        // Waits for I/O: the worker's calls to the fake PSP over mutual TLS (and the PSP's callbacks to us).
         await eventually(async () => (await t.app.inject({ method: 'GET', url: `/v1/payments/${res.json().id}`, headers: auth(live) })).json().status === 'approved', 'approved');
         assert.deepEqual(psp.contractViolations, []);
       } finally {

@@ -25,6 +25,7 @@ for (const engine of ENGINES) {
     });
 
     const delivered = (type: string, sessionId: string) =>
+      // Waits for I/O: the server under test, a process of its own (its worker).
       eventually(async () => {
         for (const d of receiver.deliveries) {
           const event = await verifyWebhook(d.rawBody, d.headers, secret);
@@ -81,6 +82,7 @@ for (const engine of ENGINES) {
       });
       assert.equal(pay.status, 200, await pay.clone().text());
 
+      // Waits for I/O: the server under test, a process of its own (its worker).
       const complete = await eventually(async () => {
         const s = await client.checkoutSessions.retrieve(session.id);
         return s.status === 'complete' && s;

@@ -19,6 +19,7 @@ for (const engine of ENGINES) {
     let calls: Call[];
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
+    // Waits for I/O: the server under test, a process of its own (its worker and deliveries).
     const approved = async (p: Payment) => eventually(async () => {
       const now = await client.payments.retrieve(p.id);
       return now.status === 'approved' && now;
@@ -231,6 +232,7 @@ for (const engine of ENGINES) {
 
       const delivery = await client.webhookEndpoints.test(created.id);
       assert.match(delivery.id, /^whd_/);
+      // Waits for I/O: the server under test, a process of its own (its worker and deliveries).
       const delivered = await eventually(async () => {
         const page = await client.webhookEndpoints.listDeliveries(created.id, { status: 'succeeded' });
         return page.data.find((d) => d.id === delivery.id);

@@ -260,6 +260,7 @@ for (const engine of ENGINES) {
       proxy.plan({ kind: 'hold' });
       const controller = new AbortController();
       const pending = sdk.payments.create({ amountInCents: 5151, method: 'pix' }, { signal: controller.signal }).catch((e: unknown) => e);
+      // Waits for I/O: the request crossing the proxy to the server under test.
       await eventually(async () => seen().length === 1, 'the proxy holds the request');
       controller.abort(new Error('user left'));
       const err = await pending;
@@ -277,6 +278,7 @@ for (const engine of ENGINES) {
       proxy.plan({ kind: 'answer', status: 503, headers: { 'retry-after': '30' }, body: envelope('SERVICE_UNAVAILABLE') });
       const controller = new AbortController();
       const pending = sdk.balance.retrieve({ signal: controller.signal }).catch((e: unknown) => e);
+      // Waits for I/O: the request crossing the proxy to the server under test.
       await eventually(async () => calls[0]?.status === 503, 'the first answer');
       controller.abort();
       assert.ok((await pending) instanceof RequestAbortedError);
@@ -316,6 +318,7 @@ for (const engine of ENGINES) {
         const recorded = recordingFetch();
         const sdk = new Pagamentos(secretKey, { baseUrl: server.baseUrl, fetch: recorded.fetch, maxRetries: 10 });
         const second = sdk.payments.create(params, { idempotencyKey }).withResponse();
+        // Waits for I/O: the request crossing the proxy to the server under test.
         await eventually(async () => recorded.calls[0]?.status === 409, 'the first 409');
         held.release();
         const [a, b] = await Promise.all([first, second]);
@@ -344,6 +347,7 @@ for (const engine of ENGINES) {
 
     test('a 429 with Retry-After is waited out, then the call succeeds', async () => {
       const { secretKey } = await merchant(server.baseUrl);
+      // Waits for I/O: the request crossing the proxy to the server under test.
       const drain = () => eventually(async () => (await fetch(`${server.baseUrl}/v1/balance`, { headers: { authorization: `Bearer ${secretKey}` } })).status === 429, 'the rate limit', 60_000);
       // Spend the bucket with plain calls until the API says 429, then call through the SDK. A
       // token may come back in between (one every 3 s): then spend it again and call again.
@@ -369,6 +373,7 @@ for (const engine of ENGINES) {
     test('with no retries the 429 is a RateLimitError with Retry-After', async () => {
       const { secretKey } = await merchant(server.baseUrl);
       const sdk = new Pagamentos(secretKey, { baseUrl: server.baseUrl, maxRetries: 0 });
+      // Waits for I/O: the request crossing the proxy to the server under test.
       const err = await eventually(async () => sdk.balance.retrieve().then(() => undefined, (e: unknown) => e), 'a 429', 60_000);
       assert.ok(err instanceof RateLimitError);
       assert.equal(err.status, 429);

@@ -151,6 +151,7 @@ for (const engine of ENGINES) {
     let endpoint: { id: string; secret: string };
 
     const deliveryOf = (predicate: (event: { type: string; data: { object: { id?: string } } }) => boolean, what: string) =>
+      // Waits for I/O: the delivery crossing a loopback socket to the receiver.
       eventually(async () => receiver.deliveries.find((d) => predicate(JSON.parse(d.rawBody.toString('utf8')))), what);
 
     before(async () => {
