@@ -268,5 +268,60 @@ for (const engine of ENGINES) {
       assert.equal((await payment(q.id)).status, 'declined');
       await adyen.idle();
     });
+
+    test('returnUrl: validated on create (nothing written when refused), shown in nextAction; after 3-D Secure the buyer lands on it with the payment id and status', async () => {
+      const paymentsNow = async () => Number((await t.store.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const before = await paymentsNow();
+      for (const [returnUrl, message] of [
+        ['http://localhost:3000/retorno', /https/],
+        ['http://loja.example/retorno', /https/],
+        ['ftp://loja.example/retorno', /https/],
+        ['https://user:pw@loja.example/retorno', /user name or password/],
+        ['not a url at all', /returnUrl/],
+      ] as const) {
+        const res = await api('POST', '/v1/payments', { amount: 1_000, method: 'credit_card', cardToken: await tokenOf(ADYEN_TEST_CARDS.threeDs), returnUrl });
+        assert.equal(res.statusCode, 400, `${returnUrl}: ${res.body}`);
+        assert.equal(res.json().error.param, 'returnUrl', res.body);
+        assert.match(res.json().error.message, message);
+      }
+      const pix = await api('POST', '/v1/payments', { amount: 1_000, method: 'pix', returnUrl: 'https://loja.example/retorno' });
+      assert.equal(pix.statusCode, 400, pix.body);
+      assert.equal(pix.json().error.param, 'returnUrl');
+      assert.equal(await paymentsNow(), before, 'nothing was created');
+
+      const returnUrl = 'https://loja.example/pedido/123/retorno?origem=app';
+      const created = await api('POST', '/v1/payments', { amount: 2_000, method: 'credit_card', cardToken: await tokenOf(ADYEN_TEST_CARDS.threeDs), returnUrl });
+      assert.equal(created.statusCode, 200, created.body);
+      assert.equal(created.json().returnUrl, returnUrl);
+      const p = created.json<{ id: string }>();
+      const waiting = await settled(p.id, 'requires_action');
+      assert.equal(waiting.status, 'requires_action');
+      assert.equal(waiting.nextAction.returnUrl, returnUrl);
+      // Adyen sends the buyer to us first: we complete the payment there.
+      const call = adyen.requests.find((r) => r.operation === 'post-payments' && (r.body as { reference: string }).reference === p.id)!;
+      assert.equal((call.body as { returnUrl: string }).returnUrl, `${t.config.publicUrl}/v1/payments/${p.id}/card-return`);
+      const back = await t.app.inject({ method: 'GET', url: `/v1/payments/${p.id}/card-return?redirectResult=${encodeURIComponent(adyen.passChallenge((await pspOf(p.id))!, true))}` });
+      assert.equal(back.statusCode, 303, back.body);
+      const location = new URL(String(back.headers.location));
+      assert.equal(`${location.origin}${location.pathname}`, 'https://loja.example/pedido/123/retorno');
+      assert.equal(location.searchParams.get('origem'), 'app');
+      assert.equal(location.searchParams.get('paymentId'), p.id);
+      assert.equal(location.searchParams.get('status'), 'approved');
+      const approved = await payment(p.id);
+      assert.equal(approved.status, 'approved');
+      assert.equal(approved.returnUrl, returnUrl);
+      // A reload of the return URL lands there again, with nothing done twice.
+      const again = await t.app.inject({ method: 'GET', url: `/v1/payments/${p.id}/card-return?redirectResult=x` });
+      assert.equal(again.statusCode, 303);
+      assert.equal(new URL(String(again.headers.location)).searchParams.get('status'), 'approved');
+
+      // Test keys: plain http to this machine is fine (a shop developed locally); elsewhere not.
+      const local = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amount: 1_000, method: 'credit_card', cardToken: 'tok_visa', returnUrl: 'http://localhost:3000/retorno' } });
+      assert.equal(local.statusCode, 200, local.body);
+      assert.equal(local.json().returnUrl, 'http://localhost:3000/retorno');
+      const remote = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(k.secretKey), payload: { amount: 1_000, method: 'credit_card', cardToken: 'tok_visa', returnUrl: 'http://loja.example/retorno' } });
+      assert.equal(remote.statusCode, 400, remote.body);
+      await adyen.idle();
+    });
   });
 }

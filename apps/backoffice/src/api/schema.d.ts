@@ -888,6 +888,8 @@ export interface components {
             /** @description What each payee is owed from the sale, and the refund adjustments. */
             receivables: components["schemas"]["Receivable"][];
             refunds: components["schemas"]["Refund"][];
+            /** @description Card: the page the buyer comes back to after 3-D Secure, as sent on create; null if none was sent. */
+            returnUrl: string | null;
             /**
              * @description `pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`); then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
              * @enum {string}
@@ -1806,6 +1808,8 @@ export interface components {
              * @enum {string}
              */
             method: "GET" | "POST";
+            /** @description Where the buyer lands once the action is done: the payment's `returnUrl` (with `paymentId` and `status` added to its query), or null: a page of ours shows the result. */
+            returnUrl: string | null;
             /**
              * @description `redirect`: send the buyer to `url` (their bank's 3-D Secure page); they come back to the payment's return URL, and the payment is decided then.
              * @constant

@@ -660,6 +660,14 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('card_notifications_payment').on('card_notifications').columns(['payment_id', 'received_at']).execute();
     },
   },
+  // Cards, continued (issue 27). A merchant on its own pages names where the buyer lands after
+  // 3-D Secure (`returnUrl`): our return route completes the payment at the acquirer, then sends
+  // the buyer there.
+  '0019_card_return_url': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('payments').addColumn('return_url', 'text').execute();
+    },
+  },
 };
 
 function isSqlite(db: Kysely<any>): boolean {

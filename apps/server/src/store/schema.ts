@@ -68,6 +68,8 @@ export interface PaymentsTable {
   // requires_action: what the buyer must do (JSON, the port's CardNextAction), and until when.
   next_action: ColumnType<string | null, string | null | undefined, string | null>;
   action_expires_at: ColumnType<string | null, string | null | undefined, string | null>;
+  // The merchant's page the buyer lands on after 3-D Secure (create's returnUrl), or null.
+  return_url: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 // Adyen's notification items, verified and stored once each (issue 27).

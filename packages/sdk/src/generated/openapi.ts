@@ -838,6 +838,11 @@ export interface components {
              */
             installments?: number;
             /**
+             * @description Card only: your page the buyer comes back to after 3-D Secure (the acquirer sends them to us first; we complete the payment, then redirect to this URL with `paymentId` and `status` added to its query; fetch the payment to trust its status). https; plain http only to localhost/127.0.0.1 with test keys. Omitted: a page of ours shows the result.
+             * @example https://loja.example/pedido/123/retorno
+             */
+            returnUrl?: string;
+            /**
              * @description Only BRL. Defaults to BRL.
              * @constant
              */
@@ -853,7 +858,8 @@ export interface components {
          *       "currency": "BRL",
          *       "method": "credit_card",
          *       "cardToken": "tok_visa",
-         *       "installments": 3
+         *       "installments": 3,
+         *       "returnUrl": "https://loja.example/pedido/123/retorno"
          *     }
          */
         CardPaymentWithAmountRequest: {
@@ -872,6 +878,11 @@ export interface components {
              * @description Card only, 1-12 (default 1).
              */
             installments?: number;
+            /**
+             * @description Card only: your page the buyer comes back to after 3-D Secure (the acquirer sends them to us first; we complete the payment, then redirect to this URL with `paymentId` and `status` added to its query; fetch the payment to trust its status). https; plain http only to localhost/127.0.0.1 with test keys. Omitted: a page of ours shows the result.
+             * @example https://loja.example/pedido/123/retorno
+             */
+            returnUrl?: string;
             /**
              * @description Only BRL. Defaults to BRL.
              * @constant
@@ -944,6 +955,8 @@ export interface components {
              * @description A payment whose action is not completed by then expires.
              */
             expiresAt: string;
+            /** @description Where the buyer lands once the action is done: the payment's `returnUrl` (with `paymentId` and `status` added to its query), or null: a page of ours shows the result. */
+            returnUrl: string | null;
         };
         /** @description A Pix or card payment. */
         Payment: {
@@ -976,6 +989,8 @@ export interface components {
             pix: components["schemas"]["PaymentPix"] | null;
             failure: components["schemas"]["PaymentFailure"] | null;
             nextAction: components["schemas"]["PaymentNextAction"] | null;
+            /** @description Card: the page the buyer comes back to after 3-D Secure, as sent on create; null if none was sent. */
+            returnUrl: string | null;
             /** Format: int64 */
             amountRefunded: number;
             /** @description Processing fee in centavos, once approved. */

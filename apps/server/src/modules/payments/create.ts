@@ -40,6 +40,7 @@ export function checkPaymentShape(body: CreatePaymentFields): number {
     if (!body.cardToken) throw validation('cardToken is required for credit_card payments.', 'cardToken');
     if (body.pixExpiresInSeconds !== undefined) throw validation('pixExpiresInSeconds only applies to pix payments.', 'pixExpiresInSeconds');
   } else {
+    if (body.returnUrl !== undefined) throw validation('returnUrl only applies to credit_card payments (the buyer comes back to it after 3-D Secure).', 'returnUrl');
     if (body.cardToken !== undefined) throw validation('cardToken is not accepted for pix payments.', 'cardToken');
     if (body.installments !== undefined) throw validation('installments only applies to credit_card payments.', 'installments');
   }
@@ -59,6 +60,23 @@ async function useCardToken(tx: Tx, owner: Owner, token: string, nowIso: string)
   if (row.used_at) throw new ApiError('UNPROCESSABLE', 'This card token was already used; tokenize the card again.', { param: 'cardToken' });
   await markCardTokenUsed(tx, token, nowIso);
   return { brand: row.brand, last4: row.last4 };
+}
+
+// A merchant's returnUrl: an absolute https URL (plain http only to this machine, with test
+// keys: a shop developed locally), without credentials. Returns it as sent.
+export function checkReturnUrl(value: string, livemode: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw validation('returnUrl is not a valid URL.', 'returnUrl');
+  }
+  const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local && !livemode)) {
+    throw validation(livemode ? 'returnUrl must be an https URL.' : 'returnUrl must be an https URL (plain http only to localhost or 127.0.0.1, with test keys).', 'returnUrl');
+  }
+  if (url.username || url.password) throw validation('returnUrl must not carry a user name or password.', 'returnUrl');
+  return value;
 }
 
 export async function cardOutcome(store: Store, token: string): Promise<TestOutcome> {
@@ -119,6 +137,7 @@ export function preparePayment(deps: PaymentDeps, owner: Owner, body: CreatePaym
     provider_e2eid: null,
     next_action: null,
     action_expires_at: null,
+    return_url: body.method === 'credit_card' && body.returnUrl !== undefined ? checkReturnUrl(body.returnUrl, owner.livemode) : null,
   };
   let jobAtMs = nowMs;
   if (body.method === 'pix') {

@@ -115,6 +115,14 @@ export function providerCallbackRoutes(app: FastifyInstance, deps: PaymentDeps):
     const { redirectResult } = req.query as { redirectResult?: string };
     if (!redirectResult) throw validation('redirectResult is required: this is where the acquirer sends the buyer back after 3-D Secure.', 'redirectResult');
     const row = await completeCardAction(deps, id, redirectResult);
+    // A merchant on its own pages (create's returnUrl): the buyer goes there, with the payment's
+    // id and where it stands (a hint: the merchant fetches the payment to trust it).
+    if (row.return_url) {
+      const target = new URL(row.return_url);
+      target.searchParams.set('paymentId', row.id);
+      target.searchParams.set('status', row.status);
+      return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(target.toString(), 303);
+    }
     const words: Record<string, [string, string]> = {
       approved: ['Pagamento aprovado', 'Payment approved'],
       declined: ['Pagamento recusado', 'Payment declined'],

@@ -27,7 +27,8 @@ export function toPayment(row: PaymentRow): Payment {
     card: row.card_brand ? { brand: row.card_brand, last4: row.card_last4 ?? '' } : null,
     pix: row.pix_copy_paste ? { copyPaste: row.pix_copy_paste, qrCodeSvg: qrSvg(row.pix_copy_paste), expiresAt: row.expires_at ?? '', txid: row.provider_txid ?? null, endToEndId: row.provider_e2eid ?? null } : null,
     failure: row.failure_code ? { code: row.failure_code, message: row.failure_message ?? '' } : null,
-    nextAction: row.status === 'requires_action' && row.next_action ? toNextAction(row.next_action, row.action_expires_at) : null,
+    nextAction: row.status === 'requires_action' && row.next_action ? toNextAction(row.next_action, row.action_expires_at, row.return_url) : null,
+    returnUrl: row.return_url,
     amountRefunded: row.amount_refunded,
     feeAmount: row.fee_amount,
     netAmount: row.net_amount,
@@ -37,9 +38,9 @@ export function toPayment(row: PaymentRow): Payment {
   };
 }
 
-function toNextAction(stored: string, expiresAt: string | null): Payment['nextAction'] {
+function toNextAction(stored: string, expiresAt: string | null, returnUrl: string | null): Payment['nextAction'] {
   const action = JSON.parse(stored) as { url: string | null; method: 'GET' | 'POST' | null };
-  return { type: 'redirect', url: action.url ?? '', method: action.method ?? 'GET', expiresAt: expiresAt ?? '' };
+  return { type: 'redirect', url: action.url ?? '', method: action.method ?? 'GET', expiresAt: expiresAt ?? '', returnUrl };
 }
 
 type Db = Store['db'] | Tx;

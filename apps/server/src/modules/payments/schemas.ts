@@ -28,6 +28,7 @@ const fields = {
   metadata: ref('Metadata'),
   customer: refTo(CustomerRequest),
   pixExpiresInSeconds: int32({ minimum: 60, maximum: 7 * 86_400, description: 'Pix only: seconds until the BR Code expires (default 3600).' }),
+  returnUrl: Type.String({ minLength: 10, maxLength: 2000, pattern: '^https?://[^\\s]+$', description: 'Card only: your page the buyer comes back to after 3-D Secure (the acquirer sends them to us first; we complete the payment, then redirect to this URL with `paymentId` and `status` added to its query; fetch the payment to trust its status). https; plain http only to localhost/127.0.0.1 with test keys. Omitted: a page of ours shows the result.', examples: ['https://loja.example/pedido/123/retorno'] }),
 };
 const optional = {
   currency: Type.Optional(fields.currency),
@@ -36,7 +37,7 @@ const optional = {
   customer: Type.Optional(fields.customer),
 };
 const pix = { method: constant('pix'), pixExpiresInSeconds: Type.Optional(fields.pixExpiresInSeconds), ...optional };
-const card = { method: constant('credit_card'), cardToken: fields.cardToken, installments: Type.Optional(fields.installments), ...optional };
+const card = { method: constant('credit_card'), cardToken: fields.cardToken, installments: Type.Optional(fields.installments), returnUrl: Type.Optional(fields.returnUrl), ...optional };
 
 // The two shapes times the two methods: four exact request types, so a generated client can only
 // build a valid one (exactly one of amount/amountInCents; cardToken and installments only with
@@ -55,7 +56,7 @@ export const CardPaymentRequest = Type.Object(
 );
 export const CardPaymentWithAmountRequest = Type.Object(
   { amount: fields.amount, ...card },
-  { $id: 'CardPaymentWithAmountRequest', additionalProperties: false, description: 'Shape A, card: `{amount, currency, method: "credit_card", cardToken}`.', examples: [{ amount: 2500, currency: 'BRL', method: 'credit_card', cardToken: 'tok_visa', installments: 3 }] },
+  { $id: 'CardPaymentWithAmountRequest', additionalProperties: false, description: 'Shape A, card: `{amount, currency, method: "credit_card", cardToken}`.', examples: [{ amount: 2500, currency: 'BRL', method: 'credit_card', cardToken: 'tok_visa', installments: 3, returnUrl: 'https://loja.example/pedido/123/retorno' }] },
 );
 type Shapes = Static<typeof PixPaymentRequest> | Static<typeof PixPaymentInCentsRequest> | Static<typeof CardPaymentRequest> | Static<typeof CardPaymentWithAmountRequest>;
 
@@ -81,6 +82,7 @@ export const CreatePaymentFields = Type.Object(
     cardToken: Type.Optional(fields.cardToken),
     installments: Type.Optional(fields.installments),
     pixExpiresInSeconds: Type.Optional(fields.pixExpiresInSeconds),
+    returnUrl: Type.Optional(fields.returnUrl),
     ...optional,
   },
   { additionalProperties: false },
@@ -121,6 +123,7 @@ export const PaymentNextAction = Type.Object(
     url: Type.String({ description: 'Where to send the buyer.' }),
     method: stringEnum(['GET', 'POST'], { description: 'How: a plain navigation (GET) or a form post (POST).' }),
     expiresAt: Type.String({ format: 'date-time', description: 'A payment whose action is not completed by then expires.' }),
+    returnUrl: Type.Union([Type.String(), Type.Null()], { description: 'Where the buyer lands once the action is done: the payment\'s `returnUrl` (with `paymentId` and `status` added to its query), or null: a page of ours shows the result.' }),
   },
   { $id: 'PaymentNextAction', additionalProperties: false, description: 'What the buyer must do before a `requires_action` payment is decided (3-D Secure).' },
 );
@@ -142,6 +145,7 @@ export const Payment = Type.Object(
     pix: nullableRef(PaymentPix),
     failure: nullableRef(PaymentFailure),
     nextAction: nullableRef(PaymentNextAction),
+    returnUrl: Type.Union([Type.String(), Type.Null()], { description: 'Card: the page the buyer comes back to after 3-D Secure, as sent on create; null if none was sent.' }),
     amountRefunded: cents(),
     feeAmount: Type.Union([cents(), Type.Null()], { description: 'Processing fee in centavos, once approved.' }),
     netAmount: Type.Union([cents(), Type.Null()], { description: 'amount - feeAmount, once approved.' }),
