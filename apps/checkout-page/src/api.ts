@@ -6,12 +6,40 @@ export interface PixView {
   qrCodeSvg: string;
   expiresAt: string;
 }
+export interface NextActionView {
+  type: 'redirect';
+  url: string;
+  method: 'GET' | 'POST';
+  expiresAt: string;
+  returnUrl: string | null;
+}
 export interface PaymentView {
   id: string;
   method: 'credit_card' | 'pix';
   status: string;
   failureMessage: string | null;
   pix: PixView | null;
+  nextAction: NextActionView | null;
+}
+// Live mode with a card acquirer: the card is encrypted in this browser by the acquirer's own
+// library (loaded from `origin`, the one other origin the page's CSP allows), never read here.
+export interface CardEncryptionView {
+  acquirer: 'adyen';
+  environment: 'live' | 'test';
+  clientKey: string;
+  origin: string;
+  scriptUrl: string;
+}
+export interface EncryptedCard {
+  encryptedCardNumber: string;
+  encryptedExpiryMonth: string;
+  encryptedExpiryYear: string;
+  encryptedSecurityCode: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+  holderName?: string;
 }
 // What n installments really bill (the server's domain/installments.ts): the amounts sum to the total.
 export interface InstallmentPlan {
@@ -38,6 +66,7 @@ export interface SessionView {
   successUrl: string | null;
   cancelUrl: string | null;
   payment: PaymentView | null;
+  cardEncryption: CardEncryptionView | null;
 }
 
 export class ApiFailure extends Error {
@@ -93,4 +122,6 @@ export const api = {
     call<SessionView>('POST', `/v1/checkout/sessions/${encodeURIComponent(id)}/client/pay`, secret, body),
   token: (secret: string, card: { number: string; expMonth: number; expYear: number; cvc: string; holderName: string }) =>
     call<{ id: string }>('POST', '/v1/tokens', secret, { card }),
+  // Live: only what the acquirer's library encrypted (and what may be shown: brand, last four, expiry).
+  encryptedToken: (secret: string, encryptedCard: EncryptedCard) => call<{ id: string }>('POST', '/v1/tokens', secret, { encryptedCard }),
 };

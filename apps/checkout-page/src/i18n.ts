@@ -60,6 +60,12 @@ const ptBR = {
   cancel: 'Cancelar e voltar à loja',
   continue: 'Continuar',
   redirecting: 'Redirecionando para a loja…',
+  bankTitle: 'Confirme o pagamento com o seu banco',
+  bankBody: 'O seu banco pede uma confirmação (3-D Secure). Você volta para cá em seguida.',
+  toBank: 'Continuar para o banco',
+  toBankNow: 'Levando você ao seu banco…',
+  secureFields: 'Dados do cartão (protegidos pelo adquirente)',
+  secureFieldsUnavailable: 'Não foi possível carregar o formulário seguro do cartão. Recarregue a página.',
 };
 
 export type Messages = typeof ptBR;
@@ -122,6 +128,12 @@ const en: Messages = {
   cancel: 'Cancel and go back to the store',
   continue: 'Continue',
   redirecting: 'Taking you back to the store…',
+  bankTitle: 'Confirm the payment with your bank',
+  bankBody: 'Your bank asks for a confirmation (3-D Secure). You come back here afterwards.',
+  toBank: 'Continue to your bank',
+  toBankNow: 'Taking you to your bank…',
+  secureFields: 'Card details (protected by the acquirer)',
+  secureFieldsUnavailable: 'The secure card form could not be loaded. Reload the page.',
 };
 
 export function pickLocale(param: string | null): Locale {

@@ -11,6 +11,7 @@
 // as an <img> data: URL, where an SVG cannot run scripts.
 import './styles.css';
 import { api, ApiFailure, serverNow, type SessionView } from './api';
+import { mountCard, type MountedCard } from './acquirer';
 import { BRAND_NAMES, brandOf, cvcLength, cvcValid, digitsOf, formatExpiry, groupNumber, luhnValid, maxDigits, parseExpiry } from './card';
 import { messages, money, pickLocale } from './i18n';
 import { SESSION_ID, type PageMessage } from '../../../packages/checkout/src/protocol';
@@ -20,11 +21,25 @@ const POLL_STEADY_FOR_MS = 30_000; // every 2 s for the first 30 s, then backing
 const POLL_MAX_MS = 10_000;
 const REDIRECT_DELAY_MS = 2500;
 
-const params = new URLSearchParams(location.search);
+const sessionId = decodeURIComponent(location.pathname.split('/').filter(Boolean).pop() ?? '');
+// Back from the buyer's bank (3-D Secure): the acquirer sent the buyer to our return route, which
+// completed the payment and sent them here, without the fragment. Before leaving, the page kept
+// its secret and its query in this tab's sessionStorage (this origin only, this tab only); they
+// are dropped once the session is paid.
+const RETURN_KEY = `pagamentos:checkout:${sessionId}`;
+function readReturn(): { secret: string; search: string } | null {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(RETURN_KEY) ?? 'null') as { secret?: unknown; search?: unknown } | null;
+    return kept && typeof kept.secret === 'string' && typeof kept.search === 'string' ? { secret: kept.secret, search: kept.search } : null;
+  } catch {
+    return null;
+  }
+}
+const returned = location.hash ? null : readReturn();
+const params = new URLSearchParams(returned?.search ?? location.search);
 const locale = pickLocale(params.get('locale'));
 const t = messages(locale);
-const sessionId = decodeURIComponent(location.pathname.split('/').filter(Boolean).pop() ?? '');
-const secret = location.hash.slice(1);
+const secret = location.hash.slice(1) || (returned?.secret ?? '');
 const embedded = params.get('embed') === '1' && window.parent !== window;
 const parentOrigin = (() => {
   const raw = params.get('parentOrigin');
@@ -183,6 +198,7 @@ function showUnavailable(): void {
 function showSuccess(v: SessionView): void {
   stopTimers();
   setBusy(false);
+  sessionStorage.removeItem(RETURN_KEY);
   const paymentId = v.payment?.id ?? '';
   const redirect = !embedded && v.successUrl ? v.successUrl : null;
   draw(h('section', { class: 'result success' },
@@ -195,6 +211,29 @@ function showSuccess(v: SessionView): void {
   focusHeading();
   post({ type: 'pagamentos:checkout:success', paymentId, status: v.payment?.status ?? 'approved' });
   if (redirect) window.setTimeout(() => location.assign(redirect), REDIRECT_DELAY_MS);
+}
+
+// This page load's own card attempt: its 3-D Secure redirect is followed without a click.
+let attempted = false;
+function showBankAction(v: SessionView, url: string): void {
+  stopTimers();
+  setBusy(false);
+  const go = () => {
+    // The way back (see RETURN_KEY); then the bank's page, in this same frame or tab.
+    sessionStorage.setItem(RETURN_KEY, JSON.stringify({ secret, search: returned?.search ?? location.search }));
+    say(t.toBankNow);
+    location.assign(url);
+  };
+  draw(h('section', { class: 'result bank' },
+    h('h2', { tabindex: -1 }, t.bankTitle),
+    h('p', {}, t.bankBody),
+    h('button', { type: 'button', class: 'pay', onclick: go }, t.toBank),
+  ), footer(v));
+  focusHeading();
+  if (attempted) {
+    attempted = false;
+    go();
+  } else say(t.bankTitle);
 }
 
 function showExpired(v: SessionView): void {
@@ -218,6 +257,9 @@ function render(v: SessionView, failure?: string): void {
     setBusy(false);
     return showForm(v, failure);
   }
+  // A live card whose bank asks for 3-D Secure: to the bank (at once after this page's own
+  // attempt; with a button otherwise, e.g. after the buyer came back without finishing).
+  if (p && p.method === 'credit_card' && p.status === 'requires_action' && p.nextAction) return showBankAction(v, p.nextAction.url);
   // Its Pix expired before the session (the Pix expiry is shorter): say so, and offer a new one.
   if (p && p.method === 'pix' && p.status === 'expired' && !pixDeferred) return showPixExpired(v);
   if (p && p.status === 'pending') {
@@ -359,6 +401,7 @@ function setFieldError(form: HTMLElement, id: string, message: string | null): b
 }
 
 function cardForm(v: SessionView, failure?: string): HTMLElement {
+  if (v.cardEncryption) return encryptedCardForm(v, failure);
   const amount = money(v.amount, v.currency, locale);
   const number = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'cc-number', required: true, spellcheck: 'false', placeholder: '0000 0000 0000 0000' });
   const brand = h('span', { class: 'brand', 'data-brand': 'unknown' });
@@ -458,6 +501,88 @@ function cardForm(v: SessionView, failure?: string): HTMLElement {
       if (await sessionMovedOn(err)) return;
       const message = err instanceof ApiFailure && err.status === 400 && err.param?.startsWith('card') ? (err.param === 'card.number' ? t.errNumber : err.param === 'card.cvc' ? t.errCvc(cvcLength(b)) : t.errExpiry) : err instanceof ApiFailure && err.status === 0 ? t.network : t.failed;
       showForm(v, message);
+    }
+  }));
+  return form;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live card at an acquirer: the acquirer's own card fields (acquirer.ts), our holder name and
+// installments; only what they encrypted is sent (POST /v1/tokens with encryptedCard).
+function installmentsField(v: SessionView): { select: HTMLSelectElement; node: HTMLElement } | null {
+  if (v.installments <= 1) return null;
+  const select = h('select', {}, ...v.installmentPlans.map((plan) => h('option', { value: plan.count },
+    t.installment(plan.count, plan.groups.map((g) => ({ times: g.times, amount: money(g.amount, v.currency, locale) })), money(plan.total, v.currency, locale)))));
+  const total = h('p', { class: 'installments-total', id: 'card-installments-total' });
+  const showTotal = () => {
+    const plan = v.installmentPlans.find((x) => x.count === Number(select.value));
+    total.textContent = plan ? t.installmentsTotal(plan.count, money(plan.total, v.currency, locale)) : '';
+  };
+  select.addEventListener('change', showTotal);
+  showTotal();
+  return { select, node: field('card-installments', t.installments, select, undefined, total) };
+}
+
+function encryptedCardForm(v: SessionView, failure?: string): HTMLElement {
+  const enc = v.cardEncryption!;
+  const secured = h('div', { class: 'secured-fields', id: 'card-secured' });
+  const holder = h('input', { type: 'text', autocomplete: 'cc-name', required: true, spellcheck: 'false' });
+  holder.value = holderName;
+  const installments = installmentsField(v);
+  const error = h('p', { class: 'form-error', id: 'form-error', role: 'alert', hidden: !failure }, failure ?? '');
+  const submit = h('button', { type: 'submit', class: 'pay', disabled: true }, t.pay(money(v.amount, v.currency, locale)));
+  const form = h('form', { class: 'card-form', novalidate: true, 'aria-describedby': 'form-error' },
+    h('fieldset', { class: 'secured' }, h('legend', {}, t.secureFields), secured),
+    field('card-holder', t.holder, holder),
+    installments?.node ?? null,
+    error,
+    submit,
+  );
+  let card: MountedCard | null = null;
+  mountCard(secured, enc, locale).then((mounted) => {
+    card = mounted;
+    submit.disabled = false;
+  }, () => {
+    error.textContent = t.secureFieldsUnavailable;
+    error.hidden = false;
+  });
+  let submitting = false;
+  form.addEventListener('submit', detached(async (e: SubmitEvent) => {
+    e.preventDefault();
+    if (submitting || busy || !card) return;
+    const encrypted = card.encrypted();
+    const holderOk = setFieldError(form, 'card-holder', holder.value.trim().length >= 2 ? null : t.errHolder);
+    if (!encrypted || !holderOk) {
+      if (!encrypted) card.showValidation();
+      error.textContent = t.fixErrors;
+      error.hidden = false;
+      return;
+    }
+    submitting = true;
+    pixDeferred = false;
+    holderName = holder.value;
+    error.hidden = true;
+    submit.disabled = true;
+    submit.textContent = t.processing;
+    holder.readOnly = true;
+    if (installments) installments.select.disabled = true;
+    content.querySelectorAll<HTMLInputElement>('input[name="method"]').forEach((r) => (r.disabled = true));
+    setBusy(true);
+    say(t.processing);
+    try {
+      const token = await api.encryptedToken(secret, { ...encrypted, holderName: holder.value.trim() });
+      const next = await api.pay(sessionId, secret, { method: 'credit_card', cardToken: token.id, ...(installments ? { installments: Number(installments.select.value) } : {}) });
+      view = next;
+      attempted = true;
+      if (next.payment?.status === 'pending' && next.status === 'open') {
+        schedulePoll(0);
+        return;
+      }
+      render(next);
+    } catch (err) {
+      setBusy(false);
+      if (await sessionMovedOn(err)) return;
+      showForm(v, err instanceof ApiFailure && err.status === 0 ? t.network : t.failed);
     }
   }));
   return form;

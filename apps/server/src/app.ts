@@ -303,7 +303,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     (scope) => connectorAccountRoutes(scope, { store, keyring: config.masterKeys, clock, pix: connectors.pixConnector('pix_api'), get publicUrl() { return config.publicUrl; }, changed: () => connectors.clearResolved() }),
   ] });
   backofficeRoutes(app, { dir: config.backofficeDist ?? undefined });
-  checkoutPageRoutes(app, store, { pageDir: config.checkoutPageDist, scriptFile: config.checkoutJsDist });
+  checkoutPageRoutes(app, store, { pageDir: config.checkoutPageDist, scriptFile: config.checkoutJsDist, cardEncryption: (owner) => connectors.cardClientEncryption(store.db, owner) });
   for (const plugin of options.plugins ?? []) await plugin(app);
 
   const worker = createWorker(store, config, deps, app.log, config.workerInProcess ? load : undefined);

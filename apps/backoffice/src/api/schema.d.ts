@@ -1444,6 +1444,8 @@ export interface components {
             clientId: string;
             /** @description A card acquirer's public client key (Adyen); null when not set or for Pix. */
             clientKey: string | null;
+            /** @description A card acquirer's: the origin the hosted page loads its client-side encryption from (the default of the environment when not set); null for Pix. */
+            clientOrigin: string | null;
             connector: string;
             /** Format: date-time */
             createdAt: string;
@@ -1544,6 +1546,8 @@ export interface components {
             baseUrl: string;
             /** @description The public client key (`test_...` or `live_...`) the browser encrypts card fields with. */
             clientKey?: string;
+            /** @description The origin the hosted checkout page loads Adyen's client-side encryption from (an origin: no path). Default: `https://checkoutshopper-live.adyen.com` (production) or `https://checkoutshopper-test.adyen.com` (homologation); a regional live origin (`https://checkoutshopper-live-us.adyen.com`, ...) where Adyen says so. The page's Content-Security-Policy allows exactly this origin, in live mode only. https only (plain http only to this machine, for tests). */
+            clientOrigin?: string;
             /**
              * @description `adyen`: Adyen's Checkout API v71.
              * @constant

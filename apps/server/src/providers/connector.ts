@@ -186,6 +186,9 @@ export interface CardSettings {
   merchantAccount: string;
   // The public client key the browser encrypts card fields with (not a secret).
   clientKey: string | null;
+  // The origin the acquirer's browser library is loaded from (Adyen: checkoutshopper), when not
+  // the default of the environment; the hosted page's CSP allows exactly this origin, live only.
+  clientOrigin?: string;
   // Per-call timeout; default 10 s.
   timeoutMs?: number;
 }

@@ -7,6 +7,7 @@ import { openAccount, readConnectorAccount, resolveConnectorAccount, type Connec
 import { PixApiConnector } from './pix-api/connector.js';
 import { EfiPayoutConnector } from './efi-payout/connector.js';
 import { AdyenConnector } from './adyen/connector.js';
+import { adyenClientEncryption, type CardClientEncryption } from './adyen/client-side.js';
 
 // The registry: which connector implements a connector account's `connector`, and which
 // connector account serves a (merchant account, mode, method). The in-house sandbox is what test
@@ -112,6 +113,16 @@ export class ConnectorRegistry {
   async resolveCard(db: Kysely<Database>, owner: { accountId: string; livemode: boolean }): Promise<ResolvedCard | null> {
     const row = await this.resolveRow(db, owner, 'card');
     return row ? this.openedCard(row) : null;
+  }
+
+  // What the hosted page needs to encrypt card fields in the buyer's browser: live mode with a
+  // card acquirer that has a client key; null otherwise (the sandbox page takes test cards).
+  // Reads settings only, never the sealed secrets.
+  async cardClientEncryption(db: Kysely<Database>, owner: { accountId: string; livemode: boolean }): Promise<CardClientEncryption | null> {
+    if (!owner.livemode) return null;
+    const row = await resolveConnectorAccount(db, owner, 'card');
+    if (!row || row.connector !== 'adyen') return null;
+    return adyenClientEncryption(JSON.parse(row.settings) as CardSettings, row.environment);
   }
 
   async forCardAccount(db: Kysely<Database>, connectorAccountId: string): Promise<ResolvedCard> {

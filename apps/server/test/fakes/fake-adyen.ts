@@ -42,12 +42,86 @@ export const ADYEN_TEST_CARDS = {
   threeDs: '4212345678910006',
 } as const;
 
+// A stand-in for Adyen Web (https://checkoutshopper-*.adyen.com/checkoutshopper/sdk/<v>/adyen.js),
+// with the part of its interface the hosted page uses: `AdyenCheckout({environment, clientKey})`
+// resolves to a checkout whose `create('card', {onBrand, onFieldValid, onChange})` mounts card
+// fields and gives `isValid` and `data.paymentMethod` (type scheme and the four encrypted
+// fields). Adyen's real secured fields are frames of its origin; this one draws plain inputs,
+// and "encrypts" as fakeEncrypt does (this fake reads it back; no number in clear). It is served only by the fake.
+export const ADYEN_WEB_STANDIN = `(() => {
+  const enc = (v) => 'adyenjs_0_1_25$' + btoa(Array.from(String(v), (c) => String.fromCharCode(c.charCodeAt(0) ^ 0x5a)).join('')).replace(/[+]/g, '-').replace(/[/]/g, '_').replace(/=+$/, '');
+  const brandOf = (n) => /^4/.test(n) ? 'visa' : /^5[1-5]/.test(n) ? 'mc' : /^3[47]/.test(n) ? 'amex' : 'unknown';
+  window.AdyenCheckout = (config) => {
+    if (!config || !/^(test|live)_[A-Za-z0-9]+$/.test(String(config.clientKey))) return Promise.reject(new Error('AdyenCheckout: invalid clientKey'));
+    return Promise.resolve({
+      create(type, opts = {}) {
+        if (type !== 'card') throw new Error('stand-in: card only');
+        const inputs = {};
+        let root = null;
+        const digits = (v) => String(v || '').replace(/\\D/g, '');
+        const values = () => {
+          const number = digits(inputs.number.value);
+          const m = /^(\\d{2})\\s*\\/\\s*(\\d{2})$/.exec(inputs.expiry.value.trim());
+          return { number, month: m ? m[1] : '', year: m ? '20' + m[2] : '', cvc: digits(inputs.cvc.value) };
+        };
+        const component = {
+          mount(target) {
+            root = typeof target === 'string' ? document.querySelector(target) : target;
+            const field = (key, label, autocomplete) => {
+              const id = 'adyen-standin-' + key;
+              const wrap = document.createElement('div');
+              wrap.className = 'adyen-checkout__field';
+              const l = document.createElement('label');
+              l.htmlFor = id;
+              l.textContent = label;
+              const input = document.createElement('input');
+              input.id = id;
+              input.inputMode = 'numeric';
+              input.autocomplete = autocomplete;
+              input.className = 'adyen-checkout__input';
+              input.addEventListener('input', () => {
+                const v = values();
+                if (key === 'number') {
+                  opts.onBrand && opts.onBrand({ brand: brandOf(v.number) });
+                  if (v.number.length >= 12) opts.onFieldValid && opts.onFieldValid({ fieldType: 'encryptedCardNumber', valid: true, endDigits: v.number.slice(-4) });
+                }
+                if (key === 'expiry' && v.month) opts.onFieldValid && opts.onFieldValid({ fieldType: 'encryptedExpiryDate', valid: true, expiryDate: v.month + '/' + v.year.slice(2) });
+                opts.onChange && opts.onChange({ isValid: component.isValid, data: component.data });
+              });
+              inputs[key] = input;
+              wrap.append(l, input);
+              return wrap;
+            };
+            root.replaceChildren(field('number', 'Número do cartão', 'cc-number'), field('expiry', 'Data de validade (MM/AA)', 'cc-exp'), field('cvc', 'Código de segurança', 'cc-csc'));
+            return component;
+          },
+          get isValid() {
+            const v = values();
+            return v.number.length >= 12 && !!v.month && v.cvc.length >= 3;
+          },
+          get data() {
+            const v = values();
+            return { paymentMethod: { type: 'scheme', encryptedCardNumber: enc(v.number), encryptedExpiryMonth: enc(v.month), encryptedExpiryYear: enc(v.year), encryptedSecurityCode: enc(v.cvc), brand: brandOf(v.number) } };
+          },
+          showValidation() {},
+          unmount() { if (root) root.replaceChildren(); },
+        };
+        return component;
+      },
+    });
+  };
+})();
+`;
+
+// Not encryption, but no card number in clear either (so a test can look for one): each byte
+// XORed with 0x5A, base64url, behind Adyen's prefix. Only this fake reads it back.
 export function fakeEncrypt(clear: string): string {
-  return `adyenjs_0_1_25$${clear}`;
+  return `adyenjs_0_1_25$${Buffer.from(Buffer.from(clear, 'utf8').map((b) => b ^ 0x5a)).toString('base64url')}`;
 }
 
 function decrypt(field: unknown): string | null {
-  return typeof field === 'string' && field.startsWith('adyenjs_0_1_25$') ? field.slice('adyenjs_0_1_25$'.length) : null;
+  if (typeof field !== 'string' || !field.startsWith('adyenjs_0_1_25$')) return null;
+  return Buffer.from(Buffer.from(field.slice('adyenjs_0_1_25$'.length), 'base64url').map((b) => b ^ 0x5a)).toString('utf8');
 }
 
 export interface FakePayment {
@@ -59,6 +133,7 @@ export interface FakePayment {
   refusalReason: string | null;
   modifications: { kind: 'capture' | 'refund' | 'cancel'; pspReference: string; reference: string; amount: number | null; outcome: 'pending' | 'success' | 'failed' }[];
   redirectToken: string | null;
+  returnUrl: string | null;
 }
 
 export type Fault = { kind: 'unavailable' | 'slow' | 'drop'; operation?: string; applied?: boolean; times?: number; delayMs?: number };
@@ -81,6 +156,8 @@ export interface FakeAdyen {
   requests: { operation: string; status: number; idempotencyKey: string | null; body: unknown }[];
   notifications: SentNotification[];
   contractViolations: string[];
+  // What a browser asked of this origin (Adyen Web's script, the issuer's challenge page).
+  browserRequests: string[];
   setWebhook(url: string): void;
   inject(fault: Fault): void;
   holdNotifications(): void;
@@ -129,6 +206,7 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
   const payments = new Map<string, FakePayment>();
   const idempotency = new Map<string, { hash: string; status: number; body: unknown }>();
   const requests: FakeAdyen['requests'] = [];
+  const browserRequests: string[] = [];
   const notifications: SentNotification[] = [];
   const contractViolations: string[] = [];
   const faults: Fault[] = [];
@@ -231,7 +309,7 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
       const decision = decideCard(body.paymentMethod);
       const p: FakePayment = {
         pspReference: pspRef(), reference: body.reference, amount: body.amount, installments: body.installments?.value ?? null,
-        status: decision.status, refusalReason: decision.refusalReason, modifications: [], redirectToken: decision.status === 'RedirectShopper' ? randomBytes(12).toString('hex') : null,
+        status: decision.status, refusalReason: decision.refusalReason, modifications: [], redirectToken: decision.status === 'RedirectShopper' ? randomBytes(12).toString('hex') : null, returnUrl: (body as { returnUrl?: string }).returnUrl ?? null,
       };
       payments.set(p.pspReference, p);
       if (p.status === 'Authorised' || p.status === 'Refused' || p.status === 'Error') {
@@ -328,10 +406,34 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
-    // The issuer's 3-D Secure page (not Adyen's API): the test's browser lands here.
+    // The issuer's 3-D Secure page (not Adyen's API): the test's browser lands here, and a button
+    // passes or fails the challenge, back to the payment's returnUrl with its redirectResult.
     if (req.method === 'GET' && url.pathname.startsWith('/threeds2/challenge/')) {
+      browserRequests.push(url.pathname);
+      const [token, done] = url.pathname.slice('/threeds2/challenge/'.length).split('/');
+      const p = [...payments.values()].find((x) => x.redirectToken !== null && x.redirectToken === token);
+      if (!p) {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('no such challenge');
+        return;
+      }
+      if (done === 'done' && p.returnUrl) {
+        const back = new URL(p.returnUrl);
+        back.searchParams.set('redirectResult', `${token}.${url.searchParams.get('result') === 'Y' ? 'Y' : 'N'}`);
+        res.writeHead(302, { location: back.toString() });
+        res.end();
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end('<!doctype html><title>3-D Secure</title><p>Issuer challenge (fake)</p>');
+      res.end(`<!doctype html><html lang="pt-BR"><meta charset="utf-8"><title>3-D Secure</title><h1>Autenticação do banco emissor (fake)</h1><form method="get" action="/threeds2/challenge/${token}/done"><button name="result" value="Y">Autenticar</button> <button name="result" value="N">Recusar</button></form></html>`);
+      return;
+    }
+    // Adyen Web, as the hosted page loads it from this origin (the account's clientOrigin): a
+    // stand-in with the interface the page uses (ADYEN_WEB_STANDIN below).
+    if (req.method === 'GET' && /^\/checkoutshopper\/sdk\/[0-9.]+\/adyen\.js$/.test(url.pathname)) {
+      browserRequests.push(url.pathname);
+      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'access-control-allow-origin': '*' });
+      res.end(ADYEN_WEB_STANDIN);
       return;
     }
     const text = await readBody(req);
@@ -412,6 +514,7 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
     requests,
     notifications,
     contractViolations,
+    browserRequests,
     setWebhook(url) {
       webhookUrl = url;
     },

@@ -1706,6 +1706,8 @@ export interface components {
             failureMessage: string | null;
             /** @description The BR Code to pay, and when it expires (the page counts down to it). */
             pix: components["schemas"]["PaymentPix"] | null;
+            /** @description A `requires_action` card payment: where the page sends the buyer (3-D Secure). */
+            nextAction: components["schemas"]["PaymentNextAction"] | null;
         };
         /** @description Installments of one amount: "2 × R$ 39,98". */
         InstallmentGroup: {
@@ -1736,6 +1738,22 @@ export interface components {
              * @description Centavos: always the amount of the sale.
              */
             total: number;
+        };
+        /** @description Live mode with a card acquirer: the page encrypts the card fields in the buyer's browser with the acquirer's library and client key, and sends only what it encrypted (`encryptedCard`). */
+        CheckoutCardEncryption: {
+            /** @constant */
+            acquirer: "adyen";
+            /**
+             * @description Adyen Web's `environment`.
+             * @enum {string}
+             */
+            environment: "live" | "test";
+            /** @description The connector account's public client key. */
+            clientKey: string;
+            /** @description The only origin the page loads the acquirer's code from (its CSP allows it, live only). */
+            origin: string;
+            /** @description Adyen Web, under `origin`. */
+            scriptUrl: string;
         };
         /** @description What the hosted page needs of its session: no metadata, no customer, no secret, no key (the page tokenizes the card with the session's own client secret). */
         CheckoutSessionClientView: {
@@ -1775,6 +1793,8 @@ export interface components {
             successUrl: string | null;
             cancelUrl: string | null;
             payment: components["schemas"]["CheckoutSessionClientPayment"] | null;
+            /** @description Live card payments at an acquirer: how the page encrypts the card (null: the sandbox, which takes test cards as they are typed). */
+            cardEncryption: components["schemas"]["CheckoutCardEncryption"] | null;
         };
         /**
          * @example {

@@ -20,14 +20,19 @@ export const DEFAULT_CHECKOUT_JS_DIST = fileURLToPath(new URL('../../../../../pa
 
 // Nothing but this origin's own files; inline script and style refused. The QR code comes as SVG
 // markup the page inserts, and may come as a data: image. frame-ancestors is the account's list.
-export function checkoutPageCsp(ancestors: string): string {
+// A live session whose card acquirer encrypts in the browser (Adyen) also allows exactly the
+// acquirer's origin: its script, its styles, its secured-field frames and its calls. Nothing
+// else, and never in test mode (the sandbox page talks to this instance only).
+export function checkoutPageCsp(ancestors: string, acquirerOrigin: string | null = null): string {
+  const also = acquirerOrigin ? ` ${acquirerOrigin}` : '';
   return [
     "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "font-src 'self'",
-    "connect-src 'self'",
+    `script-src 'self'${also}`,
+    `style-src 'self'${also}`,
+    `img-src 'self' data:${also}`,
+    `font-src 'self'${also}`,
+    `connect-src 'self'${also}`,
+    ...(acquirerOrigin ? [`frame-src ${acquirerOrigin}`] : []),
     "base-uri 'none'",
     "form-action 'self'",
     `frame-ancestors ${ancestors}`,
@@ -39,7 +44,7 @@ const SESSION_ID = /^cs_[0-9a-z]{26}$/;
 // Any id: one that names no session gets the page, which says so.
 const PageParams = Type.Object({ id: Type.String() });
 
-export function checkoutPageRoutes(appInstance: FastifyInstance, store: Store, options: { pageDir?: string | null; scriptFile?: string | null } = {}): void {
+export function checkoutPageRoutes(appInstance: FastifyInstance, store: Store, options: { pageDir?: string | null; scriptFile?: string | null; cardEncryption?: (owner: { accountId: string; livemode: boolean }) => Promise<{ origin: string } | null> } = {}): void {
   const app = typed(appInstance);
   const pageDir = options.pageDir ?? DEFAULT_CHECKOUT_PAGE_DIST;
   const scriptFile = options.scriptFile ?? DEFAULT_CHECKOUT_JS_DIST;
@@ -70,12 +75,16 @@ export function checkoutPageRoutes(appInstance: FastifyInstance, store: Store, o
     const index = files?.get('/index.html');
     if (!index) throw notBuilt('checkout page', 'npm run build -w apps/checkout-page');
     let ancestors: string[] = [];
+    let acquirerOrigin: string | null = null;
     if (SESSION_ID.test(req.params.id)) {
       const row = await store.db.selectFrom('checkout_sessions').innerJoin('accounts', 'accounts.id', 'checkout_sessions.account_id')
-        .select(['checkout_sessions.livemode', 'accounts.embed_origins']).where('checkout_sessions.id', '=', req.params.id).executeTakeFirst();
-      if (row) ancestors = effectiveEmbedOrigins(row.embed_origins, row.livemode === 1);
+        .select(['checkout_sessions.livemode', 'checkout_sessions.account_id', 'accounts.embed_origins']).where('checkout_sessions.id', '=', req.params.id).executeTakeFirst();
+      if (row) {
+        ancestors = effectiveEmbedOrigins(row.embed_origins, row.livemode === 1);
+        if (row.livemode === 1 && options.cardEncryption) acquirerOrigin = (await options.cardEncryption({ accountId: row.account_id, livemode: true }))?.origin ?? null;
+      }
     }
-    reply.header('content-security-policy', checkoutPageCsp(frameAncestors(ancestors)));
+    reply.header('content-security-policy', checkoutPageCsp(frameAncestors(ancestors), acquirerOrigin));
     reply.header('referrer-policy', 'no-referrer');
     return send(req, reply, index, 'no-store');
   });

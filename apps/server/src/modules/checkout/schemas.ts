@@ -78,6 +78,7 @@ export const CheckoutSessionClientPayment = Type.Object(
     status: Type.String({ description: 'The payment\'s status (`pending`, `approved`, `declined`, ...).' }),
     failureMessage: Type.Union([Type.String(), Type.Null()], { description: 'Why it was declined or failed, to show the buyer.' }),
     pix: nullableRef(PaymentPix, { description: 'The BR Code to pay, and when it expires (the page counts down to it).' }),
+    nextAction: Type.Union([ref('PaymentNextAction'), Type.Null()], { description: 'A `requires_action` card payment: where the page sends the buyer (3-D Secure).' }),
   },
   { $id: 'CheckoutSessionClientPayment', additionalProperties: false, description: 'The session\'s latest payment, as the buyer may see it.' },
 );
@@ -96,6 +97,17 @@ export const InstallmentPlan = Type.Object(
     total: cents({ description: 'Centavos: always the amount of the sale.' }),
   },
   { $id: 'InstallmentPlan', additionalProperties: false, description: 'A card sale in installments, as the buyer is billed: R$ 159,90 in 4 is 2 × R$ 39,98 + 2 × R$ 39,97.' },
+);
+
+export const CheckoutCardEncryption = Type.Object(
+  {
+    acquirer: constant('adyen'),
+    environment: stringEnum(['live', 'test'], { description: 'Adyen Web\'s `environment`.' }),
+    clientKey: Type.String({ description: 'The connector account\'s public client key.' }),
+    origin: Type.String({ description: 'The only origin the page loads the acquirer\'s code from (its CSP allows it, live only).' }),
+    scriptUrl: Type.String({ description: 'Adyen Web, under `origin`.' }),
+  },
+  { $id: 'CheckoutCardEncryption', additionalProperties: false, description: 'Live mode with a card acquirer: the page encrypts the card fields in the buyer\'s browser with the acquirer\'s library and client key, and sends only what it encrypted (`encryptedCard`).' },
 );
 
 export const CheckoutSessionClientView = Type.Object(
@@ -118,6 +130,7 @@ export const CheckoutSessionClientView = Type.Object(
     successUrl: Type.Union([Type.String(), Type.Null()]),
     cancelUrl: Type.Union([Type.String(), Type.Null()]),
     payment: Type.Union([ref('CheckoutSessionClientPayment'), Type.Null()]),
+    cardEncryption: Type.Union([ref('CheckoutCardEncryption'), Type.Null()], { description: 'Live card payments at an acquirer: how the page encrypts the card (null: the sandbox, which takes test cards as they are typed).' }),
   },
   { $id: 'CheckoutSessionClientView', additionalProperties: false, description: 'What the hosted page needs of its session: no metadata, no customer, no secret, no key (the page tokenizes the card with the session\'s own client secret).' },
 );
@@ -180,6 +193,6 @@ export const RequiredIdempotencyHeaders = Type.Object({
 });
 
 export const checkoutSchemas: TSchema[] = [
-  CreateCheckoutSessionRequest, CheckoutSession, CheckoutSessionList, CheckoutSessionClientPayment, InstallmentGroup, InstallmentPlan, CheckoutSessionClientView,
+  CreateCheckoutSessionRequest, CheckoutSession, CheckoutSessionList, CheckoutSessionClientPayment, InstallmentGroup, InstallmentPlan, CheckoutCardEncryption, CheckoutSessionClientView,
   CheckoutCardPayRequest, CheckoutPixPayRequest, CheckoutPayRequest,
 ];

@@ -12,7 +12,8 @@ import type { Owner } from '../events/service.js';
 import { randomBase62 } from '../accounts/service.js';
 import { insertPayment, maskCustomer, moveWithEvent, preparePayment, type PaymentDeps } from '../payments/service.js';
 import { chargeAtProvider } from '../payments/live-pix.js';
-import { readPayment, type PaymentRow } from '../payments/repository.js';
+import { readPayment, toPayment, type PaymentRow } from '../payments/repository.js';
+import type { CardClientEncryption } from '../../providers/adyen/client-side.js';
 import type { CreatePaymentBody } from '../payments/schemas.js';
 import {
   CHECKOUT_METHODS, DEFAULT_EXPIRES_IN_SECONDS,
@@ -137,7 +138,7 @@ export async function expireCheckoutSessionJob(deps: PaymentDeps, job: JobRow, w
 // ----------------------------------------------------------------------------------------------
 // The hosted page's API (authorized by the session's client secret; see plugins/auth.ts).
 
-async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment: PaymentRow | undefined, platformName: string): Promise<CheckoutSessionClientView> {
+async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment: PaymentRow | undefined, platformName: string, cardEncryption: CardClientEncryption | null): Promise<CheckoutSessionClientView> {
   const account = await db.selectFrom('accounts').select('name').where('id', '=', row.account_id).executeTakeFirstOrThrow();
   const branding = await brandingForPage(db, row.account_id);
   return {
@@ -166,8 +167,15 @@ async function clientView(db: Store['db'] | Tx, row: CheckoutSessionRow, payment
       pix: payment.method === 'pix' && payment.pix_copy_paste
         ? { copyPaste: payment.pix_copy_paste, qrCodeSvg: qrSvg(payment.pix_copy_paste), expiresAt: payment.expires_at ?? row.expires_at, txid: payment.provider_txid ?? null, endToEndId: payment.provider_e2eid ?? null }
         : null,
+      nextAction: toPayment(payment).nextAction,
     } : null,
+    cardEncryption,
   };
+}
+
+// Live mode with a card acquirer that encrypts in the browser: what the page needs for it.
+function cardEncryptionOf(deps: PaymentDeps, row: CheckoutSessionRow): Promise<CardClientEncryption | null> {
+  return deps.connectors.cardClientEncryption(deps.store.db, { accountId: row.account_id, livemode: row.livemode === 1 });
 }
 
 // A session and its payment change together (an approval completes the session in its own
@@ -183,7 +191,7 @@ export async function getClientView(deps: PaymentDeps, owner: Owner, id: string)
     const payment = await latestPayment(db, row);
     const again = await loadCheckoutSession(db, owner, id);
     const moved = again.status !== row.status || again.payment_id !== row.payment_id || again.updated_at !== row.updated_at;
-    if (!moved || reads === MAX_VIEW_READS) return clientView(db, row, payment, deps.config.platformName);
+    if (!moved || reads === MAX_VIEW_READS) return clientView(db, row, payment, deps.config.platformName, await cardEncryptionOf(deps, row));
     row = again;
   }
 }
@@ -210,6 +218,9 @@ export async function payCheckoutSession(deps: PaymentDeps, ctx: RequestContext,
     : preparePayment(deps, ctx, { ...common, method: 'pix', pixExpiresInSeconds: Math.max(1, Math.min(deps.config.pixExpiresInSeconds, Math.floor((session.expires_at_ms - nowMs) / 1000))) }, id);
   // Live mode: the charge at the PSP first (or a refusal, with nothing written).
   await chargeAtProvider(deps, ctx, prepared);
+  const encryption = await cardEncryptionOf(deps, session);
+  // A live card at an acquirer: after 3-D Secure the buyer comes back to this page.
+  if (body.method === 'credit_card' && prepared.row.connector_account_id && deps.config.publicUrl) prepared.row.return_url = `${deps.config.publicUrl.replace(/\/+$/, '')}/checkout/${id}`;
   let created = false;
   let view: CheckoutSessionClientView;
   try {
@@ -219,7 +230,7 @@ export async function payCheckoutSession(deps: PaymentDeps, ctx: RequestContext,
       if (row.expires_at_ms <= ctx.clock.nowMs()) throw invalidState('This checkout session has expired.');
       const current = await latestPayment(tx, row);
       if (current && current.status !== 'declined' && current.status !== 'failed' && current.status !== 'canceled' && current.status !== 'expired') {
-        if (current.status === 'pending' && current.method === 'pix' && body.method === 'pix') return clientView(tx, row, current, deps.config.platformName);
+        if (current.status === 'pending' && current.method === 'pix' && body.method === 'pix') return clientView(tx, row, current, deps.config.platformName, encryption);
         // The buyer went back from the Pix code to the card form: the Pix stayed valid until now,
         // and a card payment replaces it. It is canceled in this transaction, before the card's
         // payment exists, so the session never has two live payments (a Pix paid after this is
@@ -231,7 +242,7 @@ export async function payCheckoutSession(deps: PaymentDeps, ctx: RequestContext,
       const nowIso = new Date(ctx.clock.nowMs()).toISOString();
       await tx.updateTable('checkout_sessions').set({ payment_id: prepared.row.id, updated_at: nowIso }).where('id', '=', id).execute();
       created = true;
-      return clientView(tx, { ...row, payment_id: prepared.row.id, updated_at: nowIso }, prepared.row, deps.config.platformName);
+      return clientView(tx, { ...row, payment_id: prepared.row.id, updated_at: nowIso }, prepared.row, deps.config.platformName, encryption);
     });
   } catch (error) {
     // The store's own guard: another payment of this session is pending or approved.
