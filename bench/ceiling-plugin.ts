@@ -21,7 +21,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 export const FIXED = {
   id: 'pay_00000000000000000000000000', object: 'payment', status: 'pending', amount: 1050, currency: 'BRL', method: 'credit_card',
   description: null, metadata: {}, customer: null, installments: 1, card: { brand: 'visa', last4: '4242' }, pix: null, failure: null,
-  nextAction: null, returnUrl: null, amountRefunded: 0, feeAmount: null, netAmount: null, livemode: false, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+  nextAction: null, returnUrl: null, capture: null, amountRefunded: 0, feeAmount: null, netAmount: null, livemode: false, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
 // The request context the server's idempotency plugin gives every authenticated request.

@@ -35,6 +35,16 @@ function readReturn(): { secret: string; search: string } | null {
     return null;
   }
 }
+// Storage may be refused (a framed page with third-party storage blocked): then the buyer comes
+// back to a page that cannot read its session, as if the link were incomplete.
+function keepReturn(value: { secret: string; search: string } | null): void {
+  try {
+    if (value) sessionStorage.setItem(RETURN_KEY, JSON.stringify(value));
+    else sessionStorage.removeItem(RETURN_KEY);
+  } catch {
+    // nothing kept
+  }
+}
 const returned = location.hash ? null : readReturn();
 const params = new URLSearchParams(returned?.search ?? location.search);
 const locale = pickLocale(params.get('locale'));
@@ -198,7 +208,7 @@ function showUnavailable(): void {
 function showSuccess(v: SessionView): void {
   stopTimers();
   setBusy(false);
-  sessionStorage.removeItem(RETURN_KEY);
+  keepReturn(null);
   const paymentId = v.payment?.id ?? '';
   const redirect = !embedded && v.successUrl ? v.successUrl : null;
   draw(h('section', { class: 'result success' },
@@ -220,7 +230,7 @@ function showBankAction(v: SessionView, url: string): void {
   setBusy(false);
   const go = () => {
     // The way back (see RETURN_KEY); then the bank's page, in this same frame or tab.
-    sessionStorage.setItem(RETURN_KEY, JSON.stringify({ secret, search: returned?.search ?? location.search }));
+    keepReturn({ secret, search: returned?.search ?? location.search });
     say(t.toBankNow);
     location.assign(url);
   };
@@ -250,7 +260,7 @@ function showExpired(v: SessionView): void {
 function render(v: SessionView, failure?: string): void {
   view = v;
   const p = v.payment;
-  if (v.status === 'complete' || p?.status === 'approved') return showSuccess(v);
+  if (v.status === 'complete' || p?.status === 'approved' || p?.status === 'requires_capture') return showSuccess(v);
   if (v.status === 'expired' || Date.parse(v.expiresAt) <= serverNow()) return showExpired(v);
   if (p && p.method === 'pix' && p.status === 'pending' && p.pix) {
     if (!pixDeferred) return showPix(v);

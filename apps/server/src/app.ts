@@ -35,7 +35,7 @@ import { ConnectorRegistry } from './providers/registry.js';
 import { connectorAccountRoutes } from './modules/admin/connector-accounts/routes.js';
 import { providerCallbackRoutes, providerCallbackSchemas } from './modules/payments/provider-callbacks.js';
 import { JOB_PIX_RECONCILE, JOB_PIX_SYNC, pixReconcileJob, pixSyncJob } from './modules/payments/live-pix.js';
-import { JOB_CARD_SYNC, cardReconcileJob, cardSyncJob } from './modules/payments/live-card.js';
+import { JOB_CARD_CAPTURE, JOB_CARD_SYNC, cardCaptureJob, cardReconcileJob, cardSyncJob } from './modules/payments/live-card.js';
 import { Worker, type JobHandler } from './jobs/worker.js';
 import { LoadGauge } from './jobs/load.js';
 import type { JobRow } from './jobs/queue.js';
@@ -366,6 +366,7 @@ export function createWorker(store: Store, config: Config, deps: PaymentDeps, lo
     [JOB_CHECKOUT_EXPIRE]: (job, workerId) => expireCheckoutSessionJob(deps, job, workerId),
     [JOB_PIX_SYNC]: (job, workerId) => pixSyncJob(deps, job, workerId),
     [JOB_CARD_SYNC]: (job, workerId) => cardSyncJob(deps, job, workerId),
+    [JOB_CARD_CAPTURE]: (job, workerId) => cardCaptureJob(deps, job, workerId),
   };
   const batchHandlers = { [JOB_CONFIRM]: (jobs: JobRow[], workerId: string) => confirmCardJobs(deps, jobs, workerId) };
   const worker = new Worker(store, handlers, { pollMs: config.workerPollMs, leaseMs: config.jobLeaseMs, concurrency: config.workerConcurrency, batchSize: config.workerConcurrency, yieldTo: load, busyRoundMs: config.workerBusyRoundMs, concurrencyWithRequests: config.workerConcurrencyWithRequests }, log, batchHandlers);

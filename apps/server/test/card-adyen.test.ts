@@ -323,5 +323,91 @@ for (const engine of ENGINES) {
       assert.equal(remote.statusCode, 400, remote.body);
       await adyen.idle();
     });
+
+    test('manual capture: authorized payments wait in requires_capture (no fee, no receivable); a capture is processing until CAPTURE approves it, or CAPTURE_FAILED fails it and gives the authorization back', async () => {
+      // A merchant with its own Adyen account (its own fake, its own notification URL), set to manual capture.
+      const adyen2 = await startFakeAdyen({ merchantAccount: 'LojaCaptura' });
+      try {
+        const k2 = await signup(t, 'Loja Captura');
+        await t.store.write((tx) => tx.updateTable('accounts').set({ live_enabled: 1 }).where('id', '=', k2.accountId).execute());
+        const sk2 = (await createKey(t.store, k2.accountId, 'secret', true)).key;
+        const pk2 = (await createKey(t.store, k2.accountId, 'publishable', true)).key;
+        const created = await adminCall('POST', '/admin/connector-accounts/adyen', {
+          name: 'Adyen da Loja Captura', connector: 'adyen', method: 'card', environment: 'production', ownerAccountId: k2.accountId, baseUrl: adyen2.baseUrl,
+          merchantAccount: adyen2.merchantAccount, clientKey: adyen2.clientKey.replace(/^test_/, 'live_'), apiKey: adyen2.apiKey, hmacKey: adyen2.hmacKey, captureMode: 'manual', timeoutMs: 1500, reason: 'manual capture',
+        });
+        assert.equal(created.statusCode, 200, created.body);
+        assert.equal(created.json().captureMode, 'manual');
+        assert.equal((await adminCall('GET', `/admin/connector-accounts/${connectorId}`)).json().captureMode, 'automatic', 'automatic by default');
+        const row = await t.store.db.selectFrom('connector_accounts').selectAll().where('id', '=', created.json().id).executeTakeFirstOrThrow();
+        adyen2.setWebhook(`${t.config.publicUrl}/v1/provider-callbacks/${openAccount<CardSettings, CardSecrets>(t.config.masterKeys, row).secrets.webhookToken}/adyen`);
+        const call2 = (method: 'GET' | 'POST', url: string, body?: object) => t.app.inject({ method, url, headers: auth(sk2), ...(body ? { payload: body } : {}) });
+        const pay2 = async (number: string) => {
+          const tok = await t.app.inject({ method: 'POST', url: '/v1/tokens', headers: auth(pk2), payload: { encryptedCard: { encryptedCardNumber: fakeEncrypt(number), encryptedExpiryMonth: fakeEncrypt('03'), encryptedExpiryYear: fakeEncrypt('2030'), encryptedSecurityCode: fakeEncrypt('737'), brand: 'visa', last4: number.slice(-4), expMonth: 3, expYear: 2030 } } });
+          assert.equal(tok.statusCode, 200, tok.body);
+          const res = await call2('POST', '/v1/payments', { amount: 25_000, method: 'credit_card', cardToken: tok.json().id });
+          assert.equal(res.statusCode, 200, res.body);
+          return res.json<{ id: string }>().id;
+        };
+        const get2 = async (id: string) => (await call2('GET', `/v1/payments/${id}`)).json();
+        const receivablesOf = async (id: string) => Number((await t.store.db.selectFrom('receivables').select((eb) => eb.fn.countAll().as('n')).where('payment_id', '=', id).executeTakeFirstOrThrow()).n);
+
+        const id = await pay2(ADYEN_TEST_CARDS.approved);
+        const held = await eventually(async () => { const p = await get2(id); return p.status !== 'pending' && p; }, 'authorized');
+        assert.equal(held.status, 'requires_capture', JSON.stringify(held));
+        assert.deepEqual(held.capture, { method: 'manual', status: 'pending' });
+        assert.equal(held.feeAmount, null);
+        assert.equal(await receivablesOf(id), 0, 'nothing owed before the capture');
+        const authCall = adyen2.requests.find((r) => r.operation === 'post-payments' && (r.body as { reference: string }).reference === id)!;
+        assert.deepEqual((authCall.body as { additionalData?: unknown }).additionalData, { manualCapture: 'true' });
+        await adyen2.idle();
+        assert.equal((await get2(id)).status, 'requires_capture', 'the AUTHORISATION notification keeps the authorization held');
+
+        adyen2.holdNotifications();
+        const cap = await call2('POST', `/v1/payments/${id}/capture`);
+        assert.equal(cap.statusCode, 200, cap.body);
+        assert.equal(cap.json().status, 'requires_capture');
+        assert.deepEqual(cap.json().capture, { method: 'manual', status: 'processing' });
+        const again = await call2('POST', `/v1/payments/${id}/capture`);
+        assert.equal(again.statusCode, 200, again.body);
+        await eventually(async () => adyen2.requests.some((r) => r.operation === 'post-payments-paymentPspReference-captures' && (r.body as { reference: string }).reference === id), 'capture asked');
+        const captures = adyen2.requests.filter((r) => r.operation === 'post-payments-paymentPspReference-captures' && (r.body as { reference: string }).reference === id);
+        assert.equal(captures.length, 1, 'asked once');
+        assert.equal(captures[0].idempotencyKey, providerKey(id, 'capture'));
+        assert.deepEqual((captures[0].body as { amount: unknown }).amount, { currency: 'BRL', value: 25_000 });
+        assert.equal((await get2(id)).capture.status, 'processing', 'received only: processing until the notification');
+        await adyen2.releaseNotifications({ duplicate: true });
+        const captured = await eventually(async () => { const p = await get2(id); return p.status === 'approved' && p; }, 'captured');
+        assert.deepEqual(captured.capture, { method: 'manual', status: 'succeeded' });
+        assert.ok(captured.feeAmount !== null && captured.netAmount === 25_000 - captured.feeAmount);
+        assert.ok(await receivablesOf(id) > 0, 'receivables once captured');
+        const twice = await call2('POST', `/v1/payments/${id}/capture`);
+        assert.equal(twice.statusCode, 409, twice.body);
+        assert.equal(twice.json().error.code, 'INVALID_STATE');
+
+        adyen2.failCaptures(true);
+        const bad = await pay2(ADYEN_TEST_CARDS.approved);
+        await eventually(async () => (await get2(bad)).status === 'requires_capture', 'authorized');
+        assert.equal((await call2('POST', `/v1/payments/${bad}/capture`)).statusCode, 200);
+        const failed = await eventually(async () => { const p = await get2(bad); return p.status === 'failed' && p; }, 'capture failed');
+        assert.equal(failed.failure.code, 'capture_failed');
+        assert.deepEqual(failed.capture, { method: 'manual', status: 'failed' });
+        assert.equal(await receivablesOf(bad), 0);
+        const psp = (await t.store.db.selectFrom('payments').select('provider_charge_id').where('id', '=', bad).executeTakeFirstOrThrow()).provider_charge_id;
+        await eventually(async () => adyen2.requests.some((r) => r.operation === 'post-payments-paymentPspReference-cancels' && JSON.stringify(r.body).includes(bad)), 'the authorization given back');
+        assert.ok(psp);
+        adyen2.failCaptures(false);
+        await adyen2.idle();
+        // The capture route on a payment of automatic capture (the platform's account): refused.
+        const auto = await pay(ADYEN_TEST_CARDS.approved);
+        assert.equal((await settled(auto.id)).status, 'approved');
+        assert.equal((await payment(auto.id)).capture, null);
+        assert.equal((await api('POST', `/v1/payments/${auto.id}/capture`)).statusCode, 409);
+        await adyen.idle();
+      } finally {
+        await adyen2.close();
+        assert.deepEqual(adyen2.contractViolations, []);
+      }
+    });
   });
 }

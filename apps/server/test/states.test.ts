@@ -11,7 +11,9 @@ import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_DELIVERY_TRANSITIONS, deliveryMove }
 const LEGAL: Array<[string, string]> = [
   ['pending', 'approved'], ['pending', 'declined'], ['pending', 'failed'], ['pending', 'canceled'], ['pending', 'expired'],
   // 3-D Secure (issue 27): the acquirer asks the buyer to act; the action decides, or it expires.
-  ['pending', 'requires_action'],
+  ['pending', 'requires_action'], ['pending', 'requires_capture'],
+  ['requires_action', 'requires_capture'],
+  ['requires_capture', 'approved'], ['requires_capture', 'failed'], ['requires_capture', 'canceled'],
   ['requires_action', 'approved'], ['requires_action', 'declined'], ['requires_action', 'failed'], ['requires_action', 'canceled'], ['requires_action', 'expired'],
   ['approved', 'partially_refunded'], ['approved', 'refunded'],
   ['partially_refunded', 'partially_refunded'], ['partially_refunded', 'refunded'],

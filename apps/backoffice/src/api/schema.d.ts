@@ -857,6 +857,8 @@ export interface components {
             amount: number;
             /** Format: int64 */
             amountRefunded: number;
+            /** @description Live cards on an acquirer account with manual capture: the capture; null when captures are automatic (and in the sandbox). */
+            capture: components["schemas"]["PaymentCapture"] | null;
             card: components["schemas"]["PaymentCard"] | null;
             /** Format: date-time */
             createdAt: string;
@@ -891,10 +893,10 @@ export interface components {
             /** @description Card: the page the buyer comes back to after 3-D Secure, as sent on create; null if none was sent. */
             returnUrl: string | null;
             /**
-             * @description `pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`); then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
+             * @description `pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`), and with manual capture waits authorized in `requires_capture` until captured; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
              * @enum {string}
              */
-            status: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+            status: "pending" | "requires_action" | "requires_capture" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -923,10 +925,10 @@ export interface components {
             /** @constant */
             object: "payment";
             /**
-             * @description `pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`); then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
+             * @description `pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`), and with manual capture waits authorized in `requires_capture` until captured; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
              * @enum {string}
              */
-            status: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+            status: "pending" | "requires_action" | "requires_capture" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
         };
         /** @description A page of AdminPaymentSummary objects, newest first. */
         AdminPaymentSummaryList: {
@@ -1215,7 +1217,7 @@ export interface components {
             /** Format: int64 */
             count: number;
             /** @enum {string} */
-            status: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+            status: "pending" | "requires_action" | "requires_capture" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
         };
         /** @description Refunds created in the period, by status. */
         AdminStatsRefunds: {
@@ -1440,6 +1442,8 @@ export interface components {
         /** @description A provider's credentials and settings; secrets masked. */
         ConnectorAccount: {
             baseUrl: string;
+            /** @description A card acquirer's captures: `automatic` or `manual` (POST /v1/payments/{id}/capture); null for Pix. */
+            captureMode: ("automatic" | "manual") | null;
             certificate: components["schemas"]["ConnectorCertificate"] | null;
             clientId: string;
             /** @description A card acquirer's public client key (Adyen); null when not set or for Pix. */
@@ -1544,6 +1548,11 @@ export interface components {
             apiKey: string;
             /** @description The Checkout API base with its version: `https://checkout-test.adyen.com/v71` (test) or `https://{prefix}-checkout-live.adyenpayments.com/checkout/v71` (live). https only (plain http only to this machine, for tests). */
             baseUrl: string;
+            /**
+             * @description `automatic` (default): Adyen captures on authorization. `manual`: each payment is authorized only (`requires_capture`) and captured by POST /v1/payments/{id}/capture.
+             * @enum {string}
+             */
+            captureMode?: "automatic" | "manual";
             /** @description The public client key (`test_...` or `live_...`) the browser encrypts card fields with. */
             clientKey?: string;
             /** @description The origin the hosted checkout page loads Adyen's client-side encryption from (an origin: no path). Default: `https://checkoutshopper-live.adyen.com` (production) or `https://checkoutshopper-test.adyen.com` (homologation); a regional live origin (`https://checkoutshopper-live-us.adyen.com`, ...) where Adyen says so. The page's Content-Security-Policy allows exactly this origin, in live mode only. https only (plain http only to this machine, for tests). */
@@ -1789,6 +1798,19 @@ export interface components {
             id: string;
             /** @enum {string} */
             type: "merchant" | "recipient";
+        };
+        /** @description A live card payment with manual capture: where its capture stands. */
+        PaymentCapture: {
+            /**
+             * @description The acquirer account captures on request: the payment waits in `requires_capture` once authorized.
+             * @constant
+             */
+            method: "manual";
+            /**
+             * @description `pending`: not asked yet (POST /v1/payments/{id}/capture); `processing`: asked, the acquirer has not said how it ended; `succeeded`: captured (the payment is `approved`); `failed`: the acquirer could not capture (the payment is `failed`, its authorization given back).
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "succeeded" | "failed";
         };
         /** @description The card a payment was made with. */
         PaymentCard: {
@@ -4974,7 +4996,7 @@ export interface operations {
                 method?: "pix" | "credit_card";
                 /** @description Cursor: an id from the previous page; returns the objects after it (older). */
                 startingAfter?: string;
-                status?: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+                status?: "pending" | "requires_action" | "requires_capture" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
             };
             header?: never;
             path?: never;
@@ -5065,7 +5087,7 @@ export interface operations {
                 id?: string;
                 livemode?: boolean;
                 method?: "pix" | "credit_card";
-                status?: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+                status?: "pending" | "requires_action" | "requires_capture" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
             };
             header?: never;
             path?: never;

@@ -3,6 +3,7 @@
 export const PAYMENT_STATUSES = [
   'pending',
   'requires_action',
+  'requires_capture',
   'approved',
   'declined',
   'failed',
@@ -16,8 +17,12 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
   // A card payment whose acquirer asks the buyer to act (3-D Secure) waits in requires_action;
   // completing the action decides it, and one never completed expires.
-  pending: ['requires_action', 'approved', 'declined', 'failed', 'canceled', 'expired'],
-  requires_action: ['approved', 'declined', 'failed', 'canceled', 'expired'],
+  pending: ['requires_action', 'requires_capture', 'approved', 'declined', 'failed', 'canceled', 'expired'],
+  requires_action: ['requires_capture', 'approved', 'declined', 'failed', 'canceled', 'expired'],
+  // Manual capture (the acquirer account's setting): authorized, not yet captured. A capture the
+  // acquirer confirms approves it (fees, receivables); one that fails fails it (the authorization
+  // is given back). Nothing is owed to the merchant before the capture succeeds.
+  requires_capture: ['approved', 'failed', 'canceled'],
   approved: ['partially_refunded', 'refunded'],
   partially_refunded: ['partially_refunded', 'refunded'],
   declined: [],

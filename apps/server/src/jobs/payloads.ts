@@ -23,6 +23,7 @@ export const JOB_PAYLOADS = {
   'payment.sync': Type.Object({ paymentId: idOf('payment') }, { additionalProperties: false }),
   // Apply the verified Adyen notifications stored for a live card payment (issue 27).
   'card.sync': Type.Object({ paymentId: idOf('payment') }, { additionalProperties: false }),
+  'card.capture': Type.Object({ paymentId: idOf('payment') }, { additionalProperties: false }),
   'checkout_session.expire': Type.Object({ sessionId: idOf('checkoutSession') }, { additionalProperties: false }),
   // Recurring jobs carry nothing: the row is their schedule.
   'settlement.daily': nothing,

@@ -189,6 +189,9 @@ export interface CardSettings {
   // The origin the acquirer's browser library is loaded from (Adyen: checkoutshopper), when not
   // the default of the environment; the hosted page's CSP allows exactly this origin, live only.
   clientOrigin?: string;
+  // Captures: automatic (the acquirer captures on authorization; the default) or manual (a
+  // payment waits in requires_capture for POST /v1/payments/{id}/capture).
+  captureMode?: 'automatic' | 'manual';
   // Per-call timeout; default 10 s.
   timeoutMs?: number;
 }
@@ -233,6 +236,8 @@ export interface CardAuthorizeInput {
   paymentMethod: Record<string, unknown>;
   // Where the buyer comes back after a redirect.
   returnUrl: string;
+  // Authorize only: the capture comes later, on request (manual capture).
+  manualCapture?: boolean;
 }
 
 // A modification (capture, refund, cancel) is only received at once; its outcome comes by

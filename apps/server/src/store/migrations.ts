@@ -662,10 +662,20 @@ const migrations: Record<string, Migration> = {
   },
   // Cards, continued (issue 27). A merchant on its own pages names where the buyer lands after
   // 3-D Secure (`returnUrl`): our return route completes the payment at the acquirer, then sends
-  // the buyer there.
+  // the buyer there. Manual capture.
   '0019_card_return_url': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('payments').addColumn('return_url', 'text').execute();
+      // Manual capture (the acquirer account's setting, copied onto the payment when it is
+      // made): an authorized payment waits in requires_capture; the capture asked is
+      // `processing` until the acquirer's CAPTURE (or CAPTURE_FAILED) notification.
+      await db.schema.alterTable('payments').addColumn('capture_method', 'text').execute();
+      await db.schema.alterTable('payments').addColumn('capture_status', 'text').execute();
+      await db.schema.alterTable('payments').addColumn('capture_reference', 'text').execute();
+      // An authorized, uncaptured payment holds its checkout session as an approved one does.
+      await sql`drop index payments_one_live_per_checkout`.execute(db);
+      await sql`create unique index payments_one_live_per_checkout on payments (checkout_session_id)
+        where checkout_session_id is not null and status in ('pending', 'requires_action', 'requires_capture', 'approved', 'partially_refunded', 'refunded')`.execute(db);
     },
   },
 };

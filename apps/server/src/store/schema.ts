@@ -70,6 +70,12 @@ export interface PaymentsTable {
   action_expires_at: ColumnType<string | null, string | null | undefined, string | null>;
   // The merchant's page the buyer lands on after 3-D Secure (create's returnUrl), or null.
   return_url: ColumnType<string | null, string | null | undefined, string | null>;
+  // Live cards: 'automatic' | 'manual' (the acquirer account's setting when it was made); with
+  // manual, the capture: null (not asked) | 'processing' | 'succeeded' | 'failed', and the
+  // acquirer's reference of the capture.
+  capture_method: ColumnType<string | null, string | null | undefined, string | null>;
+  capture_status: ColumnType<string | null, string | null | undefined, string | null>;
+  capture_reference: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 // Adyen's notification items, verified and stored once each (issue 27).

@@ -169,6 +169,8 @@ export interface FakeAdyen {
   sendForged(n: SentNotification): Promise<SentNotification>;
   // Adyen's answers to modifications: refunds refused (REFUND success=false) from now on.
   refuseRefunds(on: boolean): void;
+  // Captures received, then failed at the acquirer (CAPTURE_FAILED) from now on.
+  failCaptures(on: boolean): void;
   // The buyer at the issuer's 3-D Secure page: passes (or fails) the challenge; returns the
   // redirectResult the buyer's browser brings back to the returnUrl.
   passChallenge(pspReference: string, pass: boolean): string;
@@ -215,6 +217,7 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
   let holding = false;
   let held: { eventCode: string; body: Record<string, unknown> }[] = [];
   let refundsRefused = false;
+  let capturesFailed = false;
 
   const track = <T>(p: Promise<T>): Promise<T> => {
     inFlight.add(p);
@@ -359,7 +362,11 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
     p.modifications.push({ kind, pspReference: ref, reference: body.reference ?? '', amount, outcome });
     if (kind === 'cancel' && outcome === 'success') p.status = 'Cancelled';
     const eventCode = kind === 'capture' ? 'CAPTURE' : kind === 'refund' ? 'REFUND' : 'CANCELLATION';
-    notify(eventCode, item(eventCode, { pspReference: ref, originalReference: psp, merchantReference: body.reference ?? p.reference, amount: body.amount ?? p.amount, success: outcome === 'success', reason: outcome === 'failed' ? 'Refused' : undefined }));
+    if (kind === 'capture' && capturesFailed) {
+      // Received, then refused later by the acquirer: CAPTURE_FAILED (success true: the event happened).
+      p.modifications[p.modifications.length - 1].outcome = 'failed';
+      notify('CAPTURE_FAILED', item('CAPTURE_FAILED', { pspReference: ref, originalReference: psp, merchantReference: body.reference ?? p.reference, amount: body.amount ?? p.amount, success: true, reason: 'Capture refused by the issuer' }));
+    } else notify(eventCode, item(eventCode, { pspReference: ref, originalReference: psp, merchantReference: body.reference ?? p.reference, amount: body.amount ?? p.amount, success: outcome === 'success', reason: outcome === 'failed' ? 'Refused' : undefined }));
     const answer: Record<string, unknown> = { merchantAccount, paymentPspReference: psp, pspReference: ref, status: 'received', ...(body.reference ? { reference: body.reference } : {}) };
     if (kind !== 'cancel') answer.amount = body.amount;
     return { status: 201, body: answer };
@@ -551,6 +558,9 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
     },
     refuseRefunds(on) {
       refundsRefused = on;
+    },
+    failCaptures(on) {
+      capturesFailed = on;
     },
     passChallenge(pspReference, pass) {
       const p = payments.get(pspReference);

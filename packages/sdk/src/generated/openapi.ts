@@ -103,6 +103,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments/{id}/capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Capture an authorized card payment (manual capture)
+         * @description Only a `requires_capture` payment (a live card on an acquirer account with manual capture) can be captured, for its whole amount. The acquirer confirms captures asynchronously: the answer has `capture.status: "processing"`; the payment becomes `approved` (event `payment.approved`) when the acquirer confirms, or `failed` (`capture_failed`, the authorization given back) when it cannot. A repeat while processing answers the payment as it is.
+         */
+        post: operations["capturePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/payments/{id}/pay": {
         parameters: {
             query?: never;
@@ -958,6 +978,19 @@ export interface components {
             /** @description Where the buyer lands once the action is done: the payment's `returnUrl` (with `paymentId` and `status` added to its query), or null: a page of ours shows the result. */
             returnUrl: string | null;
         };
+        /** @description A live card payment with manual capture: where its capture stands. */
+        PaymentCapture: {
+            /**
+             * @description The acquirer account captures on request: the payment waits in `requires_capture` once authorized.
+             * @constant
+             */
+            method: "manual";
+            /**
+             * @description `pending`: not asked yet (POST /v1/payments/{id}/capture); `processing`: asked, the acquirer has not said how it ended; `succeeded`: captured (the payment is `approved`); `failed`: the acquirer could not capture (the payment is `failed`, its authorization given back).
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "succeeded" | "failed";
+        };
         /** @description A Pix or card payment. */
         Payment: {
             /**
@@ -968,10 +1001,10 @@ export interface components {
             /** @constant */
             object: "payment";
             /**
-             * @description `pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`); then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
+             * @description `pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`), and with manual capture waits authorized in `requires_capture` until captured; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.
              * @enum {string}
              */
-            status: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+            status: "pending" | "requires_action" | "requires_capture" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
             /**
              * Format: int64
              * @description Centavos.
@@ -991,6 +1024,8 @@ export interface components {
             nextAction: components["schemas"]["PaymentNextAction"] | null;
             /** @description Card: the page the buyer comes back to after 3-D Secure, as sent on create; null if none was sent. */
             returnUrl: string | null;
+            /** @description Live cards on an acquirer account with manual capture: the capture; null when captures are automatic (and in the sandbox). */
+            capture: components["schemas"]["PaymentCapture"] | null;
             /** Format: int64 */
             amountRefunded: number;
             /** @description Processing fee in centavos, once approved. */
@@ -1453,7 +1488,7 @@ export interface components {
             recipients: components["schemas"]["RecipientBalance"][];
         };
         /**
-         * @description An event type the service sends, or `*` for all of them: `*`, `payment.created`, `payment.approved`, `payment.declined`, `payment.failed`, `payment.canceled`, `payment.expired`, `payment.partially_refunded`, `payment.refunded`, `payment.late_pix_returned`, `payment.requires_action`, `refund.created`, `refund.succeeded`, `refund.failed`, `recipient.created`, `recipient.updated`, `receivable.created`, `receivable.updated`, `settlement.created`, `settlement.updated`, `settlement.processing`, `settlement.paid`, `settlement.failed`, `webhook_endpoint.disabled`, `checkout_session.completed`, `checkout_session.expired`.
+         * @description An event type the service sends, or `*` for all of them: `*`, `payment.created`, `payment.approved`, `payment.declined`, `payment.failed`, `payment.canceled`, `payment.expired`, `payment.partially_refunded`, `payment.refunded`, `payment.late_pix_returned`, `payment.requires_action`, `payment.requires_capture`, `refund.created`, `refund.succeeded`, `refund.failed`, `recipient.created`, `recipient.updated`, `receivable.created`, `receivable.updated`, `settlement.created`, `settlement.updated`, `settlement.processing`, `settlement.paid`, `settlement.failed`, `webhook_endpoint.disabled`, `checkout_session.completed`, `checkout_session.expired`.
          * @example payment.approved
          */
         WebhookEventFilter: string;
@@ -2212,7 +2247,7 @@ export interface operations {
                 createdGte?: string;
                 /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
-                status?: "pending" | "requires_action" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
+                status?: "pending" | "requires_action" | "requires_capture" | "approved" | "declined" | "failed" | "canceled" | "expired" | "partially_refunded" | "refunded";
                 method?: "pix" | "credit_card";
             };
             header?: never;
@@ -2566,6 +2601,182 @@ export interface operations {
         };
     };
     cancelPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Payment id (`pay_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A Pix or card payment. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. INVALID_STATE: the object's state forbids it. */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    capturePayment: {
         parameters: {
             query?: never;
             header?: {
@@ -5637,7 +5848,7 @@ export interface operations {
                 /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Exact event type. */
-                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "payment.late_pix_returned" | "payment.requires_action" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.processing" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
+                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "payment.late_pix_returned" | "payment.requires_action" | "payment.requires_capture" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.processing" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
             };
             header?: never;
             path?: never;

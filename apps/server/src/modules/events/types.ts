@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'payment.late_pix_returned',
   // Cards (issue 27): the acquirer asks the buyer to act (3-D Secure); `nextAction` says how.
   'payment.requires_action',
+  'payment.requires_capture',
   'refund.created',
   'refund.succeeded',
   'refund.failed',

@@ -8,7 +8,7 @@ import type { AccountSettings } from '../accounts/settings.js';
 import { activeRules, createSaleReceivables } from '../receivables/service.js';
 import { emitEvents } from '../events/service.js';
 import { completeCheckoutSession } from '../checkout/repository.js';
-import { isApproval, providerKey, retryLater, type Authorization, type PaymentDeps } from './common.js';
+import { isApproval, moveWithEvent, providerKey, retryLater, type Authorization, type PaymentDeps } from './common.js';
 import { approvePending, checkTransition, loadPayment, readAccountSettings, toPayment, transition, type PendingApproval, type PaymentRow } from './repository.js';
 import type { Payment } from './schemas.js';
 import { readPayment } from './repository.js';
@@ -59,6 +59,16 @@ export class ApprovalBatch {
 // the receivables' unique (source_id, line) key would refuse a second set anyway.
 // `nowMs` from the caller's Clock: the approval's time, and the D+N of its receivables counts from it.
 export async function approve(tx: Tx, row: PaymentRow, changes: Partial<PaymentRow>, nowMs: number, memo?: ApprovalMemo, later?: ApprovalBatch): Promise<Payment> {
+  // Manual capture: the authorization is held (requires_capture), and nothing is owed to the
+  // merchant (no fee, no receivable) until the acquirer confirms the capture asked later.
+  if (row.capture_method === 'manual' && changes.capture_status !== 'succeeded') {
+    if (row.status === 'requires_capture') throw new Error(`payment ${row.id} is approved only by its capture`);
+    const held = await moveWithEvent(tx, row, 'requires_capture', nowMs, changes);
+    // The buyer's part is done: a checkout session completes with the authorization (as
+    // Stripe's with manual capture); the merchant captures later.
+    if (row.checkout_session_id) await completeCheckoutSession(tx, row.checkout_session_id, row.id, nowMs);
+    return held;
+  }
   let settings = memo?.settings.get(row.account_id);
   if (!settings) {
     settings = await readAccountSettings(tx, row.account_id);

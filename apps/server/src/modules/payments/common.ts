@@ -46,7 +46,7 @@ export function providerKey(paymentId: string, operation: string): string {
 
 // A move along the state table with its event, in the caller's transaction.
 // `nowMs` from the caller's Clock.
-export async function moveWithEvent(tx: Tx, row: PaymentRow, to: 'requires_action' | 'approved' | 'declined' | 'failed' | 'canceled' | 'expired', nowMs: number, changes: Partial<PaymentRow> = {}): Promise<Payment> {
+export async function moveWithEvent(tx: Tx, row: PaymentRow, to: 'requires_action' | 'requires_capture' | 'approved' | 'declined' | 'failed' | 'canceled' | 'expired', nowMs: number, changes: Partial<PaymentRow> = {}): Promise<Payment> {
   const moved = toPayment(await transition(tx, row, to, changes, new Date(nowMs).toISOString()));
   await recordEvent(tx, { accountId: row.account_id, livemode: row.livemode === 1 }, `payment.${to}`, moved, nowMs);
   return moved;

@@ -137,6 +137,9 @@ export function preparePayment(deps: PaymentDeps, owner: Owner, body: CreatePaym
     provider_e2eid: null,
     next_action: null,
     action_expires_at: null,
+    capture_method: null,
+    capture_status: null,
+    capture_reference: null,
     return_url: body.method === 'credit_card' && body.returnUrl !== undefined ? checkReturnUrl(body.returnUrl, owner.livemode) : null,
   };
   let jobAtMs = nowMs;

@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { ApiError, validation } from '../../errors.js';
+import { ApiError, invalidState, validation } from '../../errors.js';
+import type { RequestContext } from '../../plugins/idempotency.js';
+import { aPayment, type PaymentStatus } from '../../domain/states.js';
 import { READY_TOKENS } from '../../domain/card.js';
 import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js';
 import { readPayload, type JobType } from '../../jobs/payloads.js';
@@ -10,7 +12,8 @@ import type { ResolvedCard } from '../../providers/registry.js';
 import type { Owner } from '../events/service.js';
 import { approve } from './approve.js';
 import { moveWithEvent, providerKey, type PaymentDeps } from './common.js';
-import { readPayment, type PaymentRow } from './repository.js';
+import { loadPayment, readPayment, toPayment, type PaymentRow } from './repository.js';
+import type { Payment } from './schemas.js';
 import type { PreparedPayment } from './create.js';
 import { finishRefund } from './live-pix.js';
 import { newId } from '../../domain/ids.js';
@@ -28,6 +31,7 @@ import { newId } from '../../domain/ids.js';
 // arrives twice, or late, or before another, moves nothing backwards.
 
 export const JOB_CARD_SYNC = 'card.sync' satisfies JobType;
+export const JOB_CARD_CAPTURE = 'card.capture' satisfies JobType;
 
 // A payment still waiting for the acquirer after this long is settled by reconciliation: a
 // cancel by reference at the acquirer (whatever it decided), then failed here.
@@ -48,6 +52,9 @@ export async function cardAtProvider(deps: PaymentDeps, owner: Owner, prepared: 
   if (!deps.config.publicUrl) throw new ApiError('UNPROCESSABLE', 'PUBLIC_URL is not set on this instance: a card acquirer needs it to send the buyer back after 3-D Secure. Nothing was created.', { param: 'method' });
   if (row.card_token !== null && READY_TOKENS[row.card_token]) throw validation('Test tokens are for the in-house sandbox; an acquirer\'s test environment takes a token made with encryptedCard.', 'cardToken');
   row.connector_account_id = resolved.row.id;
+  // The account's capture setting, kept with the payment (a later change of the account does
+  // not change how an authorization already asked is captured).
+  row.capture_method = resolved.account.settings.captureMode === 'manual' ? 'manual' : 'automatic';
 }
 
 export function returnUrlOf(publicUrl: string, paymentId: string): string {
@@ -81,6 +88,7 @@ export async function authorizeAtAcquirer(deps: PaymentDeps, row: PaymentRow): P
       installments: row.installments ?? 1,
       paymentMethod: JSON.parse(token.acquirer_data) as Record<string, unknown>,
       returnUrl: returnUrlOf(deps.config.publicUrl ?? 'https://invalid.example', row.id),
+      manualCapture: row.capture_method === 'manual',
     });
     return toAuthorizeResult(auth);
   } catch (error) {
@@ -187,7 +195,7 @@ export async function syncCardPayment(deps: PaymentDeps, paymentId: string): Pro
           }
           // Authorised for a payment that can no longer take it (canceled, expired, failed by
           // reconciliation): given back, unless it is the authorization we hold.
-          return row.provider_charge_id === item.psp_reference && (row.status === 'approved' || row.status === 'partially_refunded' || row.status === 'refunded') ? null : item.psp_reference;
+          return row.provider_charge_id === item.psp_reference && (row.status === 'requires_capture' || row.status === 'approved' || row.status === 'partially_refunded' || row.status === 'refunded') ? null : item.psp_reference;
         }
         if (open) await moveWithEvent(tx, row, 'declined', clock.nowMs(), { provider_charge_id: item.psp_reference, failure_code: 'card_declined', failure_message: item.reason ? `The card was declined (${item.reason.slice(0, 80)}).` : 'The card was declined.' });
         return null;
@@ -201,9 +209,79 @@ export async function syncCardPayment(deps: PaymentDeps, paymentId: string): Pro
       if (!refund || refund.status !== 'pending') continue;
       await finishRefund(deps, refund.id, item.event_code === 'REFUND_FAILED' || item.success !== 1 ? 'failed' : 'succeeded');
     }
-    // CANCELLATION, TECHNICAL_CANCEL, CAPTURE, CAPTURE_FAILED: stored for operators; our side
-    // already moved (a cancel is ours; captures are automatic at the acquirer).
+    if ((item.event_code === 'CAPTURE' || item.event_code === 'CAPTURE_FAILED') && item.merchant_reference === paymentId) {
+      // The capture we asked (manual capture: its reference is our payment id). Automatic
+      // captures were never asked by us: the payment is approved already and nothing moves.
+      const failed = item.event_code === 'CAPTURE_FAILED' || item.success !== 1;
+      const giveBack = await store.write(async (tx) => {
+        const row = await readPayment(tx, paymentId, { lockOn: store.engine });
+        if (!row || row.status !== 'requires_capture' || row.capture_status !== 'processing') return null;
+        if (!failed) {
+          await approve(tx, row, { capture_status: 'succeeded' }, clock.nowMs());
+          return null;
+        }
+        await moveWithEvent(tx, row, 'failed', clock.nowMs(), { capture_status: 'failed', failure_code: 'capture_failed', failure_message: item.reason ? `The acquirer could not capture the payment (${item.reason.slice(0, 80)}); the authorization was given back.` : 'The acquirer could not capture the payment; the authorization was given back.' });
+        return row.provider_charge_id;
+      });
+      if (giveBack) await voidAtAcquirer(deps, paymentId, giveBack);
+    }
+    // CANCELLATION, TECHNICAL_CANCEL: stored for operators; our side already moved (a cancel is ours).
   }
+}
+
+// Manual capture: the capture job calls POST /payments/{pspReference}/captures with the key
+// derived from the payment id (a repeat is the same capture). Adyen only receives it: the
+// payment stays requires_capture, its capture `processing`, until the CAPTURE (approved) or
+// CAPTURE_FAILED (failed, authorization given back) notification. A refusal of the request
+// itself fails the capture the same way.
+export async function cardCaptureJob(deps: PaymentDeps, job: JobRow, workerId: string): Promise<void> {
+  const { paymentId } = readPayload(job, JOB_CARD_CAPTURE);
+  const { store, clock } = deps;
+  const row = await readPayment(store.db, paymentId);
+  if (!row || row.status !== 'requires_capture' || row.capture_status !== 'processing' || !row.connector_account_id || !row.provider_charge_id) {
+    await store.write((tx) => complete(tx, job, workerId));
+    return;
+  }
+  const resolved = await deps.connectors.forCardAccount(store.db, row.connector_account_id);
+  try {
+    const mod = await resolved.connector.capture(resolved.account, { paymentPspReference: row.provider_charge_id, reference: row.id, idempotencyKey: providerKey(row.id, 'capture'), amountCents: row.amount });
+    await store.write(async (tx) => {
+      await tx.updateTable('payments').set({ capture_reference: mod.pspReference }).where('id', '=', row.id).where('capture_reference', 'is', null).execute();
+      await complete(tx, job, workerId);
+    });
+  } catch (error) {
+    if (error instanceof ProviderUnavailable) {
+      await store.write((tx) => reschedule(tx, job, workerId, clock.nowMs() + Math.min(deps.config.providerRetryBaseMs * 2 ** job.attempts, 3_600_000), error.message));
+      return;
+    }
+    if (!(error instanceof ProviderRejected)) throw error;
+    const giveBack = await store.write(async (tx) => {
+      await complete(tx, job, workerId);
+      const current = await readPayment(tx, row.id, { lockOn: store.engine });
+      if (!current || current.status !== 'requires_capture' || current.capture_status !== 'processing') return null;
+      await moveWithEvent(tx, current, 'failed', clock.nowMs(), { capture_status: 'failed', failure_code: 'capture_failed', failure_message: `The acquirer refused the capture: ${error.message.slice(0, 200)}` });
+      return current.provider_charge_id;
+    });
+    if (giveBack) await voidAtAcquirer(deps, row.id, giveBack);
+  }
+}
+
+// POST /v1/payments/{id}/capture: a requires_capture payment's capture is asked (once: a repeat
+// answers the payment as it is), in one write with its job.
+export async function capturePayment(deps: PaymentDeps, ctx: RequestContext, id: string): Promise<Payment> {
+  const payment = await ctx.write(async (tx) => {
+    const row = await loadPayment(tx, ctx, id);
+    if (row.status !== 'requires_capture') throw invalidState(`${aPayment(row.status as PaymentStatus)} cannot be captured: only a requires_capture payment (an acquirer account with manual capture) is.`);
+    if (row.capture_status === 'processing') return toPayment(row);
+    const nowMs = ctx.clock.nowMs();
+    const nowIso = new Date(nowMs).toISOString();
+    const moved = await tx.updateTable('payments').set({ capture_status: 'processing', updated_at: nowIso }).where('id', '=', row.id).where('status', '=', 'requires_capture').where('capture_status', 'is', null).executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) throw invalidState('The payment changed while this request ran; fetch it and try again.');
+    await enqueue(tx, nowMs, JOB_CARD_CAPTURE, { paymentId: row.id }, nowMs);
+    return toPayment({ ...row, capture_status: 'processing', updated_at: nowIso });
+  });
+  deps.kickWorker();
+  return payment;
 }
 
 export async function cardSyncJob(deps: PaymentDeps, job: JobRow, workerId: string): Promise<void> {

@@ -128,6 +128,7 @@ export function providerCallbackRoutes(app: FastifyInstance, deps: PaymentDeps):
       declined: ['Pagamento recusado', 'Payment declined'],
       failed: ['Pagamento não concluído', 'Payment failed'],
       requires_action: ['Aguardando a confirmação do banco', 'Waiting for the bank'],
+      requires_capture: ['Pagamento autorizado', 'Payment authorized'],
       pending: ['Aguardando a confirmação do banco', 'Waiting for the bank'],
     };
     const [pt, en] = words[row.status] ?? ['Pagamento encerrado', 'Payment closed'];

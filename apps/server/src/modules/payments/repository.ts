@@ -29,6 +29,7 @@ export function toPayment(row: PaymentRow): Payment {
     failure: row.failure_code ? { code: row.failure_code, message: row.failure_message ?? '' } : null,
     nextAction: row.status === 'requires_action' && row.next_action ? toNextAction(row.next_action, row.action_expires_at, row.return_url) : null,
     returnUrl: row.return_url,
+    capture: row.capture_method === 'manual' ? { method: 'manual', status: (row.capture_status ?? 'pending') as 'pending' | 'processing' | 'succeeded' | 'failed' } : null,
     amountRefunded: row.amount_refunded,
     feeAmount: row.fee_amount,
     netAmount: row.net_amount,

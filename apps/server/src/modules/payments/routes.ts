@@ -3,6 +3,7 @@ import { IdempotencyHeaders, ref, refTo } from '../../http/common.js';
 import { typed } from '../../http/typed.js';
 import { CreatePaymentBody, ListPaymentsQuery, PaymentIdParams } from './schemas.js';
 import { cancelPayment, createPayment, getPayment, listPayments, sandboxPayPix, type PaymentDeps } from './service.js';
+import { capturePayment } from './live-card.js';
 
 const tags = ['Payments'];
 
@@ -46,6 +47,17 @@ export function paymentRoutes(appInstance: FastifyInstance, deps: PaymentDeps): 
       response: { 200: ref('Payment') },
     },
   }, (req) => cancelPayment(deps, req.ctx, req.params.id));
+
+  app.post('/v1/payments/:id/capture', {
+    config: { throws: ['INVALID_STATE'] },
+    schema: {
+      operationId: 'capturePayment', tags, summary: 'Capture an authorized card payment (manual capture)',
+      description: 'Only a `requires_capture` payment (a live card on an acquirer account with manual capture) can be captured, for its whole amount. The acquirer confirms captures asynchronously: the answer has `capture.status: "processing"`; the payment becomes `approved` (event `payment.approved`) when the acquirer confirms, or `failed` (`capture_failed`, the authorization given back) when it cannot. A repeat while processing answers the payment as it is.',
+      headers: IdempotencyHeaders,
+      params: PaymentIdParams,
+      response: { 200: ref('Payment') },
+    },
+  }, (req) => capturePayment(deps, req.ctx, req.params.id));
 
   app.post('/v1/sandbox/payments/:id/pay', {
     config: { throws: ['INVALID_STATE'] },

@@ -127,13 +127,20 @@ export const PaymentNextAction = Type.Object(
   },
   { $id: 'PaymentNextAction', additionalProperties: false, description: 'What the buyer must do before a `requires_action` payment is decided (3-D Secure).' },
 );
-export const paymentPartSchemas = [Customer, PaymentCard, PaymentPix, PaymentFailure, PaymentNextAction];
+export const PaymentCapture = Type.Object(
+  {
+    method: constant('manual', { description: 'The acquirer account captures on request: the payment waits in `requires_capture` once authorized.' }),
+    status: stringEnum(['pending', 'processing', 'succeeded', 'failed'], { description: '`pending`: not asked yet (POST /v1/payments/{id}/capture); `processing`: asked, the acquirer has not said how it ended; `succeeded`: captured (the payment is `approved`); `failed`: the acquirer could not capture (the payment is `failed`, its authorization given back).' }),
+  },
+  { $id: 'PaymentCapture', additionalProperties: false, description: 'A live card payment with manual capture: where its capture stands.' },
+);
+export const paymentPartSchemas = [Customer, PaymentCard, PaymentPix, PaymentFailure, PaymentNextAction, PaymentCapture];
 
 export const Payment = Type.Object(
   {
     id: Type.String({ description: 'Prefix `pay_`.', examples: ['pay_01jc6v8x2a9m3yq0d7b4e5f6g8'] }),
     object: constant('payment'),
-    status: stringEnum([...PAYMENT_STATUSES], { description: '`pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`); then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.' }),
+    status: stringEnum([...PAYMENT_STATUSES], { description: '`pending` at creation; a live card payment may then need its buyer (`requires_action`, with `nextAction`), and with manual capture waits authorized in `requires_capture` until captured; then `approved`, `declined`, `failed`, `canceled` or `expired`; an approved payment may become `partially_refunded` or `refunded`.' }),
     amount: cents({ description: 'Centavos.' }),
     currency: constant('BRL'),
     method: stringEnum(['pix', 'credit_card']),
@@ -146,6 +153,7 @@ export const Payment = Type.Object(
     failure: nullableRef(PaymentFailure),
     nextAction: nullableRef(PaymentNextAction),
     returnUrl: Type.Union([Type.String(), Type.Null()], { description: 'Card: the page the buyer comes back to after 3-D Secure, as sent on create; null if none was sent.' }),
+    capture: nullableRef(PaymentCapture, { description: 'Live cards on an acquirer account with manual capture: the capture; null when captures are automatic (and in the sandbox).' }),
     amountRefunded: cents(),
     feeAmount: Type.Union([cents(), Type.Null()], { description: 'Processing fee in centavos, once approved.' }),
     netAmount: Type.Union([cents(), Type.Null()], { description: 'amount - feeAmount, once approved.' }),

@@ -28,6 +28,9 @@ export class AdyenConnector implements CardConnector {
       paymentMethod: input.paymentMethod,
       returnUrl: input.returnUrl,
       ...(input.installments > 1 ? { installments: { value: input.installments } } : {}),
+      // Manual capture per payment (Adyen's AdditionalDataCommon.manualCapture), whatever the
+      // merchant account's capture delay in the Customer Area.
+      ...(input.manualCapture ? { additionalData: { manualCapture: 'true' } } : {}),
       channel: 'Web',
       shopperInteraction: 'Ecommerce',
       // 3-D Secure 2 through a redirect (our page is no Adyen Web component host yet).

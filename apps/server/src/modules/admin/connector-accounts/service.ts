@@ -46,6 +46,7 @@ export function toConnectorAccount(row: ConnectorAccountRow, nowMs: number): Con
     merchantAccount: card ? card.merchantAccount : null,
     clientKey: card ? card.clientKey ?? null : null,
     clientOrigin: card ? card.clientOrigin ?? adyenDefaultClientOrigin(row.environment) : null,
+    captureMode: card ? card.captureMode ?? 'automatic' : null,
     scopes: settings.scopes ?? null,
     timeoutMs: settings.timeoutMs ?? null,
     clientId: row.client_id,
@@ -165,7 +166,7 @@ export async function createAdyenConnectorAccount(deps: ConnectorAdminDeps, ctx:
   const webhookToken = newWebhookToken();
   const secrets: CardSecrets = { apiKey: body.apiKey, hmacKey: body.hmacKey.toUpperCase(), webhookToken };
   const sealed = sealSecrets(deps.keyring, id, secrets);
-  const settings: CardSettings = { baseUrl: body.baseUrl, merchantAccount: body.merchantAccount, clientKey: body.clientKey ?? null, ...(body.clientOrigin ? { clientOrigin: body.clientOrigin } : {}), ...(body.timeoutMs ? { timeoutMs: body.timeoutMs } : {}) };
+  const settings: CardSettings = { baseUrl: body.baseUrl, merchantAccount: body.merchantAccount, clientKey: body.clientKey ?? null, ...(body.clientOrigin ? { clientOrigin: body.clientOrigin } : {}), captureMode: body.captureMode ?? 'automatic', ...(body.timeoutMs ? { timeoutMs: body.timeoutMs } : {}) };
   const row: ConnectorAccountRow = {
     id, owner_account_id: body.ownerAccountId ?? null, connector: body.connector, method: body.method, environment: body.environment, status: 'active',
     name: body.name, settings: JSON.stringify(settings), client_id: body.merchantAccount, secrets: sealed.blob, secrets_key_id: sealed.keyId, secrets_rotated_at: nowIso,
