@@ -19,6 +19,7 @@ import { Home } from './screens/Home';
 import { SearchResults } from './screens/Search';
 import { Settlements } from './screens/Settlements';
 import { ConnectorAccountDetail, ConnectorAccountForm, ConnectorAccounts, PixReceived } from './screens/ConnectorAccounts';
+import { AdyenConnectorForm } from './screens/AdyenConnectorForm';
 
 // Screens and the permission each needs. A route the role lacks is not in the navigation and
 // does not render (it reads as "not found"): the UI shows nothing a role cannot use.
@@ -45,8 +46,10 @@ const ROUTES: Route[] = [
   { pattern: '/audit-log', permission: 'audit_log:view', render: () => <AuditLog /> },
   { pattern: '/accounts/:id/connectors', permission: 'connector_accounts:view', render: (p) => <ConnectorAccounts accountId={p.id} /> },
   { pattern: '/accounts/:id/connectors/new', permission: 'connector_accounts:manage', render: (p) => <ConnectorAccountForm accountId={p.id} /> },
+  { pattern: '/accounts/:id/connectors/new-adyen', permission: 'connector_accounts:manage', render: (p) => <AdyenConnectorForm accountId={p.id} /> },
   { pattern: '/connector-accounts', permission: 'connector_accounts:view', render: () => <ConnectorAccounts /> },
   { pattern: '/connector-accounts/new', permission: 'connector_accounts:manage', render: () => <ConnectorAccountForm /> },
+  { pattern: '/connector-accounts/new-adyen', permission: 'connector_accounts:manage', render: () => <AdyenConnectorForm /> },
   { pattern: '/connector-accounts/:id', permission: 'connector_accounts:view', render: (p) => <ConnectorAccountDetail id={p.id} /> },
   { pattern: '/pix-received', permission: 'connector_accounts:view', render: () => <PixReceived /> },
 ];

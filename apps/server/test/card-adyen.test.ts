@@ -100,6 +100,20 @@ for (const engine of ENGINES) {
       assert.deepEqual(adyen.contractViolations, [], 'every request we sent, and every answer and notification of the fake, kept Adyen\'s contract');
     });
 
+    test('operators see the notification URL in the account\'s detail (never in a list, never in the audit log), the HMAC key only as set', async () => {
+      const detail = (await adminCall('GET', `/admin/connector-accounts/${connectorId}`)).json();
+      assert.equal(detail.notificationUrl, notificationUrl);
+      assert.equal(detail.secrets.hmacKey, 'set');
+      assert.equal(detail.captureMode, 'automatic');
+      const list = (await adminCall('GET', '/admin/connector-accounts')).json();
+      const listed = list.data.find((c: { id: string }) => c.id === connectorId);
+      assert.equal(listed.notificationUrl, null);
+      const audit = await t.store.db.selectFrom('admin_audit_log').selectAll().where('object_id', '=', connectorId).execute();
+      assert.ok(audit.length > 0);
+      const token = notificationUrl.split('/').at(-2)!;
+      assert.ok(!JSON.stringify(audit).includes(token), 'the token is not in the audit log');
+    });
+
     test('a raw card number is refused with a live key; the token wraps the encrypted fields only', async () => {
       const raw = await t.app.inject({ method: 'POST', url: '/v1/tokens', headers: auth(livePk), payload: { card: { number: '4111 1111 1111 1111', expMonth: 3, expYear: 2030, cvc: '737' } } });
       assert.equal(raw.statusCode, 400, raw.body);

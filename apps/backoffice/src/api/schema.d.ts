@@ -1465,6 +1465,8 @@ export interface components {
             merchantAccount: string | null;
             method: string;
             name: string;
+            /** @description An Adyen account, in its detail (GET /admin/connector-accounts/{id}) only: the URL to enter in Adyen's Customer Area as the standard webhook's (it carries the account's unguessable token; notifications are also checked with the HMAC key). Null in lists, for Pix, and when PUBLIC_URL is not set. */
+            notificationUrl: string | null;
             /** @constant */
             object: "connector_account";
             /** @description The merchant account it belongs to; null: the platform's. */

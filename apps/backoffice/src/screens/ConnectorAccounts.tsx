@@ -16,12 +16,13 @@ import { AccountTabs } from './AccountTabs';
 type ConnectorAccount = Schemas['ConnectorAccount'];
 type TestResult = Schemas['ConnectorTestResult'];
 
-// Which account serves new payments of an environment, as the server resolves it: the
-// merchant's newest active one, else the platform's newest active one (the list is newest first).
+// Which account serves new payments of an environment and method (Pix, card), as the server
+// resolves it: the merchant's newest active one, else the platform's newest active one (the list
+// is newest first).
 function inUse(rows: ConnectorAccount[], accountId: string | undefined): Set<string> {
   const ids = new Set<string>();
-  for (const env of ['production', 'homologation'] as const) {
-    const active = rows.filter((r) => r.environment === env && r.status === 'active');
+  for (const env of ['production', 'homologation'] as const) for (const method of new Set(rows.map((r) => r.method))) {
+    const active = rows.filter((r) => r.environment === env && r.method === method && r.status === 'active');
     const chosen = (accountId ? active.find((r) => r.ownerAccountId === accountId) : undefined) ?? active.find((r) => r.ownerAccountId === null);
     if (chosen) ids.add(chosen.id);
   }
@@ -37,7 +38,12 @@ export function ConnectorAccounts({ accountId }: { accountId?: string }) {
   return (
     <Page
       title={accountId ? t('connectors.titleMerchant') : t('connectors.title')}
-      actions={can('connector_accounts:manage') ? <Link class="button" href={newHref}>{accountId ? t('connectors.newMerchant') : t('connectors.newPlatform')}</Link> : null}
+      actions={can('connector_accounts:manage') ? (
+        <>
+          <Link class="button" href={newHref}>{accountId ? t('connectors.newMerchant') : t('connectors.newPlatform')}</Link>{' '}
+          <Link class="button secondary" href={`${newHref}-adyen`}>{t('adyen.new')}</Link>
+        </>
+      ) : null}
     >
       {accountId ? <AccountTabs accountId={accountId} /> : null}
       <p class="hint">{accountId ? t('connectors.helpMerchant') : t('connectors.help')}</p>
@@ -298,7 +304,12 @@ export function ConnectorAccountDetail({ id }: { id: string }) {
   };
 
   return (
-    <Loaded state={loaded}>{(c) => (
+    <Loaded state={loaded}>{(c) => {
+      // A card acquirer (Adyen): its own settings, keys and notifications URL; the Pix health
+      // check, webhook registration, edit and rotate are Pix connectors' (Adyen keys change by a
+      // new account, docs/providers.md).
+      const card = c.method === 'card';
+      return (
       <Page title={c.name}>
         <nav class="breadcrumb" aria-label={t('breadcrumb.label')}>
           <ol>
@@ -314,13 +325,24 @@ export function ConnectorAccountDetail({ id }: { id: string }) {
           <div><dt>{t('connectors.owner')}</dt><dd>{c.ownerAccountId === null ? t('connectors.platform') : <Link href={`/accounts/${c.ownerAccountId}`}>{c.ownerAccountId}</Link>}</dd></div>
           <div><dt>{t('connectors.environment')}</dt><dd>{t(`connectors.env.${c.environment}` as MessageKey)}</dd></div>
           <div><dt>{t('connectors.dialectLabel')}</dt><dd>{t(`connectors.dialect.${c.dialect}` as MessageKey)}</dd></div>
-          <div><dt>{t('connectors.baseUrl')}</dt><dd><code>{c.baseUrl}</code></dd></div>
-          <div><dt>{t('connectors.tokenUrl')}</dt><dd>{c.tokenUrl ? <code>{c.tokenUrl}</code> : <span class="muted">{t('connectors.default')}</span>}</dd></div>
-          <div><dt>{t('connectors.pixKey')}</dt><dd><code>{c.pixKey}</code></dd></div>
-          <div><dt>{t('connectors.scopes')}</dt><dd>{c.scopes ?? <span class="muted">{t('connectors.default')}</span>}</dd></div>
+          <div><dt>{card ? t('adyen.baseUrl') : t('connectors.baseUrl')}</dt><dd><code>{c.baseUrl}</code></dd></div>
+          {card ? (
+            <>
+              <div><dt>{t('adyen.merchantAccount')}</dt><dd><code>{c.merchantAccount}</code></dd></div>
+              <div><dt>{t('adyen.clientKey')}</dt><dd>{c.clientKey ? <code>{c.clientKey}</code> : <span class="muted">{t('common.none')}</span>}</dd></div>
+              <div><dt>{t('adyen.clientOrigin')}</dt><dd><code>{c.clientOrigin}</code></dd></div>
+              <div><dt>{t('adyen.captureMode')}</dt><dd data-capture-mode={c.captureMode}>{t(c.captureMode === 'manual' ? 'adyen.capture.manual' : 'adyen.capture.automatic')}</dd></div>
+            </>
+          ) : (
+            <>
+              <div><dt>{t('connectors.tokenUrl')}</dt><dd>{c.tokenUrl ? <code>{c.tokenUrl}</code> : <span class="muted">{t('connectors.default')}</span>}</dd></div>
+              <div><dt>{t('connectors.pixKey')}</dt><dd><code>{c.pixKey}</code></dd></div>
+              <div><dt>{t('connectors.scopes')}</dt><dd>{c.scopes ?? <span class="muted">{t('connectors.default')}</span>}</dd></div>
+            </>
+          )}
           <div><dt>{t('connectors.timeoutMs')}</dt><dd>{c.timeoutMs ?? 10000} ms</dd></div>
-          <div><dt>{t('connectors.clientId')}</dt><dd><code>{c.clientId}</code></dd></div>
-          <div><dt>{t('connectors.webhook')}</dt><dd>{c.webhookRegisteredAt ? dateTime(c.webhookRegisteredAt) : <span class="muted">{t('connectors.webhookNone')}</span>}</dd></div>
+          {card ? null : <div><dt>{t('connectors.clientId')}</dt><dd><code>{c.clientId}</code></dd></div>}
+          {card ? null : <div><dt>{t('connectors.webhook')}</dt><dd>{c.webhookRegisteredAt ? dateTime(c.webhookRegisteredAt) : <span class="muted">{t('connectors.webhookNone')}</span>}</dd></div>}
           <div><dt>{t('common.createdAt')}</dt><dd>{dateTime(c.createdAt)}</dd></div>
           {c.disabledAt ? <div><dt>{t('connectors.disabledAt')}</dt><dd>{dateTime(c.disabledAt)}</dd></div> : null}
         </dl>
@@ -329,9 +351,18 @@ export function ConnectorAccountDetail({ id }: { id: string }) {
           <h2 id="connector-secrets-title">{t('connectors.secrets')}</h2>
           <p class="hint">{t('connectors.secretsMasked')}</p>
           <dl class="summary" data-secrets>
-            <div><dt>{t('connectors.clientSecret')}</dt><dd>{c.secrets.clientSecret === 'set' ? t('connectors.stored') : t('common.none')}</dd></div>
-            <div><dt>{t('connectors.privateKeyPem')}</dt><dd>{c.secrets.privateKey === 'set' ? t('connectors.stored') : t('common.none')}</dd></div>
-            <div><dt>{t('connectors.caPem')}</dt><dd>{c.secrets.ca === 'set' ? t('connectors.stored') : t('common.none')}</dd></div>
+            {card ? (
+              <>
+                <div><dt>{t('adyen.apiKeyStatus')}</dt><dd data-api-key>{c.secrets.apiKey === 'set' ? t('connectors.stored') : t('common.none')}</dd></div>
+                <div><dt>{t('adyen.hmacStatus')}</dt><dd data-hmac-key>{c.secrets.hmacKey === 'set' ? t('connectors.stored') : t('common.none')}</dd></div>
+              </>
+            ) : (
+              <>
+                <div><dt>{t('connectors.clientSecret')}</dt><dd>{c.secrets.clientSecret === 'set' ? t('connectors.stored') : t('common.none')}</dd></div>
+                <div><dt>{t('connectors.privateKeyPem')}</dt><dd>{c.secrets.privateKey === 'set' ? t('connectors.stored') : t('common.none')}</dd></div>
+                <div><dt>{t('connectors.caPem')}</dt><dd>{c.secrets.ca === 'set' ? t('connectors.stored') : t('common.none')}</dd></div>
+              </>
+            )}
             <div><dt>{t('connectors.masterKey')}</dt><dd><code>{c.secrets.masterKeyId}</code></dd></div>
             <div><dt>{t('connectors.rotatedAt')}</dt><dd>{dateTime(c.secrets.rotatedAt)}</dd></div>
           </dl>
@@ -345,7 +376,20 @@ export function ConnectorAccountDetail({ id }: { id: string }) {
           {c.certificate?.expiresSoon ? <p role="alert" class="error">{t('connectors.expiresSoonHelp')}</p> : null}
         </section>
 
-        <section aria-labelledby="connector-health-title">
+        {card ? (
+          <section aria-labelledby="connector-notifications-title">
+            <h2 id="connector-notifications-title">{t('adyen.notifications')}</h2>
+            <p class="hint">{t('adyen.notificationsHelp')}</p>
+            {c.notificationUrl ? (
+              <dl class="summary">
+                <div><dt>{t('adyen.notificationUrl')}</dt><dd><code class="wrap" data-notification-url>{c.notificationUrl}</code></dd></div>
+                <div><dt>{t('adyen.hmacStatus')}</dt><dd>{c.secrets.hmacKey === 'set' ? t('connectors.stored') : t('common.none')}</dd></div>
+              </dl>
+            ) : <p role="alert" class="error">{t('adyen.noPublicUrl')}</p>}
+          </section>
+        ) : null}
+
+        {card ? null : <section aria-labelledby="connector-health-title">
           <h2 id="connector-health-title">{t('connectors.health')}</h2>
           <p class="hint">{t('connectors.healthHelp')}</p>
           <button type="button" class="secondary" onClick={() => void runTest()} disabled={testing}>{t('connectors.test')}</button>
@@ -361,15 +405,15 @@ export function ConnectorAccountDetail({ id }: { id: string }) {
             ) : null}
           </div>
           <ErrorMessage error={testError} />
-        </section>
+        </section>}
 
         {manage && c.status === 'active' ? (
           <section aria-labelledby="connector-actions-title">
             <h2 id="connector-actions-title">{t('connectors.actions')}</h2>
             <div class="form-actions">
-              <button type="button" onClick={() => setDialog('webhook')}>{t('connectors.registerWebhook')}</button>
-              <button type="button" class="secondary" onClick={() => setDialog('edit')}>{t('connectors.edit')}</button>
-              <button type="button" class="secondary" onClick={() => setDialog('rotate')}>{t('connectors.rotate')}</button>
+              {card ? null : <button type="button" onClick={() => setDialog('webhook')}>{t('connectors.registerWebhook')}</button>}
+              {card ? null : <button type="button" class="secondary" onClick={() => setDialog('edit')}>{t('connectors.edit')}</button>}
+              {card ? null : <button type="button" class="secondary" onClick={() => setDialog('rotate')}>{t('connectors.rotate')}</button>}
               <button type="button" class="danger" onClick={() => setDialog('disable')}>{t('connectors.disable')}</button>
             </div>
           </section>
@@ -394,7 +438,8 @@ export function ConnectorAccountDetail({ id }: { id: string }) {
         {dialog === 'edit' ? <EditDialog connector={c} onClose={() => setDialog(null)} onDone={() => { setDone(t('connectors.edited')); loaded.reload(); }} /> : null}
         {dialog === 'rotate' ? <RotateDialog id={id} onClose={() => setDialog(null)} onDone={() => { setDone(t('connectors.rotated')); loaded.reload(); }} /> : null}
       </Page>
-    )}</Loaded>
+      );
+    }}</Loaded>
   );
 }
 

@@ -135,6 +135,7 @@ export const ConnectorAccount = Type.Object(
     pixKey: Type.Union([Type.String(), Type.Null()], { description: 'A Pix connector account\'s Pix key; null for a card acquirer.' }),
     merchantAccount: Type.Union([Type.String(), Type.Null()], { description: 'A card acquirer\'s merchant account (Adyen); null for Pix.' }),
     clientKey: Type.Union([Type.String(), Type.Null()], { description: 'A card acquirer\'s public client key (Adyen); null when not set or for Pix.' }),
+    notificationUrl: Type.Union([Type.String(), Type.Null()], { description: 'An Adyen account, in its detail (GET /admin/connector-accounts/{id}) only: the URL to enter in Adyen\'s Customer Area as the standard webhook\'s (it carries the account\'s unguessable token; notifications are also checked with the HMAC key). Null in lists, for Pix, and when PUBLIC_URL is not set.' }),
     captureMode: Type.Union([stringEnum(['automatic', 'manual']), Type.Null()], { description: 'A card acquirer\'s captures: `automatic` or `manual` (POST /v1/payments/{id}/capture); null for Pix.' }),
     clientOrigin: Type.Union([Type.String(), Type.Null()], { description: 'A card acquirer\'s: the origin the hosted page loads its client-side encryption from (the default of the environment when not set); null for Pix.' }),
     scopes: Type.Union([Type.String(), Type.Null()]),

@@ -26,7 +26,7 @@ export interface ConnectorAdminDeps {
 const DAY_MS = 86_400_000;
 export const CERTIFICATE_WARNING_DAYS = 30;
 
-export function toConnectorAccount(row: ConnectorAccountRow, nowMs: number): ConnectorAccount {
+export function toConnectorAccount(row: ConnectorAccountRow, nowMs: number, notificationUrl: string | null = null): ConnectorAccount {
   const settings = JSON.parse(row.settings) as ConnectorSettings & { secretsPresent?: { ca?: boolean } };
   const card = row.method === 'card' ? (settings as unknown as CardSettings) : null;
   return {
@@ -47,6 +47,7 @@ export function toConnectorAccount(row: ConnectorAccountRow, nowMs: number): Con
     clientKey: card ? card.clientKey ?? null : null,
     clientOrigin: card ? card.clientOrigin ?? adyenDefaultClientOrigin(row.environment) : null,
     captureMode: card ? card.captureMode ?? 'automatic' : null,
+    notificationUrl,
     scopes: settings.scopes ?? null,
     timeoutMs: settings.timeoutMs ?? null,
     clientId: row.client_id,
@@ -127,7 +128,11 @@ export async function listConnectorAccounts(deps: ConnectorAdminDeps, query: { l
 export async function getConnectorAccount(deps: ConnectorAdminDeps, id: string): Promise<ConnectorAccount> {
   const row = await readConnectorAccount(deps.store.db, id);
   if (!row) throw notFound('connector account', 'id');
-  return toConnectorAccount(row, deps.clock.nowMs());
+  // An Adyen account's notification URL (its token opened from the sealed secrets), for the
+  // operator to enter in Adyen's Customer Area; in this detail only (never in a list, or in the
+  // audit log's copies of the account).
+  const notificationUrl = row.connector === 'adyen' && deps.publicUrl ? `${callbackUrl(deps.publicUrl, openAccount<CardSettings, CardSecrets>(deps.keyring, row).secrets.webhookToken)}/adyen` : null;
+  return toConnectorAccount(row, deps.clock.nowMs(), notificationUrl);
 }
 
 export async function createConnectorAccount(deps: ConnectorAdminDeps, ctx: RequestContext, body: CreateConnectorAccountRequest): Promise<ConnectorAccount> {
@@ -181,13 +186,6 @@ export async function createAdyenConnectorAccount(deps: ConnectorAdminDeps, ctx:
     await tx.insertInto('connector_accounts').values(row).execute();
     return toConnectorAccount(row, nowMs);
   });
-}
-
-// The URL an operator enters in Adyen's Customer Area as the standard webhook's.
-export async function adyenNotificationUrl(deps: ConnectorAdminDeps, id: string): Promise<string> {
-  const row = await readConnectorAccount(deps.store.db, id);
-  if (!row || row.connector !== 'adyen') throw notFound('connector account', 'id');
-  return callbackUrl(deps.publicUrl, openAccount<CardSettings, CardSecrets>(deps.keyring, row).secrets.webhookToken) + '/adyen';
 }
 
 async function loadForChange(tx: Tx, id: string): Promise<ConnectorAccountRow> {
