@@ -17,6 +17,10 @@ type QueryOf<K extends keyof Ops> = Ops[K] extends { parameters: { query?: infer
 
 export type Payment = ResponseOf<'getPayment'>;
 export type PaymentStatus = Payment['status'];
+/** What the buyer must do before a `requires_action` payment is decided (3-D Secure): go to `url`. */
+export type PaymentNextAction = NonNullable<Payment['nextAction']>;
+/** A manual-capture payment's capture. */
+export type PaymentCapture = NonNullable<Payment['capture']>;
 export type PaymentListParams = QueryOf<'listPayments'>;
 
 type CreatePaymentBody = BodyOf<'createPayment'>;

@@ -25,6 +25,7 @@ const CALLS: Record<string, (c: Pagamentos, options: { baseUrl: string; fetch: t
   listPayments: (c) => c.payments.list(),
   getPayment: (c) => c.payments.retrieve('pay_x'),
   cancelPayment: (c) => c.payments.cancel('pay_x'),
+  capturePayment: (c) => c.payments.capture('pay_x'),
   sandboxPayPixPayment: (c) => c.sandbox.payPix('pay_x'),
   createRecipient: (c) => c.recipients.create({} as never),
   listRecipients: (c) => c.recipients.list(),

@@ -13,6 +13,10 @@ use Pagamentos\Response;
 final class Payment extends ApiResource
 {
     public const STATUS_PENDING = 'pending';
+    /** A live card payment that needs its buyer (3-D Secure): see $nextAction. */
+    public const STATUS_REQUIRES_ACTION = 'requires_action';
+    /** A live card payment authorized and not yet captured (manual capture): see $capture. */
+    public const STATUS_REQUIRES_CAPTURE = 'requires_capture';
     public const STATUS_APPROVED = 'approved';
     public const STATUS_DECLINED = 'declined';
     public const STATUS_FAILED = 'failed';
@@ -44,6 +48,12 @@ final class Payment extends ApiResource
     public readonly ?Pix $pix;
     /** Declined or failed payments: why. */
     public readonly ?Failure $failure;
+    /** A `requires_action` payment: what its buyer must do (3-D Secure). */
+    public readonly ?NextAction $nextAction;
+    /** Card: the page the buyer comes back to after 3-D Secure, as sent on create. */
+    public readonly ?string $returnUrl;
+    /** A live card payment with manual capture: its capture. */
+    public readonly ?Capture $capture;
     /** Centavos refunded so far. */
     public readonly int $amountRefunded;
     /** The processing fee in centavos, once approved. */
@@ -76,6 +86,11 @@ final class Payment extends ApiResource
         $this->pix = $pix === null ? null : new Pix($pix);
         $failure = $f->nullableObject('failure');
         $this->failure = $failure === null ? null : new Failure($failure);
+        $nextAction = $f->nullableObject('nextAction');
+        $this->nextAction = $nextAction === null ? null : new NextAction($nextAction);
+        $this->returnUrl = $f->nullableString('returnUrl');
+        $capture = $f->nullableObject('capture');
+        $this->capture = $capture === null ? null : new Capture($capture);
         $this->amountRefunded = $f->nullableInt('amountRefunded') ?? 0;
         $this->feeAmount = $f->nullableInt('feeAmount');
         $this->netAmount = $f->nullableInt('netAmount');

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Pagamentos\Service;
 
+use Pagamentos\Exception\InvalidArgumentException;
 use Pagamentos\Page;
 use Pagamentos\Resource\Payment;
 
@@ -54,5 +55,34 @@ final class PaymentService extends AbstractService
     public function cancel(string $id, array $options = []): Payment
     {
         return $this->requestObject(Payment::class, 'POST', self::path('/v1/payments/%s/cancel', $id), null, $options);
+    }
+
+    /**
+     * Captures a `requires_capture` payment (an acquirer account with manual capture), for its
+     * whole amount. The answer's capture is `processing`; the payment becomes `approved` when
+     * the acquirer confirms, or `failed` (`capture_failed`). 409 INVALID_STATE otherwise.
+     *
+     * @param array{idempotencyKey?: string, timeout?: int|float, maxRetries?: int} $options
+     */
+    public function capture(string $id, array $options = []): Payment
+    {
+        return $this->requestObject(Payment::class, 'POST', self::path('/v1/payments/%s/capture', $id), null, $options);
+    }
+
+    /**
+     * The payment a buyer came back with after 3-D Secure, from the URL of your returnUrl page
+     * as it was requested (`paymentId` was added to its query). The query's `status` is only a
+     * hint anyone could forge: this reads the payment itself.
+     *
+     * @param array{timeout?: int|float, maxRetries?: int} $options
+     */
+    public function retrieveReturned(string $url, array $options = []): Payment
+    {
+        parse_str((string) parse_url($url, PHP_URL_QUERY), $query);
+        $id = $query['paymentId'] ?? null;
+        if (!is_string($id) || preg_match('/^pay_[A-Za-z0-9]+$/', $id) !== 1) {
+            throw new InvalidArgumentException('The return URL carries no paymentId.');
+        }
+        return $this->retrieve($id, $options);
     }
 }
