@@ -184,6 +184,7 @@ for (const engine of ENGINES) {
       await fill(page, ADYEN_TEST_CARDS.approved);
       await page.getByRole('button', { name: /Pagar/ }).click();
       await page.getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
+      // Waits for I/O: the browser, and the worker's calls to the fake Adyen.
       await eventually(async () => (await paymentOf(sessionId)).status === 'approved', 'approved');
       await page.close();
     });

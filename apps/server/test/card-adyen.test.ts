@@ -367,6 +367,7 @@ for (const engine of ENGINES) {
         const receivablesOf = async (id: string) => Number((await t.store.db.selectFrom('receivables').select((eb) => eb.fn.countAll().as('n')).where('payment_id', '=', id).executeTakeFirstOrThrow()).n);
 
         const id = await pay2(ADYEN_TEST_CARDS.approved);
+        // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
         const held = await eventually(async () => { const p = await get2(id); return p.status !== 'pending' && p; }, 'authorized');
         assert.equal(held.status, 'requires_capture', JSON.stringify(held));
         assert.deepEqual(held.capture, { method: 'manual', status: 'pending' });
@@ -384,6 +385,7 @@ for (const engine of ENGINES) {
         assert.deepEqual(cap.json().capture, { method: 'manual', status: 'processing' });
         const again = await call2('POST', `/v1/payments/${id}/capture`);
         assert.equal(again.statusCode, 200, again.body);
+        // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
         await eventually(async () => adyen2.requests.some((r) => r.operation === 'post-payments-paymentPspReference-captures' && (r.body as { reference: string }).reference === id), 'capture asked');
         const captures = adyen2.requests.filter((r) => r.operation === 'post-payments-paymentPspReference-captures' && (r.body as { reference: string }).reference === id);
         assert.equal(captures.length, 1, 'asked once');
@@ -391,6 +393,7 @@ for (const engine of ENGINES) {
         assert.deepEqual((captures[0].body as { amount: unknown }).amount, { currency: 'BRL', value: 25_000 });
         assert.equal((await get2(id)).capture.status, 'processing', 'received only: processing until the notification');
         await adyen2.releaseNotifications({ duplicate: true });
+        // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
         const captured = await eventually(async () => { const p = await get2(id); return p.status === 'approved' && p; }, 'captured');
         assert.deepEqual(captured.capture, { method: 'manual', status: 'succeeded' });
         assert.ok(captured.feeAmount !== null && captured.netAmount === 25_000 - captured.feeAmount);
@@ -401,6 +404,7 @@ for (const engine of ENGINES) {
 
         adyen2.failCaptures(true);
         const bad = await pay2(ADYEN_TEST_CARDS.approved);
+        // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
         await eventually(async () => (await get2(bad)).status === 'requires_capture', 'authorized');
         assert.equal((await call2('POST', `/v1/payments/${bad}/capture`)).statusCode, 200);
         const failed = await eventually(async () => { const p = await get2(bad); return p.status === 'failed' && p; }, 'capture failed');
@@ -408,6 +412,7 @@ for (const engine of ENGINES) {
         assert.deepEqual(failed.capture, { method: 'manual', status: 'failed' });
         assert.equal(await receivablesOf(bad), 0);
         const psp = (await t.store.db.selectFrom('payments').select('provider_charge_id').where('id', '=', bad).executeTakeFirstOrThrow()).provider_charge_id;
+        // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
         await eventually(async () => adyen2.requests.some((r) => r.operation === 'post-payments-paymentPspReference-cancels' && JSON.stringify(r.body).includes(bad)), 'the authorization given back');
         assert.ok(psp);
         adyen2.failCaptures(false);

@@ -120,7 +120,9 @@ export class ConnectorRegistry {
   // Reads settings only, never the sealed secrets.
   async cardClientEncryption(db: Kysely<Database>, owner: { accountId: string; livemode: boolean }): Promise<CardClientEncryption | null> {
     if (!owner.livemode) return null;
-    const row = await resolveConnectorAccount(db, owner, 'card');
+    // The same (cached) resolution as a payment's: the page encrypts for the account that will
+    // authorize.
+    const row = await this.resolveRow(db, owner, 'card');
     if (!row || row.connector !== 'adyen') return null;
     return adyenClientEncryption(JSON.parse(row.settings) as CardSettings, row.environment);
   }

@@ -44,6 +44,7 @@ test('Adyen test environment: a live card payment authorized, refunded (received
     const pay = async (number: string) => {
       const res = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: auth(live), payload: { amount: 1_000, method: 'credit_card', cardToken: await token(number), returnUrl: 'https://loja.example/retorno' } });
       assert.equal(res.statusCode, 200, res.body);
+      // Waits for I/O: the worker's calls to Adyen's test environment over HTTPS.
       return eventually(async () => {
         const p = (await t.app.inject({ method: 'GET', url: `/v1/payments/${res.json().id}`, headers: auth(live) })).json();
         return p.status !== 'pending' && p;
@@ -54,6 +55,7 @@ test('Adyen test environment: a live card payment authorized, refunded (received
     assert.equal(approved.status, 'approved', JSON.stringify(approved));
     const refund = await t.app.inject({ method: 'POST', url: '/v1/refunds', headers: auth(live), payload: { paymentId: approved.id, amount: 400 } });
     assert.equal(refund.statusCode, 200, refund.body);
+    // Waits for I/O: the worker's calls to Adyen's test environment over HTTPS.
     await eventually(async () => (await t.store.db.selectFrom('refunds').select('provider_refund_id').where('id', '=', refund.json().id).executeTakeFirstOrThrow()).provider_refund_id, 'refund received at Adyen', 60_000);
 
     // Adyen's 3-D Secure 2 test card: a challenge, through a redirect to Adyen's test pages.
