@@ -77,7 +77,7 @@ export async function mountCard(target: HTMLElement, enc: CardEncryptionView, lo
     showValidation: () => card.showValidation?.(),
     encrypted() {
       const pm = card.data.paymentMethod ?? {};
-      const field = (k: string) => (typeof pm[k] === 'string' ? (pm[k] as string) : null);
+      const field = (k: string) => (typeof pm[k] === 'string' ? pm[k] : null);
       const number = field('encryptedCardNumber');
       const month = field('encryptedExpiryMonth');
       const year = field('encryptedExpiryYear');

@@ -43,7 +43,7 @@ for (const engine of ENGINES) {
     const csp: string[] = [];
 
     const call = async (method: 'GET' | 'POST', path: string, body?: unknown, key = live) => {
-      const res = await t.app.inject({ method, url: path, headers: auth(key, method === 'POST' ? { 'idempotency-key': crypto.randomUUID() } : {}), ...(body ? { payload: body as object } : {}) });
+      const res = await t.app.inject({ method, url: path, headers: auth(key, method === 'POST' ? { 'idempotency-key': crypto.randomUUID() } : {}), ...(body ? { payload: body } : {}) });
       return { status: res.statusCode, body: res.json(), headers: res.headers };
     };
     const open = async (): Promise<{ page: Page; sessionId: string }> => {
