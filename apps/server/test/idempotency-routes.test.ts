@@ -86,6 +86,13 @@ for (const engine of ENGINES) {
       'POST /v1/tokens': async () => ({ url: '/v1/tokens', headers: auth(k.publishableKey), payload: { card: { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123' } } }),
       'POST /v1/payments': async () => ({ url: '/v1/payments', headers: v1(), payload: { amount: 1050, currency: 'BRL', method: 'pix' } }),
       'POST /v1/payments/:id/cancel': async () => ({ url: `/v1/payments/${(await pendingPix()).id}/cancel`, headers: v1() }),
+      // A requires_capture payment, as a manual-capture acquirer account leaves one (written
+      // here: no acquirer in this suite; its capture job is not run, there is no worker).
+      'POST /v1/payments/:id/capture': async () => {
+        const p = await ok('POST', '/v1/payments', { amountInCents: 1000, method: 'credit_card', cardToken: 'tok_visa' });
+        await t.store.write((tx) => tx.updateTable('payments').set({ status: 'requires_capture', capture_method: 'manual', provider_charge_id: 'PSPREF0000000001' }).where('id', '=', p.id).execute());
+        return { url: `/v1/payments/${p.id}/capture`, headers: v1() };
+      },
       'POST /v1/sandbox/payments/:id/pay': async () => ({ url: `/v1/sandbox/payments/${(await pendingPix()).id}/pay`, headers: v1() }),
       'POST /v1/recipients': async () => ({ url: '/v1/recipients', headers: v1(), payload: { name: 'Outra Loja Ltda', document: '11222333000181', bankAccount: { bankCode: '001', agency: '1234', account: '5678-9', accountType: 'savings' } } }),
       'PATCH /v1/recipients/:id': async () => ({ url: `/v1/recipients/${(await recipient()).id}`, headers: v1(), payload: { name: 'Nome Novo Ltda' } }),
