@@ -4,6 +4,7 @@ import fc from 'fast-check';
 
 import { cnpjCheckDigits, isValidCnpj, maskCnpj, normalizeCnpj } from '../src/domain/cnpj.js';
 import { validateBankAccount } from '../src/domain/bank-account.js';
+import { allocateBalance, assertPayoutAmount, PayoutExceedsSettlement } from '../src/domain/payout-balance.js';
 import { computeFee, DEFAULT_FEE_SCHEDULE, type FeeSchedule, type PaymentMethod } from '../src/domain/fees.js';
 import {
   computeSplit,
@@ -647,5 +648,42 @@ describe('split: prorateReduction', () => {
       }),
       RUNS,
     );
+  });
+});
+
+// Issue 26: the platform's balance at the PSP shared among payouts, oldest first.
+
+describe('payouts against the PSP balance', () => {
+  const candidates = fc.array(fc.integer({ min: 1, max: 10_000_000 }), { maxLength: 40 }).map((amounts) => amounts.map((amount, i) => ({ id: `stl_${i}`, amount })));
+
+  it('pays a prefix, oldest first, never more than the balance; the rest is held; nothing lost or doubled', () => {
+    fc.assert(fc.property(fc.integer({ min: -1_000_000, max: 100_000_000 }), candidates, (available, list) => {
+      const { pay, hold, left } = allocateBalance(available, list);
+      assert.deepEqual([...pay, ...hold], list.map((c) => c.id), 'every settlement once, in order');
+      const paid = list.filter((c) => pay.includes(c.id)).reduce((s, c) => s + c.amount, 0);
+      assert.ok(paid <= Math.max(available, 0));
+      assert.equal(left, Math.max(available, 0) - paid);
+      // The first held one did not fit: nobody younger was paid before it.
+      if (hold.length > 0) assert.ok(list[pay.length].amount > left);
+    }));
+  });
+
+  it('a balance that fits only some: the oldest are paid, the first that does not fit and every younger one are held', () => {
+    const r = allocateBalance(1_000, [{ id: 'a', amount: 400 }, { id: 'b', amount: 500 }, { id: 'c', amount: 200 }, { id: 'd', amount: 50 }]);
+    assert.deepEqual(r, { pay: ['a', 'b'], hold: ['c', 'd'], left: 100 });
+    assert.deepEqual(allocateBalance(0, [{ id: 'a', amount: 1 }]), { pay: [], hold: ['a'], left: 0 });
+    assert.throws(() => allocateBalance(10, [{ id: 'a', amount: 0 }]), RangeError);
+    assert.throws(() => allocateBalance(10.5, []), RangeError);
+  });
+
+  it('a payout never exceeds what its settlement holds', () => {
+    assert.equal(assertPayoutAmount('stl_1', 750, 750, 750), 750);
+    for (const [payout, amount, sum] of [[751, 750, 750], [750, 750, 749], [0, 0, 0], [750, 751, 750], [1.5, 2, 2]]) {
+      assert.throws(() => assertPayoutAmount('stl_1', payout, amount, sum), PayoutExceedsSettlement, `${payout} of ${amount}/${sum}`);
+    }
+    fc.assert(fc.property(fc.integer({ min: 1, max: 1e12 }), fc.integer({ min: 1, max: 1e12 }), (payout, held) => {
+      if (payout === held) assert.equal(assertPayoutAmount('s', payout, held, held), payout);
+      else if (payout > held) assert.throws(() => assertPayoutAmount('s', payout, held, held), PayoutExceedsSettlement);
+    }));
   });
 });

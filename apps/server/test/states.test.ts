@@ -40,7 +40,10 @@ describe('payment state table', () => {
 // Settlements: held (merchant without a payout bank account) -> pending -> paid | failed (the
 // sandbox), or pending -> processing (sent by Pix at a PSP) -> paid | failed (issue 26).
 const SETTLEMENT_LEGAL: Array<[string, string]> = [
-  ['held', 'pending'], ['pending', 'processing'], ['pending', 'paid'], ['pending', 'failed'], ['processing', 'paid'], ['processing', 'failed'],
+  ['held', 'pending'],
+  // Issue 26: a payout the PSP balance does not cover waits, held, for the next run.
+  ['pending', 'held'],
+  ['pending', 'processing'], ['pending', 'paid'], ['pending', 'failed'], ['processing', 'paid'], ['processing', 'failed'],
 ];
 
 describe('settlement state table', () => {

@@ -57,7 +57,9 @@ export const TERMINAL_STATUSES: readonly PaymentStatus[] = PAYMENT_STATUSES.filt
 
 // Settlement state machine. A merchant settlement is `held` when the merchant account has no
 // payout bank account yet; setting one releases it (`pending`, with the account's snapshot)
-// and the payout follows. A payout by Pix at a PSP (issue 26) is `processing` from the moment it
+// and the payout follows. A settlement paid by Pix at a PSP is also `held` (pending -> held)
+// when the platform's balance there, read before the run's payouts are sent, does not cover it;
+// the next run (or an operator's retry) releases it (held -> pending), oldest first. A payout by Pix at a PSP (issue 26) is `processing` from the moment it
 // is sent until the PSP says REALIZADO (`paid`, with its end-to-end id) or NAO_REALIZADO
 // (`failed`, with its reason); the sandbox pays or refuses at once (pending -> paid | failed). A
 // failed payout's receivables go back to pending for the next run (a new settlement), so
@@ -67,7 +69,7 @@ export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
 
 export const SETTLEMENT_TRANSITIONS: Readonly<Record<SettlementStatus, readonly SettlementStatus[]>> = {
   held: ['pending'],
-  pending: ['processing', 'paid', 'failed'],
+  pending: ['held', 'processing', 'paid', 'failed'],
   processing: ['paid', 'failed'],
   paid: [],
   failed: [],

@@ -660,6 +660,19 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('card_notifications_payment').on('card_notifications').columns(['payment_id', 'received_at']).execute();
     },
   },
+  // Payouts by Pix, the rest of issue 26: a failed settlement retried by an operator points at
+  // the settlement that retried it (at most one: unique), the merchant's payout account says
+  // whose document its bank account / Pix key is (checked against the key, sent to the PSP), and
+  // the daily statement reads a payee's paid settlements by payment time.
+  '0018_payout_retries_statements': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('settlements').addColumn('retry_of', 'text').execute();
+      await db.schema.createIndex('settlements_retry_of').on('settlements').columns(['retry_of']).unique().execute();
+      await db.schema.alterTable('accounts').addColumn('payout_holder_document', 'text').execute();
+      await db.schema.createIndex('settlements_paid_by_payee').on('settlements')
+        .columns(['account_id', 'livemode', 'payee_type', 'payee_id', 'paid_at']).execute();
+    },
+  },
   // Cards, continued (issue 27). A merchant on its own pages names where the buyer lands after
   // 3-D Secure (`returnUrl`): our return route completes the payment at the acquirer, then sends
   // the buyer there. Manual capture.

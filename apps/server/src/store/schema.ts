@@ -14,6 +14,9 @@ export interface AccountsTable {
   payout_bank_account: string | null;
   // JSON {type, key}: the merchant's Pix key for payouts, preferred to the bank account (issue 26).
   payout_pix_key: string | null;
+  // The CPF or CNPJ (canonical digits) of whoever holds the payout bank account and Pix key
+  // (0018): a CPF/CNPJ key must be it, and a payout to the bank account sends it as the holder's.
+  payout_holder_document: string | null;
   // JSON string[]: origins allowed to frame the hosted checkout; null = the sandbox default.
   embed_origins: string | null;
   created_at: string;
@@ -248,7 +251,7 @@ export interface SettlementsTable {
   bank_account: string | null; // JSON snapshot at settlement time (or at release, for a held one)
   // JSON {type, key} snapshot of the payee's Pix key, preferred to the bank account (issue 26).
   pix_key: string | null;
-  hold_reason: string | null; // why a `held` settlement waits (no_payout_bank_account)
+  hold_reason: string | null; // why a `held` settlement waits (schemas.ts HOLD_REASONS)
   settlement_date: string;
   paid_at: string | null;
   failure_reason: string | null;
@@ -262,6 +265,8 @@ export interface SettlementsTable {
   payout_sent_at: string | null;
   payout_slot_ms: number | null;
   failure_code: string | null;
+  // The failed settlement an operator's retry made this one for (0018); null otherwise.
+  retry_of: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -23,7 +23,11 @@
 // Flagged as ours (check them against the real homologation with `npm run test:providers-live`):
 // where the reason of a NAO_REALIZADO lives (here `gnExtras.erro {codigo, motivo}`), the `nome`
 // values of errors, and that `codigoBanco` is the bank's ISPB and `tipoConta` one of cacc, svgs,
-// tran.
+// tran. Also ours: the answer to a `favorecido.cpf`/`cnpj` that is not the key's owner (Efí's
+// send-Pix page says the Pix is only made when the key belongs to the document given; here a 400
+// `documento_favorecido_divergente` at once), for the keys whose owner a test sets in `keyOwners`.
+// The balance (`GET /v2/gn/saldo`, getAccountBalance in src/constants/endpoints.ts at commit
+// f2dfc4a) is `saldoCents`, settable: a send debits it, a NAO_REALIZADO gives it back.
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -94,6 +98,8 @@ export class FakeEfiPayout {
   origin = '';
   saldoCents: number;
   readonly sent = new Map<string, SentPix>();
+  /** Whose the keys are at the DICT (key as sent -> CPF or CNPJ): a favorecido's document is checked against it. */
+  readonly keyOwners = new Map<string, string>();
   readonly requests: { method: string; path: string; status?: number; dropped?: boolean }[] = [];
   readonly callbacks: CallbackRecord[] = [];
   webhookUrl: string | null = null;
@@ -292,6 +298,10 @@ export class FakeEfiPayout {
             || typeof c.conta !== 'string' || !/^[0-9X]{2,21}$/.test(c.conta) || !['cacc', 'svgs', 'tran'].includes(String(c.tipoConta))) {
             return { status: 400, body: { nome: 'conta_favorecido_invalida', mensagem: 'contaBanco incompleta ou inválida' } };
           }
+        }
+        if (typeof fav.chave === 'string' && this.keyOwners.has(fav.chave)) {
+          const doc = typeof fav.cpf === 'string' ? fav.cpf : typeof fav.cnpj === 'string' ? fav.cnpj : null;
+          if (doc !== null && doc !== this.keyOwners.get(fav.chave)) return { status: 400, body: { nome: 'documento_favorecido_divergente', mensagem: 'A chave informada não pertence ao CPF/CNPJ do favorecido' } };
         }
         const cents = centsOf(valor);
         // Homologation: above R$ 20,00 refused at once.

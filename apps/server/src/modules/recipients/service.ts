@@ -83,6 +83,16 @@ export function checkPixKey(input: { type: string; key: string }, param = 'pixKe
   return result.value;
 }
 
+// Our holder check (issue 26): a CPF or CNPJ Pix key is its holder's document, so it must be the
+// payee's own (the recipient's CNPJ, or the merchant's payout holder document). An e-mail, phone
+// or random key cannot be checked here: the PSP checks it against the document we send.
+export function checkKeyHolder(pixKey: PixKey | null, holderDocument: string | null, whose: string, param = 'pixKey'): void {
+  if (!pixKey || !holderDocument || (pixKey.type !== 'cpf' && pixKey.type !== 'cnpj')) return;
+  if (pixKey.key !== holderDocument) {
+    throw validation(`${param}.key is a ${pixKey.type.toUpperCase()} Pix key of someone else: a CPF or CNPJ key must be ${whose} (payouts go only to accounts the payee holds).`, `${param}.key`);
+  }
+}
+
 function checkName(name: string): string {
   if (name.trim() === '') throw validation('name must not be blank.', 'name');
   return name;
@@ -104,6 +114,7 @@ export async function createRecipient(ctx: RequestContext, body: CreateRecipient
   const document = checkDocument(body.document);
   const bankAccount = checkBankAccount(body.bankAccount);
   const pixKey = body.pixKey ? checkPixKey(body.pixKey) : null;
+  checkKeyHolder(pixKey, document, 'the recipient\'s own CNPJ (document)');
   const nowMs = ctx.clock.nowMs();
   const nowIso = new Date(nowMs).toISOString();
   const row: RecipientRow = {
@@ -166,6 +177,7 @@ export async function updateRecipient(ctx: RequestContext, id: string, body: Upd
   if (body.metadata !== undefined) changes.metadata = metadataColumn(body.metadata as Record<string, string>);
   return ctx.write(async (tx) => {
     const row = await loadRecipient(tx, ctx, id);
+    if (changes.pix_key && changes.pix_key_type) checkKeyHolder({ type: changes.pix_key_type as PixKeyType, key: changes.pix_key }, row.document, 'the recipient\'s own CNPJ (document)');
     const changed = (Object.keys(changes) as Array<keyof RecipientRow>).filter((column) =>
       column === 'metadata'
         ? canonicalJson(row.metadata ? JSON.parse(row.metadata) : {}) !== canonicalJson(changes.metadata ? JSON.parse(changes.metadata) : {})

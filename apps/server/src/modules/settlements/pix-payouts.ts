@@ -9,6 +9,7 @@ import { participantByCode } from '../../domain/banks.js';
 import { maskPixKey, type PixKey } from '../../domain/pix-key.js';
 import type { BankAccount } from '../../domain/bank-account.js';
 import { settlementMove } from '../../domain/states.js';
+import { assertPayoutAmount } from '../../domain/payout-balance.js';
 import { recordEvent } from '../events/service.js';
 import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js';
 import { readPayload, type JobType } from '../../jobs/payloads.js';
@@ -44,27 +45,37 @@ export interface PixPayoutDeps {
 
 // Reason codes of our own (the PSP's are passed through as it gives them).
 export const NO_PAYOUT_DESTINATION = 'no_payout_destination';
+export const HOLDER_DOCUMENT_MISMATCH = 'holder_document_mismatch';
 
-type Destination = { destination: PayoutDestination; masked: string } | { problem: string };
+type Destination = { destination: PayoutDestination; masked: string } | { code: string; problem: string };
 
 // Where a settlement's payout goes: its Pix key snapshot when there is one, else its bank
-// account (by the bank's ISPB), with the holder's document: the recipient's CNPJ. A merchant's
-// own settlement needs a Pix key (the holder's document of its bank account is not known here).
+// account (by the bank's ISPB), with the holder's document: the recipient's CNPJ, or the
+// document set with the merchant's payout account. Our own holder check (issue 26), at send as
+// at registration: a CPF or CNPJ Pix key is the holder's document itself, so it must be the
+// payee's; an e-mail, phone or random key is checked by the PSP, which gets the document
+// (`favorecido.cpf`/`cnpj`) and refuses a key that belongs to someone else.
 export async function destinationOf(store: Store, s: SettlementRow): Promise<Destination> {
   let holder: { name: string; document: string } | null = null;
   if (s.payee_type === 'recipient') {
     const r = await store.db.selectFrom('recipients').select(['name', 'document']).where('id', '=', s.payee_id).executeTakeFirst();
     if (r) holder = { name: r.name, document: r.document };
+  } else {
+    const a = await store.db.selectFrom('accounts').select(['name', 'payout_holder_document']).where('id', '=', s.account_id).executeTakeFirst();
+    if (a?.payout_holder_document) holder = { name: a.name, document: a.payout_holder_document };
   }
   if (s.pix_key) {
     const pixKey = JSON.parse(s.pix_key) as PixKey;
+    if ((pixKey.type === 'cpf' || pixKey.type === 'cnpj') && holder && pixKey.key !== holder.document) {
+      return { code: HOLDER_DOCUMENT_MISMATCH, problem: `The payee's ${pixKey.type.toUpperCase()} Pix key is not the holder's document (${s.payee_type === 'recipient' ? 'the recipient\'s CNPJ' : 'the payout account\'s holder document'}): nothing was sent. Set a Pix key of the payee's own.` };
+    }
     return { destination: { kind: 'pix_key', pixKey, holderDocument: holder?.document ?? null }, masked: `Pix ${pixKey.type} ${maskPixKey(pixKey)}` };
   }
-  if (!s.bank_account) return { problem: 'The settlement has neither a Pix key nor a bank account to be paid to.' };
-  if (!holder) return { problem: 'A payout by Pix to a bank account needs the holder\'s CNPJ: set a Pix key on the merchant\'s payout account.' };
+  if (!s.bank_account) return { code: NO_PAYOUT_DESTINATION, problem: 'The settlement has neither a Pix key nor a bank account to be paid to.' };
+  if (!holder) return { code: NO_PAYOUT_DESTINATION, problem: 'A payout by Pix to a bank account needs the holder\'s document: set the holder document (or a Pix key) on the merchant\'s payout account.' };
   const b = JSON.parse(s.bank_account) as BankAccount;
   const bank = participantByCode(b.bankCode);
-  if (!bank) return { problem: `Bank ${b.bankCode} is not in the Banco Central's list of participants.` };
+  if (!bank) return { code: NO_PAYOUT_DESTINATION, problem: `Bank ${b.bankCode} is not in the Banco Central's list of participants.` };
   return {
     destination: { kind: 'bank_account', ispb: bank.ispb, agency: b.agency, account: b.account, accountType: b.accountType, holderName: holder.name, holderDocument: holder.document },
     masked: `${b.bankCode} ag. ${b.agency} c/c ***${b.account.slice(-4)}`,
@@ -98,7 +109,7 @@ export async function pixPayoutJob(deps: PixPayoutDeps, resolved: ResolvedPayout
   if (s.status === 'pending') {
     const where = await destinationOf(store, s);
     if ('problem' in where) {
-      await failSettlement(store, s.id, 'pending', NO_PAYOUT_DESTINATION, where.problem, (tx) => complete(tx, job, workerId));
+      await failSettlement(store, s.id, 'pending', where.code, where.problem, (tx) => complete(tx, job, workerId));
       return;
     }
     // Its slot: reserved once (kept on the settlement), then waited for as a rescheduled job.
@@ -145,13 +156,17 @@ async function sendAndApply(deps: PixPayoutDeps, resolved: ResolvedPayout, s: Se
   const { store } = deps;
   const where = await destinationOf(store, s);
   if ('problem' in where) {
-    await failSettlement(store, s.id, 'processing', NO_PAYOUT_DESTINATION, where.problem, (tx) => complete(tx, job, workerId));
+    await failSettlement(store, s.id, 'processing', where.code, where.problem, (tx) => complete(tx, job, workerId));
     return;
   }
+  // Never more than the settlement holds: its amount, which is the sum of its receivables (a
+  // mismatch is a bug: nothing is sent, and the job fails loudly).
+  const held = await store.db.selectFrom('receivables').select((eb) => eb.fn.sum<number>('amount').as('total')).where('settlement_id', '=', s.id).executeTakeFirst();
+  const amountCents = assertPayoutAmount(s.id, Number(s.amount), Number(s.amount), Number(held?.total ?? 0));
   let state: PayoutState;
   try {
     state = await resolved.connector.send(resolved.account, {
-      payoutId: s.payout_id ?? payoutIdOf(s.id), amountCents: Number(s.amount), destination: where.destination, description: `Repasse ${s.settlement_date}`,
+      payoutId: s.payout_id ?? payoutIdOf(s.id), amountCents, destination: where.destination, description: `Repasse ${s.settlement_date}`,
     });
   } catch (error) {
     if (error instanceof ProviderUnavailable) {
@@ -184,7 +199,9 @@ export async function applyPayout(store: Store, settlementId: string, state: Pay
     const nowIso = new Date(nowMs).toISOString();
     if (state.status === 'paid') {
       const move = settlementMove('processing', 'paid');
-      const changes = { status: move.to, paid_at: state.paidAtIso ?? nowIso, payout_e2eid: state.e2eid, updated_at: nowIso };
+      // Stored as our ISO form (the daily statement compares them as strings).
+      const psp = state.paidAtIso === null ? NaN : Date.parse(state.paidAtIso);
+      const changes = { status: move.to, paid_at: Number.isNaN(psp) ? nowIso : new Date(psp).toISOString(), payout_e2eid: state.e2eid, updated_at: nowIso };
       const r = await tx.updateTable('settlements').set(changes).where('id', '=', s.id).where('status', '=', move.from).executeTakeFirst();
       if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, { accountId: s.account_id, livemode: s.livemode === 1 }, 'settlement.paid', toResource({ ...s, ...changes }), nowMs);
     } else if (state.e2eid && s.payout_e2eid !== state.e2eid) {

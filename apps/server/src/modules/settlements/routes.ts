@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Store } from '../../store/index.js';
 import { ListQueryBase, ref } from '../../http/common.js';
-import { ListSettlementsQuery, Settlement, SettlementList, SettlementPayout, SettlementPixKey, SettlementRun, SettlementRunList } from './schemas.js';
-import { getSettlement, listSettlements } from './service.js';
+import { DailyStatement, DailyStatementItem, DailyStatementQuery, ListSettlementsQuery, Settlement, SettlementList, SettlementPayout, SettlementPixKey, SettlementRun, SettlementRunList } from './schemas.js';
+import { dailyStatement, getSettlement, listSettlements } from './service.js';
+import { loadRecipient } from '../recipients/service.js';
 import { listReceivables } from '../receivables/service.js';
 import { typed } from '../../http/typed.js';
 
-export const settlementSchemas = [SettlementPixKey, SettlementPayout, Settlement, SettlementList, SettlementRun, SettlementRunList];
+export const settlementSchemas = [SettlementPixKey, SettlementPayout, Settlement, SettlementList, SettlementRun, SettlementRunList, DailyStatementItem, DailyStatement];
 const tags = ['Settlements'];
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
 
@@ -21,6 +22,19 @@ export function settlementRoutes(appInstance: FastifyInstance, store: Store): vo
       response: { 200: ref('SettlementList') },
     },
   }, (req) => listSettlements(store, req.ctx, req.query));
+
+  app.get('/v1/settlements/daily-statement', {
+    schema: {
+      operationId: 'getDailyStatement', tags, summary: 'Daily statement of a payee',
+      description: 'The settlements paid to one payee on one São Paulo calendar date (by `paidAt`: when the PSP settled the Pix), oldest first, each with its end-to-end id and amount, and their total. `recipientId` names a recipient of yours (404 if not); without it, the statement is the merchant\'s own. `date` defaults to today in São Paulo.',
+      querystring: DailyStatementQuery,
+      response: { 200: ref('DailyStatement') },
+    },
+  }, async (req) => {
+    if (req.query.recipientId !== undefined) await loadRecipient(store.db, req.ctx, req.query.recipientId, 'recipientId');
+    const payee = req.query.recipientId !== undefined ? { type: 'recipient' as const, id: req.query.recipientId } : { type: 'merchant' as const, id: req.ctx.accountId };
+    return dailyStatement(store, req.ctx, payee, req.query.date);
+  });
 
   app.get('/v1/settlements/:id', {
     schema: {

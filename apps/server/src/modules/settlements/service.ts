@@ -3,20 +3,21 @@ import { sql, type Selectable } from 'kysely';
 import type { Store, Tx } from '../../store/index.js';
 import type { SettlementRunsTable, SettlementsTable } from '../../store/schema.js';
 import { newId } from '../../domain/ids.js';
-import { notFound } from '../../errors.js';
+import { invalidState, notFound } from '../../errors.js';
 import { paginate } from '../../http/pagination.js';
 import { localDate } from '../accounts/settings.js';
 import { recordEvent, type Owner } from '../events/service.js';
 import { enqueue, complete, reschedule, type JobRow } from '../../jobs/queue.js';
 import { readPayload, type JobType } from '../../jobs/payloads.js';
 import { ProviderRejected, ProviderUnavailable, type PaymentProvider } from '../../providers/port.js';
-import { HOLD_NO_PAYOUT_BANK_ACCOUNT, type ListSettlementsQuery, type Settlement, type SettlementRun } from './schemas.js';
+import { BALANCE_HOLDS, HOLD_INSUFFICIENT_PSP_BALANCE, HOLD_NO_PAYOUT_BANK_ACCOUNT, HOLD_PSP_BALANCE_UNAVAILABLE, HOLD_REASONS, type HoldReason, type DailyStatement, type ListSettlementsQuery, type Settlement, type SettlementRun } from './schemas.js';
 import { settlementMove, settlementRunMove } from '../../domain/states.js';
 import type { BankAccount } from '../../domain/bank-account.js';
 import { nowIso } from '../../clock.js';
-import type { ConnectorRegistry } from '../../providers/registry.js';
+import type { ConnectorRegistry, ResolvedPayout } from '../../providers/registry.js';
 import { maskPixKey, type PixKey } from '../../domain/pix-key.js';
 import { pixPayoutJob, type PixPayoutDeps } from './pix-payouts.js';
+import { allocateBalance } from '../../domain/payout-balance.js';
 
 export const JOB_PAYOUT = 'settlement.payout' satisfies JobType;
 export const JOB_DAILY_RUN = 'settlement.daily' satisfies JobType;
@@ -32,7 +33,7 @@ export function toSettlement(row: SettlementRow): Settlement {
     amount: row.amount,
     receivableCount: row.receivable_count,
     status: row.status,
-    holdReason: row.hold_reason === HOLD_NO_PAYOUT_BANK_ACCOUNT ? HOLD_NO_PAYOUT_BANK_ACCOUNT : null,
+    holdReason: row.status === 'held' && (HOLD_REASONS as readonly string[]).includes(row.hold_reason ?? '') ? row.hold_reason as HoldReason : null,
     bankAccount: row.bank_account ? JSON.parse(row.bank_account) : null,
     pixKey: row.pix_key ? maskedKey(row.pix_key) : null,
     settlementDate: row.settlement_date,
@@ -136,18 +137,41 @@ async function executeRun(deps: SettlementDeps, run: RunRow, finish?: (tx: Tx) =
     .groupBy(['account_id', 'livemode', 'payee_type', 'payee_id'])
     .execute();
 
+  // A mode whose payouts go by Pix through a PSP (issue 26): its settlements wait for the
+  // balance check below before any payout job is queued.
+  const byPsp = new Map<number, ResolvedPayout>();
+  if (deps.connectors) {
+    for (const livemode of [0, 1]) {
+      const resolved = await deps.connectors.resolvePayout(store.db, livemode === 1);
+      if (resolved) byPsp.set(livemode, resolved);
+    }
+  }
+
   // Bounded fan-out: the writes are group-committed, so a window of payees shares commits
   // without queueing every payee's work at once.
   const windowSize = 64;
   for (let i = 0; i < groups.length; i += windowSize) {
     const window = groups.slice(i, i + windowSize).filter((g) => Number(g.total) > 0);
-    const results = await Promise.allSettled(window.map((g) => settlePayee(store, runId, runDate, g)));
+    const results = await Promise.allSettled(window.map((g) => store.write((tx) => settlePayee(tx, store, runId, runDate, g, { queuePayout: !byPsp.has(g.livemode) }))));
     for (const r of results) {
       if (r.status === 'rejected' && !(r.reason instanceof NothingToSettle)) throw r.reason;
     }
   }
 
+  // The platform's balance at each PSP, read before any of the run's payouts is queued (null:
+  // it could not be read, and the run's payouts by Pix wait for the next run).
+  const balances = new Map<number, number | null>();
+  for (const [livemode, resolved] of byPsp) {
+    try {
+      balances.set(livemode, await resolved.connector.balance(resolved.account));
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailable) && !(error instanceof ProviderRejected)) throw error;
+      balances.set(livemode, null);
+    }
+  }
+
   const finished = await store.write(async (tx) => {
+    for (const [livemode, balance] of balances) await allocatePayouts(tx, store, runId, livemode, balance);
     // Counted from the run's settlements: right however many attempts it took.
     const totals = await tx.selectFrom('settlements')
       .select([(eb) => eb.fn.countAll<number>().as('settlements'), (eb) => eb.fn.sum<number>('receivable_count').as('receivables'), (eb) => eb.fn.sum<number>('amount').as('amount')])
@@ -163,13 +187,18 @@ async function executeRun(deps: SettlementDeps, run: RunRow, finish?: (tx: Tx) =
   return toRun(finished);
 }
 
+// One payee's settlement of a run, in the caller's transaction. `queuePayout`: false when the
+// payout waits for the run's balance check (allocatePayouts); `retryOf`: an operator's retry of
+// that failed settlement (retrySettlement).
 async function settlePayee(
+  tx: Tx,
   store: Store,
   runId: string,
   runDate: string,
   g: { account_id: string; livemode: number; payee_type: 'merchant' | 'recipient'; payee_id: string },
-): Promise<{ amount: number; receivableCount: number }> {
-  return store.write(async (tx) => {
+  options: { queuePayout: boolean; retryOf?: string },
+): Promise<{ id: string; amount: number; receivableCount: number }> {
+  {
     const nowMs = store.clock.nowMs();
     const nowIso = new Date(nowMs).toISOString();
     const id = newId('settlement', nowMs);
@@ -194,7 +223,7 @@ async function settlePayee(
     await tx.insertInto('settlements').values({
       id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
       amount: 0, receivable_count: 0, status, bank_account: bankAccount, pix_key: pixKey, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
-      failure_reason: null, created_at: nowIso, updated_at: nowIso,
+      failure_reason: null, retry_of: options.retryOf ?? null, created_at: nowIso, updated_at: nowIso,
     }).execute();
     // PostgreSQL: the payee's due receivables are locked in id order before the UPDATE takes
     // them, the order a refund locks a sale's receivables in (modules/refunds/service.ts), so a
@@ -224,12 +253,59 @@ async function settlePayee(
       id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
       amount, receivable_count: count, status, bank_account: bankAccount, pix_key: pixKey, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
       failure_reason: null, failure_code: null, payout_connector_account_id: null, payout_id: null, payout_destination: null, payout_e2eid: null,
-      payout_sent_at: null, payout_slot_ms: null, created_at: nowIso, updated_at: nowIso,
+      payout_sent_at: null, payout_slot_ms: null, retry_of: options.retryOf ?? null, created_at: nowIso, updated_at: nowIso,
     };
     await recordEvent(tx, { accountId: g.account_id, livemode: g.livemode === 1 }, 'settlement.created', toSettlement(row), nowMs);
-    if (!held) await enqueue(tx, nowMs, JOB_PAYOUT, { settlementId: id });
-    return { amount, receivableCount: count };
-  });
+    if (!held && options.queuePayout) await enqueue(tx, nowMs, JOB_PAYOUT, { settlementId: id });
+    return { id, amount, receivableCount: count };
+  }
+}
+
+// The balance check of a run's payouts by Pix in one mode (issue 26), in the run's last
+// transaction: the run's new settlements (pending, no payout job yet) and those earlier runs
+// held for the balance share what the PSP holds, less what is already promised (payouts queued
+// but not sent: pending with a job). Oldest first (created_at, then id), and never a younger one
+// before an older one (domain/payout-balance.ts): those that fit go to payout (a held one is
+// released, held -> pending), the rest are held with the reason (pending -> held). A balance
+// that could not be read (null) holds them all. Payouts already at the PSP (processing) are
+// out of its balance already.
+async function allocatePayouts(tx: Tx, store: Store, runId: string, livemode: number, balance: number | null): Promise<void> {
+  const nowMs = store.clock.nowMs();
+  const nowIso = new Date(nowMs).toISOString();
+  const candidates = await tx.selectFrom('settlements').selectAll().where('livemode', '=', livemode)
+    .where((eb) => eb.or([
+      eb.and([eb('status', '=', 'pending'), eb('run_id', '=', runId)]),
+      eb.and([eb('status', '=', 'held'), eb('hold_reason', 'in', [...BALANCE_HOLDS])]),
+    ]))
+    .orderBy('created_at').orderBy('id').execute();
+  if (candidates.length === 0) return;
+  const promised = await tx.selectFrom('settlements').select((eb) => eb.fn.sum<number>('amount').as('total'))
+    .where('livemode', '=', livemode).where('status', '=', 'pending').where('run_id', '!=', runId).executeTakeFirst();
+  const available = balance === null ? 0 : balance - Number(promised?.total ?? 0);
+  const { pay } = allocateBalance(available, candidates.map((c) => ({ id: c.id, amount: Number(c.amount) })));
+  const paying = new Set(pay);
+  const reason = balance === null ? HOLD_PSP_BALANCE_UNAVAILABLE : HOLD_INSUFFICIENT_PSP_BALANCE;
+  for (const s of candidates) {
+    const owner = { accountId: s.account_id, livemode: s.livemode === 1 };
+    if (paying.has(s.id)) {
+      if (s.status === 'held') {
+        const move = settlementMove('held', 'pending');
+        const changes = { status: move.to, hold_reason: null, updated_at: nowIso };
+        const r = await tx.updateTable('settlements').set(changes).where('id', '=', s.id).where('status', '=', move.from).executeTakeFirst();
+        if (Number(r.numUpdatedRows) !== 1) continue;
+        await recordEvent(tx, owner, 'settlement.updated', toSettlement({ ...s, ...changes }), nowMs);
+      }
+      await enqueue(tx, nowMs, JOB_PAYOUT, { settlementId: s.id });
+    } else if (s.status === 'pending') {
+      const move = settlementMove('pending', 'held');
+      const changes = { status: move.to, hold_reason: reason, updated_at: nowIso };
+      const r = await tx.updateTable('settlements').set(changes).where('id', '=', s.id).where('status', '=', move.from).executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 1) await recordEvent(tx, owner, 'settlement.updated', toSettlement({ ...s, ...changes }), nowMs);
+    } else if (s.hold_reason !== reason) {
+      // Still held: only why changes (the balance was read this time, or could not be).
+      await tx.updateTable('settlements').set({ hold_reason: reason, updated_at: nowIso }).where('id', '=', s.id).where('status', '=', 'held').execute();
+    }
+  }
 }
 
 // The merchant account got its payout bank account: each of its held settlements (both modes)
@@ -240,6 +316,7 @@ export async function releaseHeldSettlements(tx: Tx, accountId: string, bankAcco
   // The literal repeats the partial index settlements_held's condition (SQLite uses it only then).
   const held = await tx.selectFrom('settlements').selectAll()
     .where('account_id', '=', accountId).where('payee_type', '=', 'merchant').where('status', '=', sql.lit(move.from))
+    .where('hold_reason', '=', HOLD_NO_PAYOUT_BANK_ACCOUNT)
     .orderBy('id').execute();
   const nowIso = new Date(nowMs).toISOString();
   const snapshot = JSON.stringify({ bankCode: bankAccount.bankCode, agency: bankAccount.agency, account: bankAccount.account, accountType: bankAccount.accountType });
@@ -356,3 +433,72 @@ export async function getRun(store: Store, id: string): Promise<SettlementRun> {
 }
 
 export type { Tx };
+
+// An operator's retry of a settlement's payout (POST /admin/settlements/{id}/retry, audited in
+// the same transaction). Held for the PSP balance: released to payout now (held -> pending, its
+// payout job queued): the operator answers for the balance, and a PSP that refuses it for lack of
+// funds fails it with its reason. Failed: a failed settlement is final and its receivables went
+// back to pending, so the retry settles the payee's due receivables now in a new settlement
+// (`retry_of` names the failed one; once per failed settlement) through a one-payee run, its
+// payout queued at once. Anything else is INVALID_STATE. Returns the settlement that will pay.
+export async function retrySettlement(tx: Tx, store: Store, id: string): Promise<SettlementRow> {
+  const s = await tx.selectFrom('settlements').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!s) throw notFound('settlement', 'id');
+  const nowMs = store.clock.nowMs();
+  const nowIso = new Date(nowMs).toISOString();
+  const owner = { accountId: s.account_id, livemode: s.livemode === 1 };
+  if (s.status === 'held') {
+    if (!BALANCE_HOLDS.includes(s.hold_reason as HoldReason)) {
+      throw invalidState('This settlement waits for the merchant account\'s payout bank account: set it (PATCH /admin/accounts/{id}/payout-bank-account) and it is paid out at once.');
+    }
+    const move = settlementMove('held', 'pending');
+    const changes = { status: move.to, hold_reason: null, updated_at: nowIso };
+    const r = await tx.updateTable('settlements').set(changes).where('id', '=', id).where('status', '=', move.from).executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) throw invalidState('The settlement moved meanwhile; fetch it again.');
+    const row = { ...s, ...changes };
+    await recordEvent(tx, owner, 'settlement.updated', toSettlement(row), nowMs);
+    await enqueue(tx, nowMs, JOB_PAYOUT, { settlementId: id });
+    return row;
+  }
+  if (s.status !== 'failed') throw invalidState(`A ${s.status} settlement has no payout to retry: only a failed one, or one held for the PSP balance.`);
+  const earlier = await tx.selectFrom('settlements').select('id').where('retry_of', '=', id).executeTakeFirst();
+  if (earlier) throw invalidState(`This failed settlement was retried already, by ${earlier.id}.`);
+  const run = await createRun(tx, { nowMs, trigger: 'admin', status: 'running' });
+  let made: { id: string; amount: number; receivableCount: number };
+  try {
+    made = await settlePayee(tx, store, run.id, run.run_date, { account_id: s.account_id, livemode: s.livemode, payee_type: s.payee_type, payee_id: s.payee_id }, { queuePayout: true, retryOf: id });
+  } catch (error) {
+    if (!(error instanceof NothingToSettle)) throw error;
+    throw invalidState('Nothing is due to this payee any more: its receivables were settled again (by a later run) or refunded.');
+  }
+  const end = settlementRunMove('running', 'completed');
+  await tx.updateTable('settlement_runs').set({ status: end.to, settlement_count: 1, receivable_count: made.receivableCount, total_amount: made.amount, finished_at: nowIso })
+    .where('id', '=', run.id).where('status', '=', end.from).execute();
+  return tx.selectFrom('settlements').selectAll().where('id', '=', made.id).executeTakeFirstOrThrow();
+}
+
+// The daily statement of one payee (issue 26): the settlements paid on one São Paulo calendar
+// date (by `paidAt`, the PSP's settlement time), oldest first, with their end-to-end ids and the
+// total. `date` defaults to today in São Paulo, from the Clock.
+const DAY_MS = 86_400_000;
+const MAX_STATEMENT_ITEMS = 10_000;
+
+export async function dailyStatement(store: Store, owner: Owner, payee: { type: 'merchant' | 'recipient'; id: string }, date: string | undefined): Promise<DailyStatement> {
+  const day = date ?? localDate(store.clock.nowMs());
+  const startMs = Date.parse(`${day}T00:00:00.000-03:00`);
+  const from = new Date(startMs).toISOString();
+  const to = new Date(startMs + DAY_MS).toISOString();
+  const rows = await store.db.selectFrom('settlements')
+    .select(['id', 'amount', 'payout_e2eid', 'payout_id', 'paid_at', 'settlement_date'])
+    .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0)
+    .where('payee_type', '=', payee.type).where('payee_id', '=', payee.id)
+    .where('paid_at', '>=', from).where('paid_at', '<', to).where('status', '=', 'paid')
+    .orderBy('paid_at').orderBy('id').limit(MAX_STATEMENT_ITEMS).execute();
+  const items = rows.map((r) => ({
+    settlementId: r.id, amount: Number(r.amount), endToEndId: r.payout_e2eid, reference: r.payout_id, paidAt: r.paid_at ?? from, settlementDate: r.settlement_date,
+  }));
+  return {
+    object: 'daily_statement', date: day, timeZone: 'America/Sao_Paulo', from, to,
+    payee, count: items.length, total: items.reduce((sum, i) => sum + i.amount, 0), data: items, livemode: owner.livemode,
+  };
+}

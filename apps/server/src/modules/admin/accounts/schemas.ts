@@ -102,7 +102,8 @@ export type UpdateAccountSettingsRequest = Static<typeof UpdateAccountSettingsRe
 export const UpdatePayoutBankAccountRequest = Type.Object(
   {
     bankAccount: Type.Unsafe<BankAccountBody>({ $ref: 'BankAccount' }),
-    pixKey: Type.Optional(Type.Union([Type.Unsafe<{ type: string; key: string }>({ $ref: 'PixKey' }), Type.Null()], { description: 'The merchant\'s Pix key for payouts by Pix (validated as a recipient\'s); `null` removes it; absent: unchanged.' })),
+    pixKey: Type.Optional(Type.Union([Type.Unsafe<{ type: string; key: string }>({ $ref: 'PixKey' }), Type.Null()], { description: 'The merchant\'s Pix key for payouts by Pix (validated as a recipient\'s); `null` removes it; absent: unchanged. A CPF or CNPJ key must be `holderDocument` when one is set (VALIDATION_ERROR, param `pixKey.key`).' })),
+    holderDocument: Type.Optional(Type.Union([Type.String({ minLength: 11, maxLength: 18, description: 'CPF (11 digits) or CNPJ (14 characters); punctuation . / - is ignored.', examples: ['11.222.333/0001-81'] }), Type.Null()], { description: 'Whose bank account and Pix key these are: the merchant\'s CPF or CNPJ. A payout by Pix to the bank account sends it as the holder\'s (the PSP checks it), and a CPF or CNPJ Pix key must be it. `null` removes it; absent: unchanged. Never shown whole.' })),
     reason: requiredReason,
   },
   {

@@ -12,7 +12,18 @@ import { insertAuditEntry, MAX_REASON_LENGTH, type AuditSpec } from '../shared/a
 import { can, isAdminRole } from '../shared/permissions.js';
 import { normalizeEmail } from '../users/service.js';
 import { ulid } from '../../../domain/ids.js';
-import { checkBankAccount, checkPixKey } from '../../recipients/service.js';
+import { checkBankAccount, checkKeyHolder, checkPixKey } from '../../recipients/service.js';
+import { isCpf, type PixKey } from '../../../domain/pix-key.js';
+import { normalizeCnpj } from '../../../domain/cnpj.js';
+
+// The payout account holder's document: a CPF (11 digits, check digits) or a CNPJ, canonical.
+function checkHolderDocument(input: string): string {
+  const digits = input.replace(/[./\-\s]/g, '');
+  if (/^[0-9]{11}$/.test(digits) && isCpf(digits)) return digits;
+  const cnpj = normalizeCnpj(input);
+  if (cnpj) return cnpj;
+  throw new ApiError('VALIDATION_ERROR', 'holderDocument must be a valid CPF (11 digits) or CNPJ (14 characters), check digits included; punctuation . / - is ignored.', { param: 'holderDocument' });
+}
 import { releaseHeldSettlements } from '../../settlements/service.js';
 
 // Merchant accounts as the back office sees them: live-mode activation and money settings.
@@ -117,11 +128,14 @@ export async function updateAccountSettings(ctx: RequestContext, id: string, bod
 export async function updatePayoutBankAccount(ctx: RequestContext, id: string, body: UpdatePayoutBankAccountRequest): Promise<AdminAccount> {
   const bankAccount = checkBankAccount(body.bankAccount);
   const pixKey = body.pixKey ? checkPixKey(body.pixKey) : body.pixKey;
+  const holder = typeof body.holderDocument === 'string' ? checkHolderDocument(body.holderDocument) : body.holderDocument;
   return ctx.write(async (tx) => {
     const row = await loadAccount(tx, id);
     const payout = JSON.stringify({ bankCode: bankAccount.bankCode, agency: bankAccount.agency, account: bankAccount.account, accountType: bankAccount.accountType });
     const payoutPixKey = pixKey === undefined ? row.payout_pix_key : pixKey === null ? null : JSON.stringify(pixKey);
-    await tx.updateTable('accounts').set({ payout_bank_account: payout, payout_pix_key: payoutPixKey }).where('id', '=', id).execute();
+    const holderDocument = holder === undefined ? row.payout_holder_document : holder;
+    checkKeyHolder(payoutPixKey ? JSON.parse(payoutPixKey) as PixKey : null, holderDocument, 'the payout account\'s holderDocument');
+    await tx.updateTable('accounts').set({ payout_bank_account: payout, payout_pix_key: payoutPixKey, payout_holder_document: holderDocument }).where('id', '=', id).execute();
     await releaseHeldSettlements(tx, id, bankAccount, ctx.clock.nowMs(), payoutPixKey);
     return toAdminAccount({ ...row, payout_bank_account: payout, payout_pix_key: payoutPixKey });
   });

@@ -32,5 +32,12 @@ export const ListRunSettlementsQuery = Type.Object(
 );
 export type ListRunSettlementsQuery = Static<typeof ListRunSettlementsQuery>;
 
-export const settlementRunSchemas = [SettlementRunRequest, AdminSettlement, AdminSettlementList];
+// POST /admin/settlements/{id}/retry (issue 26).
+export const RetrySettlementRequest = Type.Object(
+  { reason: requiredReason },
+  { $id: 'RetrySettlementRequest', additionalProperties: false, description: 'Why the payout is retried (it sends money): kept in the audit log.', examples: [{ reason: 'Partner fixed the Pix key (ticket 5120)' }] },
+);
+export type RetrySettlementRequest = Static<typeof RetrySettlementRequest>;
+
+export const settlementRunSchemas = [SettlementRunRequest, AdminSettlement, AdminSettlementList, RetrySettlementRequest];
 

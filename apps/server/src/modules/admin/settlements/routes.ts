@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../../../store/index.js';
-import { cents, ListQueryBase, ref, stringEnum } from '../../../http/common.js';
+import { cents, ListQueryBase, ref, refTo, stringEnum } from '../../../http/common.js';
 import { typed } from '../../../http/typed.js';
 import { paginate } from '../../../http/pagination.js';
 import { SETTLEMENT_STATUSES } from '../../../domain/states.js';
-import { toSettlement, type SettlementRow } from '../../settlements/service.js';
-import { csvResponse, security, tags } from '../shared/schemas.js';
+import { retrySettlement, toSettlement, type SettlementRow } from '../../settlements/service.js';
+import { AdminMutationHeaders, csvResponse, IdParams, security, tags } from '../shared/schemas.js';
+import type { Tx } from '../../../store/index.js';
+import type { AuditSpec } from '../shared/audit.js';
+import { named } from '../shared/names.js';
 import { CSV_PAGE_ROWS, reais, sendCsv } from '../shared/csv.js';
-import type { AdminSettlement } from '../settlement-runs/schemas.js';
+import { RetrySettlementRequest, type AdminSettlement } from '../settlement-runs/schemas.js';
 import { namedPage } from '../shared/names.js';
 
 // Settlements of every account and run, for the back office: a filtered list and its CSV.
@@ -44,8 +47,41 @@ function filtered(store: Store, q: Filters) {
   return qb;
 }
 
+// POST /admin/settlements/{id}/retry: why is required (it sends money), and the audit row shows
+// the settlement before and after, with the settlement that carries the retry.
+async function retrySnapshot(tx: Tx, id: string) {
+  const row = await tx.selectFrom('settlements').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return null;
+  const retry = await tx.selectFrom('settlements').select('id').where('retry_of', '=', id).executeTakeFirst();
+  return { ...toAdminSettlement(row), retriedBy: retry?.id ?? null };
+}
+const idOf = (req: { params: unknown }): string | undefined => {
+  const { params } = req;
+  return typeof params === 'object' && params !== null && 'id' in params && typeof params.id === 'string' ? params.id : undefined;
+};
+export const retryAudit = {
+  action: 'settlement.retry_payout', objectType: 'settlement', snapshot: retrySnapshot, objectId: idOf,
+  reasonRequired: true, reasonHint: 'retrying a payout sends money',
+} satisfies AuditSpec;
+
 export function adminSettlementRoutes(scopeInstance: FastifyInstance, store: Store): void {
   const scope = typed(scopeInstance);
+  scope.post('/admin/settlements/:id/retry', {
+    config: { permission: 'settlements:retry', audit: retryAudit },
+    schema: {
+      operationId: 'adminRetrySettlementPayout', tags, security, summary: 'Retry a settlement\'s payout',
+      description: 'A settlement `held` for the PSP balance (`insufficient_psp_balance`, `psp_balance_unavailable`) is released to payout now, without waiting for the next run: the operator answers for the balance (a PSP that refuses it fails it with its reason). A `failed` settlement is final, and its receivables went back to pending: the retry settles the payee\'s due receivables now, in a new settlement whose payout is sent at once; once per failed settlement. The answer is the settlement that will pay (the same one, or the new one). Anything else (a settlement held for the merchant\'s payout bank account, pending, processing, paid, a failed one retried already or with nothing left due) is INVALID_STATE. Needs a `reason`, kept in the audit log with the settlement before and after, in the same transaction. Role `admin` only.',
+      headers: AdminMutationHeaders,
+      params: IdParams('The settlement (`stl_`).'),
+      body: refTo(RetrySettlementRequest),
+      response: { 200: ref('AdminSettlement') },
+    },
+  }, async (req) => {
+    const row = await req.ctx.write((tx) => retrySettlement(tx, store, req.params.id));
+    const [one] = await named(store.db, [toAdminSettlement(row)]);
+    return one;
+  });
+
   scope.get('/admin/settlements', {
     config: { permission: 'settlement_runs:view' },
     schema: {

@@ -28,6 +28,7 @@ export const PERMISSIONS = {
   'payments:view': ['admin', 'viewer'],
   'settlement_runs:view': ['admin', 'viewer'],
   'settlement_runs:create': ['admin'],
+  'settlements:retry': ['admin'],
   'audit_log:view': ['admin', 'viewer'],
   'connector_accounts:view': ['admin', 'viewer'],
   'connector_accounts:manage': ['admin'],
