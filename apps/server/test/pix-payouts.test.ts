@@ -119,17 +119,17 @@ for (const engine of ENGINES) {
     });
 
     test('the whole flow: a sale, a run, the payout sent by Pix key (processing), REALIZADO by the webhook read back (paid, end-to-end id)', async () => {
-      const rcp = await recipientWithShare(750, { type: 'cpf', key: '529.982.247-25' });
+      const rcp = await recipientWithShare(750, { type: 'cnpj', key: '11.222.333/0001-81' });
       await settle();
       const s = await settlementOf(rcp);
       assert.equal(s.amount, 750);
       assert.equal(s.status, 'processing', JSON.stringify(s));
       assert.equal(s.payout.reference, payoutIdOf(s.id));
-      assert.equal(s.payout.destination, 'Pix cpf ***.982.247-**');
-      assert.deepEqual(s.pixKey, { type: 'cpf', key: '***.982.247-**' });
+      assert.equal(s.payout.destination, 'Pix cnpj 11.***.***/0001-**');
+      assert.deepEqual(s.pixKey, { type: 'cnpj', key: '11.***.***/0001-**' });
       const sent = efi.sent.get(s.payout.reference)!;
       assert.equal(sent.valor, '7.50', 'the settlement\'s amount, never more');
-      assert.deepEqual(sent.favorecido, { chave: '52998224725', cnpj: '11222333000181' });
+      assert.deepEqual(sent.favorecido, { chave: '11222333000181', cnpj: '11222333000181' });
       assert.equal((await events('settlement.processing', s.id)).length, 1);
 
       const settled = await efi.settleAll();
@@ -233,7 +233,7 @@ for (const engine of ENGINES) {
     });
 
     test('a webhook that never comes: the reconciliation reads the payout and finishes it', async () => {
-      const rcp = await recipientWithShare(200, { type: 'cpf', key: '52998224725' });
+      const rcp = await recipientWithShare(200, { type: 'email', key: 'financeiro@parceiro.com.br' });
       await settle();
       const s = await settlementOf(rcp);
       efi.holdCallbacks = true;
@@ -250,7 +250,7 @@ for (const engine of ENGINES) {
     });
 
     test('a forged webhook (REALIZADO for a payout still processing) changes nothing: the read back says EM_PROCESSAMENTO', async () => {
-      const rcp = await recipientWithShare(100, { type: 'cpf', key: '52998224725' });
+      const rcp = await recipientWithShare(100, { type: 'email', key: 'financeiro@parceiro.com.br' });
       await settle();
       const s = await settlementOf(rcp);
       const sent = efi.sent.get(s.payout.reference)!;
@@ -276,7 +276,7 @@ for (const engine of ENGINES) {
 
     test('sends are spaced per source account: one per PAYOUT_INTERVAL_MS, the rest wait as jobs', async () => {
       const ids = [];
-      for (let i = 0; i < 3; i++) ids.push(await recipientWithShare(50 + i, { type: 'cpf', key: '52998224725' }));
+      for (let i = 0; i < 3; i++) ids.push(await recipientWithShare(50 + i, { type: 'email', key: 'financeiro@parceiro.com.br' }));
       await settle();
       const statuses = await Promise.all(ids.map(async (id) => (await settlementOf(id)).status));
       assert.equal(statuses.filter((x) => x === 'processing').length, 1, `one sent at once: ${statuses.join(', ')}`);
@@ -290,6 +290,260 @@ for (const engine of ENGINES) {
       assert.ok(sorted[1] - sorted[0] >= 1000 && sorted[2] - sorted[1] >= 1000, `spaced: ${sorted.join(', ')}`);
       await efi.settleAll();
       await runDue();
+    });
+
+    // ---- The platform's balance at the PSP, holds, retries (issue 26, second part) ----
+
+    const adminAs = (who: { cookie: string; csrf: string }, method: 'GET' | 'POST', url: string, body?: object) =>
+      t.app.inject({ method, url, headers: { cookie: who.cookie, ...(method === 'GET' ? {} : { 'x-csrf-token': who.csrf }) }, ...(body ? { payload: body } : {}) });
+    const byAge = (a: Record<string, any>, b: Record<string, any>) => String(a.createdAt).localeCompare(String(b.createdAt)) || String(a.id).localeCompare(String(b.id));
+    const settledOf = async (recipientId: string) => {
+      const balance = (await api('GET', '/v1/balance')).json();
+      return balance.recipients.find((r: { recipientId?: string; id?: string }) => (r.recipientId ?? r.id) === recipientId) as { pending: number; available: number; settled: number };
+    };
+
+    test('a balance that fits only some: the oldest are sent, the rest held (insufficient_psp_balance); topped up, the next run pays the held ones first; balance and audit add up', async () => {
+      const shares = [400, 500, 300];
+      const ids: string[] = [];
+      for (const share of shares) ids.push(await recipientWithShare(share, { type: 'evp', key: '123e4567-e89b-12d3-a456-426614174001' }));
+      efi.saldoCents = 1_000; // R$ 10,00: not the R$ 12,00 owed
+      const balanceReads = efi.requests.filter((r) => r.path === '/v2/gn/saldo').length;
+      await settle();
+      assert.equal(efi.requests.filter((r) => r.path === '/v2/gn/saldo').length, balanceReads + 1, 'the balance is read once, before the run\'s payouts');
+      // Sends are spaced (one a second here): let every slot come.
+      await advance(1000);
+      await advance(1000);
+      const first = (await Promise.all(ids.map(settlementOf))).sort(byAge);
+      // Oldest first, and never a younger one before an older one that does not fit.
+      let left = 1_000;
+      let blocked = false;
+      const expected = first.map((s) => {
+        const fits = !blocked && s.amount <= left;
+        if (fits) left -= s.amount;
+        else blocked = true;
+        return fits ? 'processing' : 'held';
+      });
+      assert.deepEqual(first.map((s) => s.status), expected, JSON.stringify(first.map((s) => [s.amount, s.status])));
+      assert.ok(expected.includes('held') && expected.includes('processing'));
+      for (const s of first.filter((x) => x.status === 'held')) {
+        assert.equal(s.holdReason, 'insufficient_psp_balance');
+        assert.equal(s.payout, null, 'nothing sent');
+        assert.equal(efi.sent.has(payoutIdOf(s.id)), false);
+        assert.ok((await events('settlement.updated', s.id)).some((e) => e.data.object.status === 'held'));
+        assert.ok((await receivablesOf(s.payee.id)).every((r) => r.status === 'settled' && r.settlement_id === s.id), 'a held settlement keeps its receivables');
+      }
+      const sentFirst = first.filter((s) => s.status === 'processing').reduce((sum, s) => sum + s.amount, 0);
+      assert.equal(efi.saldoCents, 1_000 - sentFirst, 'never overdrawn');
+      await efi.settleAll();
+      await runDue();
+
+      // Topped up: the next run sends the held ones (the same settlements, their own idEnvio).
+      efi.saldoCents += 5_000;
+      const topped = efi.saldoCents;
+      await settle();
+      await advance(1000);
+      await advance(1000);
+      const second = await Promise.all(ids.map(settlementOf));
+      for (const s of second) assert.ok(first.some((f) => f.id === s.id), 'no new settlement: the held ones were released');
+      const released = second.filter((s) => first.find((f) => f.id === s.id)!.status === 'held');
+      assert.ok(released.every((s) => s.status === 'processing' && s.holdReason === null && s.payout.reference === payoutIdOf(s.id)), JSON.stringify(released));
+      assert.equal(efi.saldoCents, topped - released.reduce((sum, s) => sum + s.amount, 0));
+      await efi.settleAll();
+      await runDue();
+      for (const [i, id] of ids.entries()) {
+        const s = await settlementOf(id);
+        assert.equal(s.status, 'paid');
+        assert.equal(efi.sent.get(payoutIdOf(s.id))!.valor, (shares[i] / 100).toFixed(2), 'each payout is exactly its settlement');
+        assert.deepEqual(await settledOf(id), { ...(await settledOf(id)), pending: 0, available: 0, settled: shares[i] });
+      }
+      const report = await audit(t.store);
+      assert.ok(report.ok, JSON.stringify(report.checks.filter((c) => c.violations > 0)));
+      efi.saldoCents = 100_000_000; // plenty again for the tests below
+    });
+
+    test('the balance cannot be read: the run\'s payouts are held (psp_balance_unavailable); an operator\'s retry (admin only, with a reason, audited) sends one now', async () => {
+      const rcp = await recipientWithShare(350, { type: 'email', key: 'caixa@parceiro.com.br' });
+      efi.inject({ kind: 'unavailable', operation: 'GET /v2/gn/saldo', times: 4 });
+      await settle();
+      efi.clearFaults();
+      const s = await settlementOf(rcp);
+      assert.equal(s.status, 'held');
+      assert.equal(s.holdReason, 'psp_balance_unavailable');
+      assert.equal(efi.sent.has(payoutIdOf(s.id)), false);
+
+      const viewer = await adminSession(t, 'viewer');
+      const denied = await adminAs(viewer, 'POST', `/admin/settlements/${s.id}/retry`, { reason: 'balance is fine' });
+      assert.equal(denied.statusCode, 403);
+      assert.equal(denied.json().error.code, 'PERMISSION_DENIED');
+      const noReason = await adminCall('POST', `/admin/settlements/${s.id}/retry`, {});
+      assert.equal(noReason.statusCode, 400);
+      assert.equal(noReason.json().error.param, 'reason');
+      assert.equal((await settlementOf(rcp)).status, 'held', 'refused: nothing changed');
+
+      const retried = await adminCall('POST', `/admin/settlements/${s.id}/retry`, { reason: 'Efí balance checked by phone' });
+      assert.equal(retried.statusCode, 200, retried.body);
+      assert.equal(retried.json().id, s.id);
+      assert.equal(retried.json().status, 'pending');
+      assert.equal(retried.json().accountName, 'Loja Repasse');
+      const entry = (await adminCall('GET', `/admin/audit-log?objectId=${s.id}&action=settlement.retry_payout`)).json().data[0];
+      assert.equal(entry.reason, 'Efí balance checked by phone');
+      assert.equal(entry.before.status, 'held');
+      assert.equal(entry.after.status, 'pending');
+      await runDue();
+      assert.equal((await settlementOf(rcp)).status, 'processing');
+      const again = await adminCall('POST', `/admin/settlements/${s.id}/retry`, { reason: 'twice' });
+      assert.equal(again.statusCode, 409);
+      assert.equal(again.json().error.code, 'INVALID_STATE');
+      await efi.settleAll();
+      await runDue();
+      assert.equal((await settlementOf(rcp)).status, 'paid');
+      assert.equal((await adminCall('POST', '/admin/settlements/stl_nope/retry', { reason: 'x' })).statusCode, 404);
+    });
+
+    test('retrying a failed payout: a new settlement of the payee\'s due receivables, sent at once; once per failed settlement', async () => {
+      const rcp = await recipientWithShare(1_200, { type: 'email', key: 'pagar@parceiro.com.br' });
+      await settle();
+      const s = await settlementOf(rcp);
+      await efi.settleAll();
+      await runDue();
+      const failed = (await api('GET', `/v1/settlements/${s.id}`)).json();
+      assert.equal(failed.status, 'failed');
+      const retried = await adminCall('POST', `/admin/settlements/${s.id}/retry`, { reason: 'Partner reopened the account (ticket 77)' });
+      assert.equal(retried.statusCode, 200, retried.body);
+      const fresh = retried.json();
+      assert.notEqual(fresh.id, s.id);
+      assert.equal(fresh.amount, 1_200);
+      assert.deepEqual(fresh.payee, { type: 'recipient', id: rcp });
+      assert.ok((await receivablesOf(rcp)).every((r) => r.status === 'settled' && r.settlement_id === fresh.id));
+      const entry = (await adminCall('GET', `/admin/audit-log?objectId=${s.id}&action=settlement.retry_payout`)).json().data[0];
+      assert.equal(entry.after.retriedBy, fresh.id);
+      assert.equal(entry.before.retriedBy, null);
+      const twice = await adminCall('POST', `/admin/settlements/${s.id}/retry`, { reason: 'again' });
+      assert.equal(twice.statusCode, 409);
+      assert.match(twice.json().error.message, new RegExp(fresh.id));
+      await advance(1000);
+      await advance(1000);
+      const sending = (await api('GET', `/v1/settlements/${fresh.id}`)).json();
+      assert.equal(sending.status, 'processing');
+      efi.sent.get(sending.payout.reference)!.outcome = 'REALIZADO';
+      await efi.settleAll();
+      await runDue();
+      assert.equal((await api('GET', `/v1/settlements/${fresh.id}`)).json().status, 'paid');
+      assert.deepEqual(await settledOf(rcp), { ...(await settledOf(rcp)), pending: 0, settled: 1_200 });
+      const report = await audit(t.store);
+      assert.ok(report.ok, JSON.stringify(report.checks.filter((c) => c.violations > 0)));
+    });
+
+    test('holder check: a CPF/CNPJ key of someone else is refused at registration; one only detectable at send fails with a clear reason (ours, or the PSP\'s for an e-mail key)', async () => {
+      const base = { name: 'Titular LTDA', document: '11.222.333/0001-81', bankAccount: { bankCode: '341', agency: '1', account: '1-1', accountType: 'checking' } };
+      for (const pixKey of [{ type: 'cpf', key: '529.982.247-25' }, { type: 'cnpj', key: '11.444.777/0001-61' }]) {
+        const res = await api('POST', '/v1/recipients', { ...base, pixKey });
+        assert.equal(res.statusCode, 400, res.body);
+        assert.equal(res.json().error.param, 'pixKey.key');
+        assert.match(res.json().error.message, /of someone else/);
+        assert.ok(!res.body.includes('52998224725') && !res.body.includes('11444777000161'), 'the document is not echoed');
+      }
+      const mine = await api('POST', '/v1/recipients', { ...base, pixKey: { type: 'cnpj', key: '11222333000181' } });
+      assert.equal(mine.statusCode, 200, mine.body);
+      const patched = await api('PATCH', `/v1/recipients/${mine.json().id}`, { pixKey: { type: 'cpf', key: '52998224725' } });
+      assert.equal(patched.statusCode, 400);
+      assert.equal(patched.json().error.param, 'pixKey.key');
+      assert.equal((await api('GET', `/v1/recipients/${mine.json().id}`)).json().pixKey.type, 'cnpj', 'nothing changed');
+      // The merchant's payout account: the key must be the holder document given with it.
+      const acct = await adminCall('PATCH', `/admin/accounts/${k.accountId}/payout-bank-account`, {
+        bankAccount: { bankCode: '341', agency: '1', account: '1-1', accountType: 'checking' }, holderDocument: '529.982.247-25', pixKey: { type: 'cnpj', key: '11222333000181' }, reason: 'test',
+      });
+      assert.equal(acct.statusCode, 400, acct.body);
+      assert.equal(acct.json().error.param, 'pixKey.key');
+      const badDoc = await adminCall('PATCH', `/admin/accounts/${k.accountId}/payout-bank-account`, { bankAccount: { bankCode: '341', agency: '1', account: '1-1', accountType: 'checking' }, holderDocument: '123', reason: 'test' });
+      assert.equal(badDoc.statusCode, 400);
+      assert.equal(badDoc.json().error.param, 'holderDocument');
+
+      // Detectable only at send, ours: a key stored before the check (a row written directly).
+      const legacy = await recipientWithShare(220, { type: 'email', key: 'antigo@parceiro.com.br' });
+      await t.store.write((tx) => tx.updateTable('recipients').set({ pix_key_type: 'cpf', pix_key: '52998224725' }).where('id', '=', legacy).execute());
+      // The PSP's: an e-mail key whose owner at the DICT is another document.
+      const stranger = await recipientWithShare(230, { type: 'email', key: 'de.outro@exemplo.com.br' });
+      efi.keyOwners.set('de.outro@exemplo.com.br', '52998224725');
+      await settle();
+      await advance(1000);
+      const ours = await settlementOf(legacy);
+      assert.equal(ours.status, 'failed');
+      assert.equal(ours.failureCode, 'holder_document_mismatch');
+      assert.match(ours.failureReason, /not the holder's document/);
+      assert.equal(efi.sent.has(payoutIdOf(ours.id)), false, 'nothing sent');
+      const theirs = await settlementOf(stranger);
+      assert.equal(theirs.status, 'failed');
+      assert.equal(theirs.failureCode, 'documento_favorecido_divergente');
+      assert.match(theirs.failureReason, /não pertence/);
+      assert.equal(efi.sent.has(payoutIdOf(theirs.id)), false);
+      for (const id of [legacy, stranger]) assert.ok((await receivablesOf(id)).every((r) => r.status === 'pending'), 'receivables back for the next run');
+      // Fixed, they are paid by the next run (cleared so no later test pays them by surprise).
+      await api('PATCH', `/v1/recipients/${legacy}`, { pixKey: { type: 'cnpj', key: '11222333000181' } });
+      efi.keyOwners.set('de.outro@exemplo.com.br', '11222333000181');
+      await settle();
+      await advance(1000);
+      await efi.settleAll();
+      await runDue();
+      assert.equal((await settlementOf(legacy)).status, 'paid');
+      assert.equal((await settlementOf(stranger)).status, 'paid');
+    });
+
+    test('the daily statement: a payee\'s settlements paid on one São Paulo date, with end-to-end ids and the total; the clock moved across midnight', async () => {
+      const a = await recipientWithShare(610, { type: 'email', key: 'a@parceiro.com.br' });
+      const b = await recipientWithShare(620, { type: 'email', key: 'b@parceiro.com.br' });
+      await settle();
+      await advance(1000);
+      await advance(1000);
+      const [sa, sb] = [await settlementOf(a), await settlementOf(b)];
+      assert.equal(sa.status, 'processing');
+      assert.equal(sb.status, 'processing');
+      // A is paid at 23:59:30 in São Paulo, B a minute later: the next day there.
+      const day = localDate(clock.nowMs());
+      const nextMidnight = Date.parse(`${day}T00:00:00.000-03:00`) + DAY;
+      clock.set(nextMidnight - 30_000);
+      await efi.settleAll([sa.payout.reference]);
+      await runDue();
+      clock.set(nextMidnight + 30_000);
+      await efi.settleAll([sb.payout.reference]);
+      await runDue();
+      const next = localDate(clock.nowMs());
+      assert.notEqual(next, day);
+      const statement = async (q: string) => {
+        const res = await api('GET', `/v1/settlements/daily-statement?${q}`);
+        assert.equal(res.statusCode, 200, res.body);
+        return res.json();
+      };
+      const aDay = await statement(`recipientId=${a}&date=${day}`);
+      assert.equal(aDay.object, 'daily_statement');
+      assert.equal(aDay.timeZone, 'America/Sao_Paulo');
+      assert.equal(aDay.from, new Date(nextMidnight - DAY).toISOString());
+      assert.equal(aDay.to, new Date(nextMidnight).toISOString());
+      assert.deepEqual(aDay.payee, { type: 'recipient', id: a });
+      assert.deepEqual(aDay.data.map((i: { settlementId: string }) => i.settlementId), [sa.id]);
+      assert.equal(aDay.data[0].endToEndId, efi.sent.get(sa.payout.reference)!.endToEndId);
+      assert.equal(aDay.data[0].reference, sa.payout.reference);
+      assert.equal(aDay.data[0].amount, 610);
+      assert.equal(aDay.data[0].paidAt, new Date(nextMidnight - 30_000).toISOString());
+      assert.deepEqual([aDay.count, aDay.total], [1, 610]);
+      assert.deepEqual([(await statement(`recipientId=${b}&date=${day}`)).count, (await statement(`recipientId=${b}&date=${day}`)).total], [0, 0], 'B was paid after midnight');
+      // No date: today in São Paulo by the Clock, now the next day.
+      const bToday = await statement(`recipientId=${b}`);
+      assert.equal(bToday.date, next);
+      assert.deepEqual(bToday.data.map((i: { settlementId: string; endToEndId: string }) => [i.settlementId, i.endToEndId]), [[sb.id, efi.sent.get(sb.payout.reference)!.endToEndId]]);
+      assert.equal(bToday.total, 620);
+      assert.equal((await statement(`recipientId=${a}`)).count, 0);
+      // The merchant's own (it has none paid: its settlements are held for its payout account).
+      const own = await statement(`date=${day}`);
+      assert.deepEqual([own.payee, own.count, own.total, own.data], [{ type: 'merchant', id: k.accountId }, 0, 0, []]);
+      // Bad input: a clear error naming the parameter.
+      const unknown = await api('GET', '/v1/settlements/daily-statement?recipientId=rcp_nope');
+      assert.equal(unknown.statusCode, 404);
+      assert.equal(unknown.json().error.param, 'recipientId');
+      const badDate = await api('GET', '/v1/settlements/daily-statement?date=2026-13-40');
+      assert.equal(badDate.statusCode, 400);
+      assert.equal(badDate.json().error.param, 'date');
+      admin = await adminSession(t); // the clock moved hours: a fresh session for the tests below
     });
 
     test('refused at once (above R$ 20,00): failed at the send with Efí\'s code, never processing at the PSP', async () => {

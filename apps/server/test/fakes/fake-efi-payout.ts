@@ -158,12 +158,12 @@ export class FakeEfiPayout {
 
   /**
    * The PSP finishes what is processing (each by the homologation rule on its amount) and sends
-   * the webhooks (unless held). Returns the idEnvios settled.
+   * the webhooks (unless held); `only`: just these idEnvios. Returns the idEnvios settled.
    */
-  async settleAll(): Promise<string[]> {
+  async settleAll(only?: string[]): Promise<string[]> {
     const done: string[] = [];
     for (const s of this.sent.values()) {
-      if (s.status !== 'EM_PROCESSAMENTO') continue;
+      if (s.status !== 'EM_PROCESSAMENTO' || (only && !only.includes(s.idEnvio))) continue;
       s.status = s.outcome;
       s.liquidacaoMs = this.clock.nowMs();
       if (s.outcome === 'NAO_REALIZADO') {

@@ -24,6 +24,7 @@ export function settlementRoutes(appInstance: FastifyInstance, store: Store): vo
   }, (req) => listSettlements(store, req.ctx, req.query));
 
   app.get('/v1/settlements/daily-statement', {
+    config: { throws: ['NOT_FOUND'] },
     schema: {
       operationId: 'getDailyStatement', tags, summary: 'Daily statement of a payee',
       description: 'The settlements paid to one payee on one São Paulo calendar date (by `paidAt`: when the PSP settled the Pix), oldest first, each with its end-to-end id and amount, and their total. `recipientId` names a recipient of yours (404 if not); without it, the statement is the merchant\'s own. `date` defaults to today in São Paulo.',

@@ -67,7 +67,7 @@ export const retryAudit = {
 export function adminSettlementRoutes(scopeInstance: FastifyInstance, store: Store): void {
   const scope = typed(scopeInstance);
   scope.post('/admin/settlements/:id/retry', {
-    config: { permission: 'settlements:retry', audit: retryAudit },
+    config: { permission: 'settlements:retry', audit: retryAudit, throws: ['INVALID_STATE'] },
     schema: {
       operationId: 'adminRetrySettlementPayout', tags, security, summary: 'Retry a settlement\'s payout',
       description: 'A settlement `held` for the PSP balance (`insufficient_psp_balance`, `psp_balance_unavailable`) is released to payout now, without waiting for the next run: the operator answers for the balance (a PSP that refuses it fails it with its reason). A `failed` settlement is final, and its receivables went back to pending: the retry settles the payee\'s due receivables now, in a new settlement whose payout is sent at once; once per failed settlement. The answer is the settlement that will pay (the same one, or the new one). Anything else (a settlement held for the merchant\'s payout bank account, pending, processing, paid, a failed one retried already or with nothing left due) is INVALID_STATE. Needs a `reason`, kept in the audit log with the settlement before and after, in the same transaction. Role `admin` only.',
