@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, startApp, signup, auth, drain, type TestApp, type Keys } from './helpers.js';
+import { heldForBalance, ENGINES, startApp, signup, auth, drain, type TestApp, type Keys } from './helpers.js';
 import { selfSignedCert, webhookOnlyPsp } from './connector-certs.js';
 import { newMasterKey, parseKeyring } from '../src/providers/secrets/envelope.js';
 import { createAdminUser } from '../src/modules/admin/index.js';
@@ -239,6 +239,9 @@ for (const engine of ENGINES) {
         'PATCH /admin/accounts/{id}/payout-bank-account': { url: `/admin/accounts/${account}/payout-bank-account`, body: { bankAccount: bank(), reason: 'walk: bank letter' }, audit: { action: 'account.set_payout_bank_account', objectType: 'account', objectId: account, reason: 'walk: bank letter' } },
         'POST /admin/settlement-runs': { url: '/admin/settlement-runs', body: { reason: 'walk: run' }, audit: { action: 'settlement_run.create', objectType: 'settlement_run', reason: 'walk: run' } },
       };
+      // Payouts by Pix (issue 26): a settlement held for the PSP balance, retried.
+      const heldId = await heldForBalance(t, account);
+      cases['POST /admin/settlements/{id}/retry'] = { url: `/admin/settlements/${heldId}/retry`, body: { reason: 'walk: balance topped up' }, audit: { action: 'settlement.retry_payout', objectType: 'settlement', objectId: heldId, reason: 'walk: balance topped up' } };
       // Connector accounts (issue 25): one made for the walk, against a loopback PSP.
       const cert = selfSignedCert();
       // A merchant's own production account: test payments of the other suites stay on the sandbox.

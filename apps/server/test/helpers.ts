@@ -222,3 +222,28 @@ export async function waitersOn(holder: pg.Client): Promise<number> {
   }
   return blocked.size - 1;
 }
+
+// A merchant settlement held for the PSP balance (issue 26), with its one receivable, written
+// straight to the store: what the walks of every admin route retry (POST
+// /admin/settlements/{id}/retry) without a PSP. The store's audit holds for it.
+export async function heldForBalance(t: TestApp, accountId: string, amount = 500): Promise<string> {
+  return t.store.write(async (tx) => {
+    const nowMs = t.store.clock.nowMs();
+    const now = new Date(nowMs).toISOString();
+    const day = now.slice(0, 10);
+    const tag = `${nowMs.toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+    const runId = `str_walk${tag}`;
+    const id = `stl_walk${tag}`;
+    await tx.insertInto('settlement_runs').values({ id: runId, run_date: day, status: 'completed', trigger: 'admin', settlement_count: 1, receivable_count: 1, total_amount: amount, started_at: now, finished_at: now }).execute();
+    await tx.insertInto('settlements').values({
+      id, account_id: accountId, livemode: 0, run_id: runId, payee_type: 'merchant', payee_id: accountId, amount, receivable_count: 1, status: 'held',
+      bank_account: JSON.stringify({ bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' }), pix_key: null, hold_reason: 'insufficient_psp_balance',
+      settlement_date: day, paid_at: null, failure_reason: null, created_at: now, updated_at: now,
+    }).execute();
+    await tx.insertInto('receivables').values({
+      id: `rcv_walk${tag}`, account_id: accountId, livemode: 0, payment_id: `pay_walk${tag}`, source_id: `pay_walk${tag}`, line: 0, payee_type: 'merchant', payee_id: accountId,
+      split_rule_id: null, amount, original_amount: amount, status: 'settled', available_on: day, settlement_id: id, refund_id: null, created_at: now, updated_at: now,
+    }).execute();
+    return id;
+  });
+}

@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { selfSignedCert, webhookOnlyPsp } from './connector-certs.js';
 import { newMasterKey, parseKeyring } from '../src/providers/secrets/envelope.js';
-import { ENGINES, startApp, signup, auth, adminSession, type TestApp, type Keys } from './helpers.js';
+import { ENGINES, startApp, signup, auth, adminSession, heldForBalance, type TestApp, type Keys } from './helpers.js';
 import Fastify from 'fastify';
 import { isMutatingRoute, registerIdempotency } from '../src/plugins/idempotency.js';
 import { registerErrorHandling } from '../src/plugins/errors.js';
@@ -149,6 +149,7 @@ for (const engine of ENGINES) {
       'POST /admin/accounts/:id/activate-live': async () => ({ url: `/admin/accounts/${(await signup(t, 'Going live')).accountId}/activate-live`, headers: adminHeaders(), payload: { reason: 'documents checked' } }),
       'PATCH /admin/accounts/:id/payout-bank-account': async () => ({ url: `/admin/accounts/${(await signup(t, 'Payout')).accountId}/payout-bank-account`, headers: adminHeaders(), payload: { bankAccount: { bankCode: '341', agency: '0001', account: '12345-6', accountType: 'checking' }, reason: 'bank letter on file' } }),
       'PATCH /admin/accounts/:id/settings': async () => ({ url: `/admin/accounts/${(await signup(t, 'Settings')).accountId}/settings`, headers: adminHeaders(), payload: { settlementDelayDays: { pix: 1 } } }),
+      'POST /admin/settlements/:id/retry': async () => ({ url: `/admin/settlements/${await heldForBalance(t, k.accountId)}/retry`, headers: adminHeaders(), payload: { reason: 'walking the routes' } }),
       'POST /admin/settlement-runs': async () => {
         await approvedPix();
         return { url: '/admin/settlement-runs', headers: adminHeaders(), payload: { reason: 'walking the routes' } };
