@@ -46,6 +46,7 @@ for (const engine of ENGINES) {
     let platform: string;
     let firstRule: string;
     let secondRule: string;
+    let failedPayout: { id: string; runId: string } | null = null;
     const foreignRequests: string[] = [];
     const pageErrors: string[] = [];
     const cspViolations: string[] = [];
@@ -547,6 +548,51 @@ for (const engine of ENGINES) {
       assert.deepEqual(paid.bankAccount, { bankCode: '341', agency: '1234', account: '12345-6', accountType: 'checking' });
     });
 
+    test('a failed payout shows where it went (masked) and why; retried with the keyboard and a reason, audited', async () => {
+      // The platform's payout failed in the run above (the sandbox's closed account).
+      const runs = (await adminGet('/admin/settlement-runs?limit=10')).data as Array<{ id: string }>;
+      for (const run of runs) {
+        const failed = (await adminGet(`/admin/settlement-runs/${run.id}/settlements?status=failed`)).data as Array<{ id: string; payee: { id: string } }>;
+        const mine = failed.find((x) => x.payee.id === platform);
+        if (mine) failedPayout = { id: mine.id, runId: run.id };
+      }
+      assert.ok(failedPayout, 'the platform\'s failed payout');
+      const full = (await adminGet(`/admin/settlements?status=failed&limit=100`)).data.find((x: { id: string }) => x.id === failedPayout!.id);
+      await goto(page, `/settlement-runs/${failedPayout.runId}`);
+      const row = page.locator(`section[aria-labelledby="failed"] tr[data-settlement="${failedPayout.id}"]`);
+      await row.waitFor();
+      const destination = await row.locator('[data-destination]').innerText();
+      assert.match(destination, /^\d{3} ag\. \S+ c\/c \*\*\*/, destination);
+      assert.ok(!(await row.innerText()).includes(full.bankAccount.account), 'the account number is masked');
+      assert.match(await row.locator('[data-reason]').innerText(), /closed/);
+      // Enter on its button, the reason typed in the dialog, then confirmed: all by keyboard.
+      await row.getByRole('button', { name: `Tentar de novo o repasse ${failedPayout.id}` }).focus();
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      await axe(page, 'retry payout dialog');
+      await dialog.getByRole('button', { name: 'Tentar de novo', exact: true }).click();
+      await dialog.getByText('Informe o motivo.').waitFor();
+      assert.equal((await t.store.db.selectFrom('settlements').select('id').where('retry_of', '=', failedPayout.id).execute()).length, 0, 'nothing retried without a reason');
+      await dialog.getByLabel('Motivo').focus();
+      await page.keyboard.type('Conta reaberta pelo parceiro');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      const notice = page.locator('[data-retried]');
+      await notice.waitFor();
+      const newId = await notice.getAttribute('data-retried');
+      assert.ok(newId && newId !== failedPayout.id);
+      const made = await t.store.db.selectFrom('settlements').select(['id', 'payee_id', 'retry_of']).where('id', '=', newId).executeTakeFirstOrThrow();
+      assert.deepEqual(made, { id: newId, payee_id: platform, retry_of: failedPayout.id });
+      const entry = (await adminGet(`/admin/audit-log?objectId=${failedPayout.id}&action=settlement.retry_payout`)).data[0];
+      assert.equal(entry.reason, 'Conta reaberta pelo parceiro');
+      assert.equal(entry.after.retriedBy, newId);
+      assert.equal(await dialog.count(), 0, 'the dialog closed');
+      await axe(page, 'settlement run after a retry');
+      await shot(page, 'payout-retry');
+    });
+
     test('payments: search by account and status, detail with receivables, refunds and events', async () => {
       await page.getByRole('link', { name: 'Pagamentos' }).click();
       await page.getByRole('heading', { name: 'Pagamentos' }).waitFor();
@@ -618,9 +664,9 @@ for (const engine of ENGINES) {
       await page.getByRole('heading', { name: 'Auditoria' }).waitFor();
       await settled(page);
       const actions = await page.locator('tbody tr[data-audit-action]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.auditAction));
-      assert.deepEqual(actions, ['account.set_payout_bank_account', 'settlement_run.create', 'split_rule.update', 'split_rule.update', 'split_rule.deactivate', 'split_rule.reorder', 'split_rule.activate', 'split_rule.create', 'split_rule.create', 'account.activate_live']);
+      assert.deepEqual(actions, ['settlement.retry_payout', 'account.set_payout_bank_account', 'settlement_run.create', 'split_rule.update', 'split_rule.update', 'split_rule.deactivate', 'split_rule.reorder', 'split_rule.activate', 'split_rule.create', 'split_rule.create', 'account.activate_live']);
       const text = await page.locator('main').innerText();
-      for (const reason of ['KYC aprovado, contrato 2026-118', 'Contrato de marketplace assinado', 'Regra de reserva aprovada', 'Campanha de reserva primeiro', 'Fim da campanha', 'Taxa da plataforma reajustada', 'Fechamento do dia', 'Carta do banco de 20/11']) assert.ok(text.includes(reason), reason);
+      for (const reason of ['KYC aprovado, contrato 2026-118', 'Contrato de marketplace assinado', 'Regra de reserva aprovada', 'Campanha de reserva primeiro', 'Fim da campanha', 'Taxa da plataforma reajustada', 'Fechamento do dia', 'Carta do banco de 20/11', 'Conta reaberta pelo parceiro']) assert.ok(text.includes(reason), reason);
       assert.ok(text.includes(adminEmail));
       // Before and after of the deactivation.
       const row = page.locator('tr[data-audit-action="split_rule.deactivate"]');
@@ -691,6 +737,11 @@ for (const engine of ENGINES) {
 
       await goto(v, '/settlement-runs');
       assert.equal(await v.getByRole('button', { name: 'Iniciar liquidação' }).count(), 0);
+      // A failed payout: shown, with no retry control.
+      await goto(v, `/settlement-runs/${failedPayout!.runId}`);
+      await v.locator(`tr[data-settlement="${failedPayout!.id}"]`).first().waitFor();
+      assert.equal(await v.getByRole('button', { name: /^Tentar de novo/ }).count(), 0);
+      await axe(v, 'settlement run (viewer)');
       const other = await signup(t, 'Conta sem produção');
       await goto(v, `/accounts/${other.accountId}`);
       assert.equal(await v.getByRole('button', { name: 'Ativar modo produção' }).count(), 0);
@@ -705,14 +756,14 @@ for (const engine of ENGINES) {
       assert.equal(await heading(v), 'Página não encontrada.');
 
       // The same mutations, sent from the viewer's page with its valid session and CSRF token.
-      const statuses = await v.evaluate(async ({ rule, account }) => {
+      const statuses = await v.evaluate(async ({ rule, account, failed }) => {
         const { csrfToken } = await (await fetch('/admin/session')).json();
-        return Promise.all([`/admin/split-rules/${rule}/activate`, '/admin/settlement-runs', `/admin/accounts/${account}/activate-live`].map(async (url) => {
+        return Promise.all([`/admin/split-rules/${rule}/activate`, '/admin/settlement-runs', `/admin/accounts/${account}/activate-live`, `/admin/settlements/${failed}/retry`].map(async (url) => {
           const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken }, body: JSON.stringify({ reason: 'viewer' }) });
           return `${r.status} ${(await r.json()).error?.code}`;
         }));
-      }, { rule: secondRule, account: other.accountId });
-      assert.deepEqual(statuses, ['403 PERMISSION_DENIED', '403 PERMISSION_DENIED', '403 PERMISSION_DENIED']);
+      }, { rule: secondRule, account: other.accountId, failed: failedPayout!.id });
+      assert.deepEqual(statuses, ['403 PERMISSION_DENIED', '403 PERMISSION_DENIED', '403 PERMISSION_DENIED', '403 PERMISSION_DENIED']);
       const payout = await v.evaluate(async (account) => {
         const { csrfToken } = await (await fetch('/admin/session')).json();
         const r = await fetch(`/admin/accounts/${account}/payout-bank-account`, {

@@ -538,7 +538,8 @@ for (const engine of ENGINES) {
       assert.deepEqual([own.payee, own.count, own.total, own.data], [{ type: 'merchant', id: k.accountId }, 0, 0, []]);
       // Bad input: a clear error naming the parameter.
       const unknown = await api('GET', '/v1/settlements/daily-statement?recipientId=rcp_nope');
-      assert.equal(unknown.statusCode, 404);
+      assert.equal(unknown.statusCode, 400);
+      assert.equal(unknown.json().error.code, 'VALIDATION_ERROR');
       assert.equal(unknown.json().error.param, 'recipientId');
       const badDate = await api('GET', '/v1/settlements/daily-statement?date=2026-13-40');
       assert.equal(badDate.statusCode, 400);

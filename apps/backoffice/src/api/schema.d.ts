@@ -605,6 +605,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/settlements/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a settlement's payout
+         * @description A settlement `held` for the PSP balance (`insufficient_psp_balance`, `psp_balance_unavailable`) is released to payout now, without waiting for the next run: the operator answers for the balance (a PSP that refuses it fails it with its reason). A `failed` settlement is final, and its receivables went back to pending: the retry settles the payee's due receivables now, in a new settlement whose payout is sent at once; once per failed settlement. The answer is the settlement that will pay (the same one, or the new one). Anything else (a settlement held for the merchant's payout bank account, pending, processing, paid, a failed one retried already or with nothing left due) is INVALID_STATE. Needs a `reason`, kept in the audit log with the settlement before and after, in the same transaction. Role `admin` only.
+         */
+        post: operations["adminRetrySettlementPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/split-rules": {
         parameters: {
             query?: never;
@@ -1009,7 +1029,7 @@ export interface components {
             /** @constant */
             object: "admin_session";
             /** @description What this role may do, as `resource:verb` (e.g. `split_rules:update`). The server enforces them (PERMISSION_DENIED); the back office shows only what they allow. */
-            permissions: ("accounts:view" | "accounts:update" | "accounts:activate_live" | "accounts:set_payout_bank_account" | "accounts:set_embed_origins" | "recipients:view" | "split_rules:view" | "split_rules:preview" | "split_rules:create" | "split_rules:update" | "split_rules:activate" | "split_rules:deactivate" | "payments:view" | "settlement_runs:view" | "settlement_runs:create" | "audit_log:view" | "connector_accounts:view" | "connector_accounts:manage")[];
+            permissions: ("accounts:view" | "accounts:update" | "accounts:activate_live" | "accounts:set_payout_bank_account" | "accounts:set_embed_origins" | "recipients:view" | "split_rules:view" | "split_rules:preview" | "split_rules:create" | "split_rules:update" | "split_rules:activate" | "split_rules:deactivate" | "payments:view" | "settlement_runs:view" | "settlement_runs:create" | "settlements:retry" | "audit_log:view" | "connector_accounts:view" | "connector_accounts:manage")[];
         };
         /** @description The session was ended. */
         AdminSessionEnded: {
@@ -1049,8 +1069,8 @@ export interface components {
             failureCode: string | null;
             /** @description Why the payout failed, in the PSP's words when it refused it. */
             failureReason: string | null;
-            /** @description Why a `held` settlement waits: `no_payout_bank_account`, the merchant account has no payout bank account yet. Once an admin sets it, the settlement takes it and is paid out at once. Null otherwise. */
-            holdReason: "no_payout_bank_account" | null;
+            /** @description Why a `held` settlement waits: `no_payout_bank_account`, the merchant account has no payout bank account yet (once an admin sets it, the settlement takes it and is paid out at once); `insufficient_psp_balance`, the platform's Pix balance at the PSP did not cover it when the run's payouts were about to be sent; `psp_balance_unavailable`, that balance could not be read. The balance holds are tried again first at the next run, oldest first. Null otherwise. */
+            holdReason: ("no_payout_bank_account" | "insufficient_psp_balance" | "psp_balance_unavailable") | null;
             /** @description Prefix `stl_`. */
             id: string;
             livemode: boolean;
@@ -1067,7 +1087,7 @@ export interface components {
             /** Format: date */
             settlementDate: string;
             /**
-             * @description `held` while the merchant account has no payout bank account (see `holdReason`); `pending` until its payout is sent; `processing` while a payout by Pix is at the PSP (see `payout`); `paid`; `failed` (see `failureReason`) puts its receivables back for the next run.
+             * @description `held` while it waits (see `holdReason`: no payout bank account, or not enough balance at the PSP); `pending` until its payout is sent; `processing` while a payout by Pix is at the PSP (see `payout`); `paid`; `failed` (see `failureReason`) puts its receivables back for the next run.
              * @enum {string}
              */
             status: "held" | "pending" | "processing" | "paid" | "failed";
@@ -2056,6 +2076,16 @@ export interface components {
             ruleIds: string[];
         };
         /**
+         * @description Why the payout is retried (it sends money): kept in the audit log.
+         * @example {
+         *       "reason": "Partner fixed the Pix key (ticket 5120)"
+         *     }
+         */
+        RetrySettlementRequest: {
+            /** @description Why, for the audit log. Required: this action moves money. */
+            reason: string;
+        };
+        /**
          * @description New secrets (any of them; the others are kept), sealed under a new data key and the current master key.
          * @example {
          *       "clientSecret": "the-new-client-secret",
@@ -2447,7 +2477,9 @@ export interface components {
          */
         UpdatePayoutBankAccountRequest: {
             bankAccount: components["schemas"]["BankAccount"];
-            /** @description The merchant's Pix key for payouts by Pix (validated as a recipient's); `null` removes it; absent: unchanged. */
+            /** @description Whose bank account and Pix key these are: the merchant's CPF or CNPJ. A payout by Pix to the bank account sends it as the holder's (the PSP checks it), and a CPF or CNPJ Pix key must be it. `null` removes it; absent: unchanged. Never shown whole. */
+            holderDocument?: string | null;
+            /** @description The merchant's Pix key for payouts by Pix (validated as a recipient's); `null` removes it; absent: unchanged. A CPF or CNPJ key must be `holderDocument` when one is set (VALIDATION_ERROR, param `pixKey.key`). */
             pixKey?: components["schemas"]["PixKey"] | null;
             /** @description Why, for the audit log. Required: this action moves money. */
             reason: string;
@@ -6372,6 +6404,158 @@ export interface operations {
             /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
             500: {
                 headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminRetrySettlementPayout: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Makes the request safe to retry: the same key with the same request returns the stored response (`Idempotent-Replayed: true`). 1-255 printable ASCII characters; kept 24 h. */
+                "idempotency-key"?: string;
+                /** @description The `csrfToken` returned by POST /admin/session. Required on POST, PATCH, PUT and DELETE (PERMISSION_DENIED otherwise). */
+                "x-csrf-token": string;
+            };
+            path: {
+                /** @description The settlement (`stl_`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetrySettlementRequest"];
+            };
+        };
+        responses: {
+            /** @description A settlement of a run, with its merchant account. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSettlement"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running: retry after `Retry-After`. INVALID_STATE: the object's state forbids it. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send `application/json`. */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the service cannot answer now (shutting down, its store unreachable, or more writes pending than it commits: then nothing was written; retry after `Retry-After` with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };

@@ -245,6 +245,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/settlements/daily-statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily statement of a payee
+         * @description The settlements paid to one payee on one São Paulo calendar date (by `paidAt`: when the PSP settled the Pix), oldest first, each with its end-to-end id and amount, and their total. `recipientId` names a recipient of yours (404 if not); without it, the statement is the merchant's own. `date` defaults to today in São Paulo.
+         */
+        get: operations["getDailyStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/settlements/{id}": {
         parameters: {
             query?: never;
@@ -1323,12 +1343,12 @@ export interface components {
             /** Format: int64 */
             receivableCount: number;
             /**
-             * @description `held` while the merchant account has no payout bank account (see `holdReason`); `pending` until its payout is sent; `processing` while a payout by Pix is at the PSP (see `payout`); `paid`; `failed` (see `failureReason`) puts its receivables back for the next run.
+             * @description `held` while it waits (see `holdReason`: no payout bank account, or not enough balance at the PSP); `pending` until its payout is sent; `processing` while a payout by Pix is at the PSP (see `payout`); `paid`; `failed` (see `failureReason`) puts its receivables back for the next run.
              * @enum {string}
              */
             status: "held" | "pending" | "processing" | "paid" | "failed";
-            /** @description Why a `held` settlement waits: `no_payout_bank_account`, the merchant account has no payout bank account yet. Once an admin sets it, the settlement takes it and is paid out at once. Null otherwise. */
-            holdReason: "no_payout_bank_account" | null;
+            /** @description Why a `held` settlement waits: `no_payout_bank_account`, the merchant account has no payout bank account yet (once an admin sets it, the settlement takes it and is paid out at once); `insufficient_psp_balance`, the platform's Pix balance at the PSP did not cover it when the run's payouts were about to be sent; `psp_balance_unavailable`, that balance could not be read. The balance holds are tried again first at the next run, oldest first. Null otherwise. */
+            holdReason: ("no_payout_bank_account" | "insufficient_psp_balance" | "psp_balance_unavailable") | null;
             /** @description Snapshot of where it is paid: the recipient's bank account, or the merchant account's payout bank account, as it was when settled (or released). Null only while `held`. */
             bankAccount: components["schemas"]["BankAccount"] | null;
             /** @description The payee's Pix key when settled, masked: a payout by Pix goes there rather than to `bankAccount`. */
@@ -1353,6 +1373,95 @@ export interface components {
             data: components["schemas"]["Settlement"][];
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
+        };
+        /** @description One settlement paid on the statement's day. */
+        DailyStatementItem: {
+            /** @description The settlement paid (`stl_`). */
+            settlementId: string;
+            /**
+             * Format: int64
+             * @description Centavos paid.
+             */
+            amount: number;
+            /** @description The Pix end-to-end id (32 characters): what the payee's bank statement shows. Null for a payout made by the sandbox. */
+            endToEndId: string | null;
+            /** @description The payout's id at the PSP (Efí's `idEnvio`); null for the sandbox. */
+            reference: string | null;
+            /**
+             * Format: date-time
+             * @description When the money arrived (the PSP's settlement time), inside the statement's day.
+             */
+            paidAt: string;
+            /**
+             * Format: date
+             * @description The settlement's own date (the run's): a payout can land a day after it.
+             */
+            settlementDate: string;
+        };
+        /**
+         * @description The settlements paid to one payee on one São Paulo calendar date, with their end-to-end ids and the total.
+         * @example {
+         *       "object": "daily_statement",
+         *       "date": "2026-11-27",
+         *       "timeZone": "America/Sao_Paulo",
+         *       "from": "2026-11-27T03:00:00.000Z",
+         *       "to": "2026-11-28T03:00:00.000Z",
+         *       "payee": {
+         *         "type": "recipient",
+         *         "id": "rcp_01JD0000000000000000000000"
+         *       },
+         *       "count": 1,
+         *       "total": 750,
+         *       "data": [
+         *         {
+         *           "settlementId": "stl_01JD0000000000000000000000",
+         *           "amount": 750,
+         *           "endToEndId": "E09089356202611271300abcdef01234",
+         *           "reference": "po01JD0000000000000000000000",
+         *           "paidAt": "2026-11-27T13:00:05.000Z",
+         *           "settlementDate": "2026-11-27"
+         *         }
+         *       ],
+         *       "livemode": false
+         *     }
+         */
+        DailyStatement: {
+            /** @constant */
+            object: "daily_statement";
+            /**
+             * Format: date
+             * @description The São Paulo calendar date (YYYY-MM-DD).
+             */
+            date: string;
+            /**
+             * @description Days are São Paulo days (UTC−03:00; Brazil has no daylight saving time since 2019).
+             * @constant
+             */
+            timeZone: "America/Sao_Paulo";
+            /**
+             * Format: date-time
+             * @description The day's first instant, in UTC (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The next day's first instant, in UTC (exclusive).
+             */
+            to: string;
+            payee: components["schemas"]["Payee"];
+            /**
+             * Format: int64
+             * @description How many settlements were paid that day.
+             */
+            count: number;
+            /**
+             * Format: int64
+             * @description Their sum in centavos: exactly the sum of `data[].amount`.
+             */
+            total: number;
+            /** @description Oldest payment first. */
+            data: components["schemas"]["DailyStatementItem"][];
+            livemode: boolean;
         };
         /**
          * @example {
@@ -3945,6 +4054,111 @@ export interface operations {
             };
             /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getDailyStatement: {
+        parameters: {
+            query?: {
+                /** @description The São Paulo calendar date (YYYY-MM-DD); default: today there. */
+                date?: string;
+                /** @description The recipient (`rcp_`) whose statement this is; absent: the merchant's own settlements. */
+                recipientId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settlements paid to one payee on one São Paulo calendar date, with their end-to-end ids and the total. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyStatement"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];

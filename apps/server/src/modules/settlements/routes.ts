@@ -4,7 +4,7 @@ import type { Store } from '../../store/index.js';
 import { ListQueryBase, ref } from '../../http/common.js';
 import { DailyStatement, DailyStatementItem, DailyStatementQuery, ListSettlementsQuery, Settlement, SettlementList, SettlementPayout, SettlementPixKey, SettlementRun, SettlementRunList } from './schemas.js';
 import { dailyStatement, getSettlement, listSettlements } from './service.js';
-import { loadRecipient } from '../recipients/service.js';
+import { validation } from '../../errors.js';
 import { listReceivables } from '../receivables/service.js';
 import { typed } from '../../http/typed.js';
 
@@ -24,15 +24,18 @@ export function settlementRoutes(appInstance: FastifyInstance, store: Store): vo
   }, (req) => listSettlements(store, req.ctx, req.query));
 
   app.get('/v1/settlements/daily-statement', {
-    config: { throws: ['NOT_FOUND'] },
     schema: {
       operationId: 'getDailyStatement', tags, summary: 'Daily statement of a payee',
-      description: 'The settlements paid to one payee on one São Paulo calendar date (by `paidAt`: when the PSP settled the Pix), oldest first, each with its end-to-end id and amount, and their total. `recipientId` names a recipient of yours (404 if not); without it, the statement is the merchant\'s own. `date` defaults to today in São Paulo.',
+      description: 'The settlements paid to one payee on one São Paulo calendar date (by `paidAt`: when the PSP settled the Pix), oldest first, each with its end-to-end id and amount, and their total. `recipientId` names a recipient of yours (VALIDATION_ERROR naming it otherwise, as for a cursor); without it, the statement is the merchant\'s own. `date` defaults to today in São Paulo.',
       querystring: DailyStatementQuery,
       response: { 200: ref('DailyStatement') },
     },
   }, async (req) => {
-    if (req.query.recipientId !== undefined) await loadRecipient(store.db, req.ctx, req.query.recipientId, 'recipientId');
+    if (req.query.recipientId !== undefined) {
+      const known = await store.db.selectFrom('recipients').select('id').where('id', '=', req.query.recipientId)
+        .where('account_id', '=', req.ctx.accountId).where('livemode', '=', req.ctx.livemode ? 1 : 0).executeTakeFirst();
+      if (!known) throw validation('recipientId names no recipient of this account and mode.', 'recipientId');
+    }
     const payee = req.query.recipientId !== undefined ? { type: 'recipient' as const, id: req.query.recipientId } : { type: 'merchant' as const, id: req.ctx.accountId };
     return dailyStatement(store, req.ctx, payee, req.query.date);
   });

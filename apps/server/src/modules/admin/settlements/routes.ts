@@ -76,11 +76,11 @@ export function adminSettlementRoutes(scopeInstance: FastifyInstance, store: Sto
       body: refTo(RetrySettlementRequest),
       response: { 200: ref('AdminSettlement') },
     },
-  }, async (req) => {
-    const row = await req.ctx.write((tx) => retrySettlement(tx, store, req.params.id));
-    const [one] = await named(store.db, [toAdminSettlement(row)]);
+  }, (req) => req.ctx.write(async (tx) => {
+    // The answer is made in the write: its bytes are stored with the Idempotency-Key.
+    const [one] = await named(tx, [toAdminSettlement(await retrySettlement(tx, store, req.params.id))]);
     return one;
-  });
+  }));
 
   scope.get('/admin/settlements', {
     config: { permission: 'settlement_runs:view' },
