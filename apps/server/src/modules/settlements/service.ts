@@ -198,67 +198,65 @@ async function settlePayee(
   g: { account_id: string; livemode: number; payee_type: 'merchant' | 'recipient'; payee_id: string },
   options: { queuePayout: boolean; retryOf?: string },
 ): Promise<{ id: string; amount: number; receivableCount: number }> {
-  {
-    const nowMs = store.clock.nowMs();
-    const nowIso = new Date(nowMs).toISOString();
-    const id = newId('settlement', nowMs);
-    // Where it will be paid, as it is now: the recipient's bank account, or the merchant
-    // account's payout bank account. A merchant without one has its settlement held until an
-    // admin sets it (releaseHeldSettlements).
-    let bankAccount: string | null = null;
-    // And the payee's Pix key, preferred by payouts by Pix (issue 26).
-    let pixKey: string | null = null;
-    if (g.payee_type === 'recipient') {
-      const r = await tx.selectFrom('recipients').select(['bank_code', 'agency', 'account', 'account_type', 'pix_key_type', 'pix_key']).where('id', '=', g.payee_id).executeTakeFirst();
-      if (r) bankAccount = JSON.stringify({ bankCode: r.bank_code, agency: r.agency, account: r.account, accountType: r.account_type });
-      if (r?.pix_key && r.pix_key_type) pixKey = JSON.stringify({ type: r.pix_key_type, key: r.pix_key });
-    } else {
-      const a = await tx.selectFrom('accounts').select(['payout_bank_account', 'payout_pix_key']).where('id', '=', g.account_id).executeTakeFirst();
-      bankAccount = a?.payout_bank_account ?? null;
-      pixKey = a?.payout_pix_key ?? null;
-    }
-    const held = g.payee_type === 'merchant' && bankAccount === null;
-    const status = held ? 'held' as const : 'pending' as const;
-    const holdReason = held ? HOLD_NO_PAYOUT_BANK_ACCOUNT : null;
-    await tx.insertInto('settlements').values({
-      id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
-      amount: 0, receivable_count: 0, status, bank_account: bankAccount, pix_key: pixKey, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
-      failure_reason: null, retry_of: options.retryOf ?? null, created_at: nowIso, updated_at: nowIso,
-    }).execute();
-    // PostgreSQL: the payee's due receivables are locked in id order before the UPDATE takes
-    // them, the order a refund locks a sale's receivables in (modules/refunds/service.ts), so a
-    // refund and a run, or two runs, wait on each other at most one way round, never in a cycle.
-    // A receivable another transaction moved meanwhile no longer matches and is left out.
-    if (store.engine === 'postgres') {
-      await tx.selectFrom('receivables').select('id')
-        .where('status', '=', sql.lit('pending')).where('available_on', '<=', runDate)
-        .where('account_id', '=', g.account_id).where('livemode', '=', g.livemode)
-        .where('payee_type', '=', g.payee_type).where('payee_id', '=', g.payee_id)
-        .orderBy('id').forUpdate().execute();
-    }
-    // Summed from what this UPDATE actually took (RETURNING), not from the earlier read: a
-    // concurrent run may have taken some of them first.
-    const taken = await tx.updateTable('receivables').set({ status: 'settled', settlement_id: id, updated_at: nowIso })
+  const nowMs = store.clock.nowMs();
+  const nowIso = new Date(nowMs).toISOString();
+  const id = newId('settlement', nowMs);
+  // Where it will be paid, as it is now: the recipient's bank account, or the merchant
+  // account's payout bank account. A merchant without one has its settlement held until an
+  // admin sets it (releaseHeldSettlements).
+  let bankAccount: string | null = null;
+  // And the payee's Pix key, preferred by payouts by Pix (issue 26).
+  let pixKey: string | null = null;
+  if (g.payee_type === 'recipient') {
+    const r = await tx.selectFrom('recipients').select(['bank_code', 'agency', 'account', 'account_type', 'pix_key_type', 'pix_key']).where('id', '=', g.payee_id).executeTakeFirst();
+    if (r) bankAccount = JSON.stringify({ bankCode: r.bank_code, agency: r.agency, account: r.account, accountType: r.account_type });
+    if (r?.pix_key && r.pix_key_type) pixKey = JSON.stringify({ type: r.pix_key_type, key: r.pix_key });
+  } else {
+    const a = await tx.selectFrom('accounts').select(['payout_bank_account', 'payout_pix_key']).where('id', '=', g.account_id).executeTakeFirst();
+    bankAccount = a?.payout_bank_account ?? null;
+    pixKey = a?.payout_pix_key ?? null;
+  }
+  const held = g.payee_type === 'merchant' && bankAccount === null;
+  const status = held ? 'held' as const : 'pending' as const;
+  const holdReason = held ? HOLD_NO_PAYOUT_BANK_ACCOUNT : null;
+  await tx.insertInto('settlements').values({
+    id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
+    amount: 0, receivable_count: 0, status, bank_account: bankAccount, pix_key: pixKey, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
+    failure_reason: null, retry_of: options.retryOf ?? null, created_at: nowIso, updated_at: nowIso,
+  }).execute();
+  // PostgreSQL: the payee's due receivables are locked in id order before the UPDATE takes
+  // them, the order a refund locks a sale's receivables in (modules/refunds/service.ts), so a
+  // refund and a run, or two runs, wait on each other at most one way round, never in a cycle.
+  // A receivable another transaction moved meanwhile no longer matches and is left out.
+  if (store.engine === 'postgres') {
+    await tx.selectFrom('receivables').select('id')
       .where('status', '=', sql.lit('pending')).where('available_on', '<=', runDate)
       .where('account_id', '=', g.account_id).where('livemode', '=', g.livemode)
       .where('payee_type', '=', g.payee_type).where('payee_id', '=', g.payee_id)
-      .returning('amount')
-      .execute();
-    const amount = taken.reduce((sum, r) => sum + Number(r.amount), 0);
-    const count = taken.length;
-    // Nothing, or refunds outweighing sales: leave it all pending for a later run (rolls back).
-    if (count === 0 || amount <= 0) throw new NothingToSettle();
-    await tx.updateTable('settlements').set({ amount, receivable_count: count }).where('id', '=', id).execute();
-    const row: SettlementRow = {
-      id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
-      amount, receivable_count: count, status, bank_account: bankAccount, pix_key: pixKey, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
-      failure_reason: null, failure_code: null, payout_connector_account_id: null, payout_id: null, payout_destination: null, payout_e2eid: null,
-      payout_sent_at: null, payout_slot_ms: null, retry_of: options.retryOf ?? null, created_at: nowIso, updated_at: nowIso,
-    };
-    await recordEvent(tx, { accountId: g.account_id, livemode: g.livemode === 1 }, 'settlement.created', toSettlement(row), nowMs);
-    if (!held && options.queuePayout) await enqueue(tx, nowMs, JOB_PAYOUT, { settlementId: id });
-    return { id, amount, receivableCount: count };
+      .orderBy('id').forUpdate().execute();
   }
+  // Summed from what this UPDATE actually took (RETURNING), not from the earlier read: a
+  // concurrent run may have taken some of them first.
+  const taken = await tx.updateTable('receivables').set({ status: 'settled', settlement_id: id, updated_at: nowIso })
+    .where('status', '=', sql.lit('pending')).where('available_on', '<=', runDate)
+    .where('account_id', '=', g.account_id).where('livemode', '=', g.livemode)
+    .where('payee_type', '=', g.payee_type).where('payee_id', '=', g.payee_id)
+    .returning('amount')
+    .execute();
+  const amount = taken.reduce((sum, r) => sum + Number(r.amount), 0);
+  const count = taken.length;
+  // Nothing, or refunds outweighing sales: leave it all pending for a later run (rolls back).
+  if (count === 0 || amount <= 0) throw new NothingToSettle();
+  await tx.updateTable('settlements').set({ amount, receivable_count: count }).where('id', '=', id).execute();
+  const row: SettlementRow = {
+    id, account_id: g.account_id, livemode: g.livemode, run_id: runId, payee_type: g.payee_type, payee_id: g.payee_id,
+    amount, receivable_count: count, status, bank_account: bankAccount, pix_key: pixKey, hold_reason: holdReason, settlement_date: runDate, paid_at: null,
+    failure_reason: null, failure_code: null, payout_connector_account_id: null, payout_id: null, payout_destination: null, payout_e2eid: null,
+    payout_sent_at: null, payout_slot_ms: null, retry_of: options.retryOf ?? null, created_at: nowIso, updated_at: nowIso,
+  };
+  await recordEvent(tx, { accountId: g.account_id, livemode: g.livemode === 1 }, 'settlement.created', toSettlement(row), nowMs);
+  if (!held && options.queuePayout) await enqueue(tx, nowMs, JOB_PAYOUT, { settlementId: id });
+  return { id, amount, receivableCount: count };
 }
 
 // The balance check of a run's payouts by Pix in one mode (issue 26), in the run's last
