@@ -56,6 +56,8 @@ export type ReceivableListParams = QueryOf<'listReceivables'>;
 export type Settlement = ResponseOf<'getSettlement'>;
 export type SettlementListParams = QueryOf<'listSettlements'>;
 export type SettlementReceivableListParams = QueryOf<'listSettlementReceivables'>;
+export type DailyStatement = ResponseOf<'getDailyStatement'>;
+export type DailyStatementParams = QueryOf<'getDailyStatement'>;
 
 export type Balance = ResponseOf<'getBalance'>;
 

@@ -36,6 +36,7 @@ const CALLS: Record<string, (c: Pagamentos, options: { baseUrl: string; fetch: t
   listSettlements: (c) => c.settlements.list(),
   getSettlement: (c) => c.settlements.retrieve('stl_x'),
   listSettlementReceivables: (c) => c.settlements.listReceivables('stl_x'),
+  getDailyStatement: (c) => c.settlements.dailyStatement({ date: '2026-11-27' }),
   createRefund: (c) => c.refunds.create({ paymentId: 'pay_x' }),
   listRefunds: (c) => c.refunds.list(),
   getRefund: (c) => c.refunds.retrieve('ref_x'),

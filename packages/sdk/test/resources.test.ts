@@ -217,6 +217,15 @@ for (const engine of ENGINES) {
       assert.equal(inIt.data.reduce((sum, x) => sum + x.amount, 0), settlement.amount);
       const afterRun = await client.balance.retrieve();
       assert.equal(afterRun.merchant.available, 0);
+      // The merchant's daily statement (today in São Paulo): its settlement is not paid (held for
+      // its payout bank account), so it is not on it; the total is the sum of what is.
+      const statement = await client.settlements.dailyStatement();
+      assert.equal(statement.object, 'daily_statement');
+      assert.equal(statement.timeZone, 'America/Sao_Paulo');
+      assert.deepEqual(statement.payee, { type: 'merchant', id: settlement.payee.id });
+      assert.equal(settlement.status === 'paid', statement.data.some((x) => x.settlementId === settlement.id));
+      assert.equal(statement.total, statement.data.reduce((sum, x) => sum + x.amount, 0));
+      assert.equal(statement.count, statement.data.length);
     });
 
     test('webhook endpoints: create, retrieve, update, list, test, listDeliveries, rotateSecret, del', async () => {

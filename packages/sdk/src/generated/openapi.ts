@@ -254,7 +254,7 @@ export interface paths {
         };
         /**
          * Daily statement of a payee
-         * @description The settlements paid to one payee on one São Paulo calendar date (by `paidAt`: when the PSP settled the Pix), oldest first, each with its end-to-end id and amount, and their total. `recipientId` names a recipient of yours (404 if not); without it, the statement is the merchant's own. `date` defaults to today in São Paulo.
+         * @description The settlements paid to one payee on one São Paulo calendar date (by `paidAt`: when the PSP settled the Pix), oldest first, each with its end-to-end id and amount, and their total. `recipientId` names a recipient of yours (VALIDATION_ERROR naming it otherwise, as for a cursor); without it, the statement is the merchant's own. `date` defaults to today in São Paulo.
          */
         get: operations["getDailyStatement"];
         put?: never;
@@ -4146,19 +4146,6 @@ export interface operations {
             };
             /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
-                headers: {
-                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description NOT_FOUND: no such object for this account and mode. */
-            404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
