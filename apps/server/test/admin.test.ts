@@ -587,6 +587,7 @@ for (const engine of ENGINES) {
           },
           payoutBankAccount: null,
           payoutPixKey: null,
+          payoutHolderDocument: null,
           embedOrigins: ['http://localhost:*', 'http://127.0.0.1:*'],
           createdAt: res.json().createdAt,
         });

@@ -458,6 +458,15 @@ for (const engine of ENGINES) {
       const badDoc = await adminCall('PATCH', `/admin/accounts/${k.accountId}/payout-bank-account`, { bankAccount: { bankCode: '341', agency: '1', account: '1-1', accountType: 'checking' }, holderDocument: '123', reason: 'test' });
       assert.equal(badDoc.statusCode, 400);
       assert.equal(badDoc.json().error.param, 'holderDocument');
+      // A matching one is taken; the account shows the holder's document masked, never whole.
+      const other = await signup(t, 'Loja Titular');
+      const set = await adminCall('PATCH', `/admin/accounts/${other.accountId}/payout-bank-account`, {
+        bankAccount: { bankCode: '341', agency: '1', account: '1-1', accountType: 'checking' }, holderDocument: '11.222.333/0001-81', pixKey: { type: 'cnpj', key: '11222333000181' }, reason: 'test',
+      });
+      assert.equal(set.statusCode, 200, set.body);
+      assert.equal(set.json().payoutHolderDocument, '11.***.***/0001-**');
+      const entry = (await adminCall('GET', `/admin/audit-log?objectId=${other.accountId}&action=account.set_payout_bank_account`)).json().data[0];
+      assert.equal(entry.after.payoutHolderDocument, '11.***.***/0001-**', 'the audit log shows it masked too');
 
       // Detectable only at send, ours: a key stored before the check (a row written directly).
       const legacy = await recipientWithShare(220, { type: 'email', key: 'antigo@parceiro.com.br' });

@@ -813,7 +813,9 @@ export interface components {
             object: "account";
             /** @description Where the merchant's settlements are paid. Null until set: meanwhile the merchant's settlements are `held`. */
             payoutBankAccount: components["schemas"]["BankAccount"] | null;
-            /** @description The merchant's Pix key for payouts by Pix, preferred to the bank account (a payout by Pix to the bank account itself would need the holder's CNPJ, which the account does not have). Null: none. */
+            /** @description Whose the payout bank account and Pix key are (a CPF or CNPJ), masked: never shown whole. A CPF or CNPJ Pix key must be it; a payout by Pix to the bank account sends it as the holder's. Null: not set. */
+            payoutHolderDocument: string | null;
+            /** @description The merchant's Pix key for payouts by Pix, preferred to the bank account (a payout by Pix to the bank account itself needs `payoutHolderDocument`). Null: none. */
             payoutPixKey: components["schemas"]["PixKey"] | null;
             settings: components["schemas"]["AdminAccountSettings"];
         };

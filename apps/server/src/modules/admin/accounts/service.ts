@@ -13,8 +13,8 @@ import { can, isAdminRole } from '../shared/permissions.js';
 import { normalizeEmail } from '../users/service.js';
 import { ulid } from '../../../domain/ids.js';
 import { checkBankAccount, checkKeyHolder, checkPixKey } from '../../recipients/service.js';
-import { isCpf, type PixKey } from '../../../domain/pix-key.js';
-import { normalizeCnpj } from '../../../domain/cnpj.js';
+import { isCpf, maskPixKey, type PixKey } from '../../../domain/pix-key.js';
+import { maskCnpj, normalizeCnpj } from '../../../domain/cnpj.js';
 
 // The payout account holder's document: a CPF (11 digits, check digits) or a CNPJ, canonical.
 function checkHolderDocument(input: string): string {
@@ -51,6 +51,8 @@ export function toAdminAccount(row: Row): AdminAccount {
     },
     payoutBankAccount: row.payout_bank_account ? JSON.parse(row.payout_bank_account) : null,
     payoutPixKey: row.payout_pix_key ? JSON.parse(row.payout_pix_key) : null,
+    payoutHolderDocument: row.payout_holder_document === null ? null
+      : row.payout_holder_document.length === 11 ? maskPixKey({ type: 'cpf', key: row.payout_holder_document }) : maskCnpj(row.payout_holder_document),
     embedOrigins: effectiveEmbedOrigins(row.embed_origins, false),
     createdAt: row.created_at,
   };
@@ -137,7 +139,7 @@ export async function updatePayoutBankAccount(ctx: RequestContext, id: string, b
     checkKeyHolder(payoutPixKey ? JSON.parse(payoutPixKey) as PixKey : null, holderDocument, 'the payout account\'s holderDocument');
     await tx.updateTable('accounts').set({ payout_bank_account: payout, payout_pix_key: payoutPixKey, payout_holder_document: holderDocument }).where('id', '=', id).execute();
     await releaseHeldSettlements(tx, id, bankAccount, ctx.clock.nowMs(), payoutPixKey);
-    return toAdminAccount({ ...row, payout_bank_account: payout, payout_pix_key: payoutPixKey });
+    return toAdminAccount({ ...row, payout_bank_account: payout, payout_pix_key: payoutPixKey, payout_holder_document: holderDocument });
   });
 }
 
