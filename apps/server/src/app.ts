@@ -48,6 +48,7 @@ import { settlementRoutes, settlementSchemas } from './modules/settlements/route
 import { dailyRunJob, JOB_DAILY_RUN, JOB_PAYOUT, JOB_RUN, payoutJob, settlementRunJob } from './modules/settlements/service.js';
 import { JOB_PAYOUT_RECONCILE, JOB_PAYOUT_SYNC, payoutReconcileJob, payoutSyncJob } from './modules/settlements/pix-payouts.js';
 import { refundRoutes, refundSchemas } from './modules/refunds/routes.js';
+import { disputeRoutes, disputeSchemas } from './modules/disputes/routes.js';
 import { JOB_REFUND, refundJob } from './modules/refunds/service.js';
 import { Balance, BalanceAmounts, RecipientBalance, balanceRoutes } from './modules/balance/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
@@ -197,7 +198,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const ajv = validators();
   const schemas = [
     ...sharedSchemas, ...paymentRequestSchemas, ...paymentPartSchemas, Payment, PaymentList, ...accountSchemas, ...tokenSchemas,
-    ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, BalanceAmounts, RecipientBalance, Balance, ...webhookSchemas, ...adminSchemas,
+    ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, ...disputeSchemas, BalanceAmounts, RecipientBalance, Balance, ...webhookSchemas, ...adminSchemas,
     ...checkoutSchemas, ...providerCallbackSchemas,
   ];
   for (const schema of schemas) {
@@ -294,6 +295,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   receivableRoutes(app, store);
   settlementRoutes(app, store);
   refundRoutes(app, store, deps.kickWorker);
+  disputeRoutes(app, store);
   balanceRoutes(app, store);
   webhookRoutes(app, store, { allowPrivateUrls: config.webhookAllowPrivateUrls });
   checkoutRoutes(app, deps);

@@ -5,6 +5,7 @@ import { SETTLEMENT_STATUSES, SETTLEMENT_TRANSITIONS, settlementMove, IllegalMov
 import { SETTLEMENT_RUN_STATUSES, SETTLEMENT_RUN_TRANSITIONS, settlementRunMove } from '../src/domain/states.js';
 import { REFUND_STATUSES, REFUND_TRANSITIONS, refundMove } from '../src/domain/states.js';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_DELIVERY_TRANSITIONS, deliveryMove } from '../src/domain/states.js';
+import { DISPUTE_STATUSES, DISPUTE_TRANSITIONS, disputeMove } from '../src/domain/states.js';
 
 // The table is the contract: these are the moves product-decisions.md allows, written out again
 // by hand so that a change to the table has to change this test too.
@@ -100,3 +101,31 @@ exhaustive('webhook delivery', WEBHOOK_DELIVERY_STATUSES, WEBHOOK_DELIVERY_TRANS
 // The settlement table again through the same walk (held -> pending is the release).
 exhaustive('settlement', SETTLEMENT_STATUSES, SETTLEMENT_TRANSITIONS, settlementMove,
   SETTLEMENT_LEGAL as Array<[(typeof SETTLEMENT_STATUSES)[number], (typeof SETTLEMENT_STATUSES)[number]]>);
+
+// Disputes (issue 27): needs_response -> under_review -> won | lost; a reversal makes a lost one
+// won (or under review again), a second chargeback a won one lost. Statuses with underscores read
+// as words in the message.
+const DISPUTE_LEGAL: Array<[(typeof DISPUTE_STATUSES)[number], (typeof DISPUTE_STATUSES)[number]]> = [
+  ['needs_response', 'under_review'], ['needs_response', 'won'], ['needs_response', 'lost'],
+  ['under_review', 'won'], ['under_review', 'lost'],
+  ['lost', 'under_review'], ['lost', 'won'],
+  ['won', 'lost'],
+];
+
+describe('dispute state table', () => {
+  const words = (s: string) => s.replace(/_/g, ' ');
+  for (const from of DISPUTE_STATUSES) {
+    for (const to of DISPUTE_STATUSES) {
+      const legal = DISPUTE_LEGAL.some(([f, t]) => f === from && t === to);
+      test(`dispute ${from} -> ${to} is ${legal ? 'legal' : 'illegal'}`, () => {
+        if (legal) assert.deepEqual(disputeMove(from, to), { from, to });
+        else assert.throws(() => disputeMove(from, to), (e: unknown) => e instanceof IllegalMove && e.message === `${/^[aeiou]/.test(words(from)) ? 'An' : 'A'} ${words(from)} dispute cannot become ${words(to)}.`);
+      });
+    }
+  }
+  test('every dispute status has a row, and only those', () => assert.deepEqual(Object.keys(DISPUTE_TRANSITIONS).sort(), [...DISPUTE_STATUSES].sort()));
+  test('the dispute table allows exactly the listed moves', () => {
+    const fromTable = Object.entries(DISPUTE_TRANSITIONS).flatMap(([f, tos]) => tos.map((t) => `${f}->${t}`)).sort();
+    assert.deepEqual(fromTable, DISPUTE_LEGAL.map(([f, t]) => `${f}->${t}`).sort());
+  });
+});

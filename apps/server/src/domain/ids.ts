@@ -26,6 +26,7 @@ export const ID_PREFIXES = {
   auditEntry: 'aud_',
   connectorAccount: 'cna_',
   notification: 'ntf_',
+  dispute: 'dp_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -141,3 +141,26 @@ export const WEBHOOK_DELIVERY_TRANSITIONS: Readonly<Record<WebhookDeliveryStatus
 export function deliveryMove<F extends WebhookDeliveryStatus, T extends WebhookDeliveryStatus>(from: F, to: T): { from: F; to: T } {
   return guardedMove(WEBHOOK_DELIVERY_TRANSITIONS, 'webhook delivery', from, to);
 }
+
+// Disputes (issue 27): a card chargeback or a Pix MED return. `needs_response` while the
+// merchant may still answer the issuer (a request for information, a notification of
+// chargeback); `under_review` while the defence is with the issuer; `lost` (the payees are
+// debited) or `won`. Neither is final at the card schemes: a chargeback reversed makes a lost
+// dispute won (the debit given back), and a second chargeback (pre-arbitration) makes a won one
+// lost again. Moves happen only forward along the source's stages (modules/disputes/service.ts):
+// a notification of an earlier stage arriving late moves nothing.
+export const DISPUTE_STATUSES = ['needs_response', 'under_review', 'won', 'lost'] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
+export const DISPUTE_TRANSITIONS: Readonly<Record<DisputeStatus, readonly DisputeStatus[]>> = {
+  needs_response: ['under_review', 'won', 'lost'],
+  under_review: ['won', 'lost'],
+  // A reversal the issuer is still reviewing (CHARGEBACK_REVERSED, disputeStatus Pending), or done.
+  lost: ['under_review', 'won'],
+  // A second chargeback (pre-arbitration lost).
+  won: ['lost'],
+};
+
+export function disputeMove<F extends DisputeStatus, T extends DisputeStatus>(from: F, to: T): { from: F; to: T } {
+  return guardedMove(DISPUTE_TRANSITIONS, 'dispute', from, to);
+}

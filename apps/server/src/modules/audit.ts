@@ -12,11 +12,24 @@ const SOLD = `('approved', 'partially_refunded', 'refunded')`;
 // stays usable on millions of receivables). Each check returns the offending ids, at most 20.
 const CHECKS: Array<{ name: string; query: string }> = [
   {
-    name: "every sale's receivables sum to its net value minus refunds",
+    // Disputes (issue 27): what a lost dispute debits the payees is its debited_amount; won, 0.
+    name: "every sale's receivables sum to its net value minus refunds and lost disputes",
     query: `select p.id as id from payments p
       left join (select payment_id, sum(amount) as total from receivables group by payment_id) r on r.payment_id = p.id
       left join (select payment_id, sum(net_amount) as net from refunds group by payment_id) f on f.payment_id = p.id
-      where p.status in ${SOLD} and (p.net_amount is null or p.net_amount - coalesce(f.net, 0) <> coalesce(r.total, 0))`,
+      left join (select payment_id, sum(debited_amount) as debited from disputes group by payment_id) d on d.payment_id = p.id
+      where p.status in ${SOLD} and (p.net_amount is null or p.net_amount - coalesce(f.net, 0) - coalesce(d.debited, 0) <> coalesce(r.total, 0))`,
+  },
+  {
+    // Lost card chargebacks are debited their amount, won ones nothing (under review after a
+    // loss keeps the debit until won); a Pix MED's refund did the debiting.
+    name: "a dispute's receivables sum to minus what it debits now",
+    query: `select d.id as id from disputes d
+      left join (select dispute_id, sum(amount) as total from receivables where dispute_id is not null group by dispute_id) r on r.dispute_id = d.id
+      where coalesce(r.total, 0) <> -d.debited_amount
+        or (d.kind = 'card_chargeback' and d.status = 'lost' and d.debited_amount <> d.amount)
+        or (d.status in ('won', 'needs_response') and d.debited_amount <> 0)
+        or (d.kind = 'pix_med' and d.debited_amount <> 0)`,
   },
   {
     name: 'fee + net = amount on every approved sale',

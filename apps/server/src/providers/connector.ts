@@ -268,6 +268,17 @@ export interface CardNotification {
   currency: string | null;
   reason: string | null;
   eventDate: string | null;
+  // A dispute notification (a chargeback and its stages), as the connector maps it: null for
+  // every other event. `rank` orders the stages (a later one wins; an earlier one arriving late
+  // is ignored), `status` is ours (domain/states.ts, DISPUTE_STATUSES).
+  dispute?: CardDisputeStage | null;
+}
+
+export interface CardDisputeStage {
+  rank: number;
+  status: 'needs_response' | 'under_review' | 'won' | 'lost';
+  respondBy: string | null;
+  reasonCode: string | null;
 }
 
 export interface CardNotificationBatch {

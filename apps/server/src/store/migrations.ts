@@ -660,6 +660,44 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('card_notifications_payment').on('card_notifications').columns(['payment_id', 'received_at']).execute();
     },
   },
+  // Disputes (issue 27): card chargebacks (Adyen's dispute notifications) and Pix MED returns,
+  // one row per dispute at its source (`source_ref`: Adyen's dispute pspReference, or the MED
+  // return's id at the PSP). `stage_rank` is the furthest notification applied (an earlier one
+  // arriving late is ignored); `debited_amount` what the payees give up while it is lost, with
+  // `money_moves` numbering the receivables each debit or give-back makes (line = moves * 1000 +
+  // payee), so the unique (source_id, line) refuses a second one. A receivable made by a dispute
+  // names it (`dispute_id`); a dispute notification keeps what its additionalData said.
+  '0017_disputes': {
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('disputes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('livemode', 'integer', (c) => c.notNull())
+        .addColumn('payment_id', 'text', (c) => c.notNull().references('payments.id'))
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('reason_code', 'text')
+        .addColumn('respond_by', 'text')
+        .addColumn('source_ref', 'text', (c) => c.notNull())
+        .addColumn('connector_account_id', 'text')
+        .addColumn('refund_id', 'text')
+        .addColumn('stage_rank', 'integer', (c) => c.notNull())
+        .addColumn('debited_amount', 'bigint', (c) => c.notNull())
+        .addColumn('money_moves', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('closed_at', 'text')
+        .addUniqueConstraint('disputes_once_per_source', ['payment_id', 'source_ref'])
+        .addCheckConstraint('disputes_amounts', sql`amount > 0 and debited_amount >= 0 and debited_amount <= amount`)
+        .execute();
+      await db.schema.createIndex('disputes_list').on('disputes').columns(['account_id', 'livemode', 'id']).execute();
+      await db.schema.createIndex('disputes_payment').on('disputes').columns(['payment_id']).execute();
+      await db.schema.alterTable('receivables').addColumn('dispute_id', 'text').execute();
+      await db.schema.alterTable('card_notifications').addColumn('dispute_data', 'text').execute();
+    },
+  },
   // Payouts by Pix, the rest of issue 26: a failed settlement retried by an operator points at
   // the settlement that retried it (at most one: unique), the merchant's payout account says
   // whose document its bank account / Pix key is (checked against the key, sent to the PSP), and

@@ -95,6 +95,32 @@ export interface CardNotificationsTable {
   event_date: string | null;
   payment_id: string | null;
   received_at: string;
+  // A dispute notification's additionalData as we read it (JSON {status, respondBy, reasonCode});
+  // null for every other event (migration 0017).
+  dispute_data: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface DisputesTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  payment_id: string;
+  kind: 'card_chargeback' | 'pix_med';
+  status: 'needs_response' | 'under_review' | 'won' | 'lost';
+  amount: number;
+  reason: string | null;
+  reason_code: string | null;
+  respond_by: string | null;
+  // Adyen's dispute pspReference, or the MED return's id at the PSP.
+  source_ref: string;
+  connector_account_id: string | null;
+  refund_id: string | null; // a Pix MED: the refund that recorded the return
+  stage_rank: number; // the furthest source notification applied (live-card.ts, DISPUTE_STAGES)
+  debited_amount: number; // what the payees give up for it now (0 unless lost)
+  money_moves: number; // debits and give-backs made so far (numbers their receivables' lines)
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
 }
 
 export interface CheckoutSessionsTable {
@@ -234,6 +260,8 @@ export interface ReceivablesTable {
   available_on: string; // YYYY-MM-DD
   settlement_id: string | null;
   refund_id: string | null;
+  // For a dispute's debit or give-back: the dispute (migration 0017).
+  dispute_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -490,6 +518,7 @@ export interface Database {
   checkout_sessions: CheckoutSessionsTable;
   card_tokens: CardTokensTable;
   card_notifications: CardNotificationsTable;
+  disputes: DisputesTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   events: EventsTable;

@@ -176,8 +176,12 @@ export interface FakeAdyen {
   passChallenge(pspReference: string, pass: boolean): string;
   // A Received payment decided: the AUTHORISATION notification.
   decide(pspReference: string, success: boolean): Promise<void>;
-  // A chargeback (NOTIFICATION_OF_CHARGEBACK, CHARGEBACK, CHARGEBACK_REVERSED...).
-  dispute(pspReference: string, eventCode: string): Promise<void>;
+  // A dispute notification (REQUEST_FOR_INFORMATION, NOTIFICATION_OF_CHARGEBACK, CHARGEBACK,
+  // CHARGEBACK_REVERSED, SECOND_CHARGEBACK) about the payment `pspReference`, signed like the
+  // others. Every stage of one dispute carries the same dispute pspReference (returned), as
+  // Adyen's do; `disputePspReference` names another dispute of the same payment. `additionalData`
+  // as Adyen sends it: disputeStatus, defensePeriodEndsAt, chargebackReasonCode, ...
+  dispute(pspReference: string, eventCode: string, options?: { disputePspReference?: string; amount?: number; reason?: string; additionalData?: Record<string, string> }): Promise<string>;
   idle(): Promise<void>;
   close(): Promise<void>;
 }
@@ -206,6 +210,8 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
   ajv.addSchema({ ...webhooksDoc, $id: 'webhooks.json' });
 
   const payments = new Map<string, FakePayment>();
+  // A payment's dispute: its pspReference, the same for every stage.
+  const disputes = new Map<string, string>();
   const idempotency = new Map<string, { hash: string; status: number; body: unknown }>();
   const requests: FakeAdyen['requests'] = [];
   const browserRequests: string[] = [];
@@ -225,7 +231,7 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
     return p;
   };
 
-  function item(eventCode: string, fields: { pspReference: string; originalReference?: string; merchantReference: string; amount?: { value: number; currency: string }; success: boolean; reason?: string }) {
+  function item(eventCode: string, fields: { pspReference: string; originalReference?: string; merchantReference: string; amount?: { value: number; currency: string }; success: boolean; reason?: string; additionalData?: Record<string, string> }) {
     const it: Record<string, unknown> = {
       eventCode,
       success: fields.success ? 'true' : 'false',
@@ -237,7 +243,7 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
       eventDate: new Date(clock.nowMs()).toISOString().replace(/\.\d{3}Z$/, '+00:00'),
       ...(fields.reason ? { reason: fields.reason } : {}),
     };
-    it.additionalData = { hmacSignature: adyenHmac(hmacKey, it) };
+    it.additionalData = { ...fields.additionalData, hmacSignature: adyenHmac(hmacKey, it) };
     return { live: 'false', notificationItems: [{ NotificationRequestItem: it }] };
   }
 
@@ -575,11 +581,19 @@ export async function startFakeAdyen(options: { clock?: Clock; merchantAccount?:
       notify('AUTHORISATION', item('AUTHORISATION', { pspReference: p.pspReference, merchantReference: p.reference, amount: p.amount, success, reason: p.refusalReason ?? undefined }));
       await fake.idle();
     },
-    async dispute(pspReference, eventCode) {
+    async dispute(pspReference, eventCode, opts = {}) {
       const p = payments.get(pspReference);
       if (!p) throw new Error(`no payment ${pspReference}`);
-      notify(eventCode, item(eventCode, { pspReference: pspRef(), originalReference: p.pspReference, merchantReference: p.reference, amount: p.amount, success: true, reason: 'Fraudulent' }));
+      let disputeRef = opts.disputePspReference;
+      if (!disputeRef) {
+        disputeRef = disputes.get(pspReference) ?? pspRef();
+        disputes.set(pspReference, disputeRef);
+      }
+      const amount = opts.amount === undefined ? p.amount : { value: opts.amount, currency: p.amount.currency };
+      const body = item(eventCode, { pspReference: disputeRef, originalReference: p.pspReference, merchantReference: p.reference, amount, success: true, reason: opts.reason ?? 'Fraudulent', additionalData: opts.additionalData });
+      notify(eventCode, body);
       await fake.idle();
+      return disputeRef;
     },
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);

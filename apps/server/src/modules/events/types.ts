@@ -29,6 +29,11 @@ export const EVENT_TYPES = [
   'settlement.paid',
   'settlement.failed',
   'webhook_endpoint.disabled',
+  // Disputes (issue 27): a chargeback or Pix MED return made, moved (a stage, a deadline), and
+  // decided (won or lost; sent again if a reversal or a second chargeback decides it again).
+  'dispute.created',
+  'dispute.updated',
+  'dispute.closed',
   // Checkout sessions (issue 15): subscribable ahead of them, as the SDK already offers them.
   'checkout_session.completed',
   'checkout_session.expired',

@@ -6,7 +6,10 @@ import { READY_TOKENS } from '../../domain/card.js';
 import { complete, enqueue, reschedule, type JobRow } from '../../jobs/queue.js';
 import { readPayload, type JobType } from '../../jobs/payloads.js';
 import type { Tx } from '../../store/index.js';
-import type { CardAuthorization, CardNotification } from '../../providers/connector.js';
+import type { CardAuthorization, CardDisputeStage, CardNotification } from '../../providers/connector.js';
+import type { Selectable } from 'kysely';
+import type { CardNotificationsTable } from '../../store/schema.js';
+import { applyDisputeStage } from '../disputes/service.js';
 import { ProviderRejected, ProviderUnavailable, type AuthorizeResult } from '../../providers/port.js';
 import type { ResolvedCard } from '../../providers/registry.js';
 import type { Owner } from '../events/service.js';
@@ -32,6 +35,8 @@ import { newId } from '../../domain/ids.js';
 
 export const JOB_CARD_SYNC = 'card.sync' satisfies JobType;
 export const JOB_CARD_CAPTURE = 'card.capture' satisfies JobType;
+
+type CardNotificationRow = Selectable<CardNotificationsTable>;
 
 // A payment still waiting for the acquirer after this long is settled by reconciliation: a
 // cancel by reference at the acquirer (whatever it decided), then failed here.
@@ -157,7 +162,7 @@ export async function storeCardNotifications(tx: Tx, connectorAccountId: string,
     const inserted = await tx.insertInto('card_notifications').values({
       id: newId('notification', nowMs), connector_account_id: connectorAccountId, psp_reference: item.pspReference, original_reference: item.originalReference,
       merchant_reference: item.merchantReference, event_code: item.eventCode, success: item.success ? 1 : 0, amount: item.amountCents, reason: item.reason?.slice(0, 300) ?? null,
-      event_date: item.eventDate, payment_id: paymentId, received_at: nowIso,
+      event_date: item.eventDate, payment_id: paymentId, received_at: nowIso, dispute_data: item.dispute ? JSON.stringify(item.dispute) : null,
     }).onConflict((oc) => oc.columns(['connector_account_id', 'psp_reference', 'event_code', 'success']).doNothing()).executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) continue;
     fresh++;
@@ -226,6 +231,26 @@ export async function syncCardPayment(deps: PaymentDeps, paymentId: string): Pro
       if (giveBack) await voidAtAcquirer(deps, paymentId, giveBack);
     }
     // CANCELLATION, TECHNICAL_CANCEL: stored for operators; our side already moved (a cancel is ours).
+  }
+  await applyDisputes(deps, paymentId, items);
+}
+
+// Dispute notifications (chargebacks and their stages), after everything else: each dispute
+// (Adyen's dispute pspReference) takes its stages in the order a dispute goes through them
+// (the connector's rank), whatever order they came in; a stage at or before the one applied
+// changes nothing (modules/disputes/service.ts), so a duplicate or a late one never moves a
+// dispute backwards nor debits twice.
+async function applyDisputes(deps: PaymentDeps, paymentId: string, items: CardNotificationRow[]): Promise<void> {
+  const stages = items.flatMap((item) => {
+    if (!item.dispute_data || item.success !== 1) return [];
+    const d = JSON.parse(item.dispute_data) as CardDisputeStage;
+    return [{ item, d }];
+  }).sort((a, b) => a.d.rank - b.d.rank || a.item.received_at.localeCompare(b.item.received_at));
+  for (const { item, d } of stages) {
+    await deps.store.write((tx) => applyDisputeStage(tx, deps.store.engine, paymentId, {
+      sourceRef: item.psp_reference, connectorAccountId: item.connector_account_id, rank: d.rank, status: d.status,
+      amountCents: item.amount === null ? null : Number(item.amount), reason: item.reason, reasonCode: d.reasonCode, respondBy: d.respondBy,
+    }, deps.clock.nowMs()));
   }
 }
 

@@ -25,6 +25,7 @@ export function toReceivable(row: ReceivableRow): Receivable {
     availableOn: row.available_on,
     settlementId: row.settlement_id,
     refundId: row.refund_id,
+    disputeId: row.dispute_id ?? null,
     createdAt: row.created_at,
     livemode: row.livemode === 1,
   };
@@ -110,6 +111,7 @@ export async function createSaleReceivables(
     available_on: availableOn,
     settlement_id: null,
     refund_id: null,
+    dispute_id: null,
     created_at: nowIso,
     updated_at: nowIso,
   }));

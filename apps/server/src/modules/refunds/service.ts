@@ -19,6 +19,7 @@ import { finishRefund, REFUND_POLL_INTERVAL_MS, refundAtProvider } from '../paym
 import { refundAtAcquirer } from '../payments/live-card.js';
 import { findPayment, readPayment, toPayment, transition } from '../payments/repository.js';
 import { toReceivable, type ReceivableRow } from '../receivables/service.js';
+import { blocksRefund, recordMedDispute } from '../disputes/service.js';
 import type { CreateRefundBody, ListRefundsQuery, Refund } from './schemas.js';
 
 export const JOB_REFUND = 'refund.process' satisfies JobType;
@@ -78,6 +79,10 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
     if (payment.status !== 'approved' && payment.status !== 'partially_refunded') {
       throw new ApiError('INVALID_STATE', `${aPayment(payment.status as PaymentStatus)} cannot be refunded; only approved payments can.`);
     }
+    // A chargeback not won: the money is going back to the card holder through the dispute.
+    if (await blocksRefund(tx, payment.id)) {
+      throw new ApiError('INVALID_STATE', 'A payment with a chargeback that is not won cannot be refunded (GET /v1/disputes?paymentId=...).');
+    }
     const refundableCents = payment.amount - payment.amount_refunded;
     const amountCents = body.amount ?? refundableCents;
     if (amountCents > refundableCents) {
@@ -136,7 +141,7 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
         adjustments.push({
           id: newId('receivable', nowMs), account_id: payment.account_id, livemode: payment.livemode, payment_id: payment.id,
           source_id: id, line: i, payee_type: h.payeeType, payee_id: h.payeeId, split_rule_id: h.splitRuleId,
-          amount: -cut, original_amount: -cut, status: 'pending', available_on: localDate(nowMs), settlement_id: null, refund_id: id,
+          amount: -cut, original_amount: -cut, status: 'pending', available_on: localDate(nowMs), settlement_id: null, refund_id: id, dispute_id: null,
           created_at: nowIso, updated_at: nowIso,
         });
       }
@@ -163,6 +168,9 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
       ...updatedEvents.map((r) => ({ type: 'receivable.updated' as const, object: toReceivable(r) })),
       ...adjustments.map((r) => ({ type: 'receivable.created' as const, object: toReceivable(r) })),
     ], nowMs);
+    // A return the payer's bank started (MED) is a dispute too, lost: the refund above took the
+    // money from the payees (modules/disputes/service.ts).
+    if (row.kind !== 'requested') await recordMedDispute(tx, payment, { refundId: id, returnId: deps.providerRefundId ?? id, amountCents, nature: PIX_NATURE[row.kind as RefundKind] }, nowMs);
     await enqueue(tx, nowMs, JOB_REFUND, { refundId: id });
     return resource;
   });

@@ -1,4 +1,4 @@
-import type { CardAuthorization, CardNextAction, CardNotification, CardNotificationBatch } from '../connector.js';
+import type { CardAuthorization, CardDisputeStage, CardNextAction, CardNotification, CardNotificationBatch } from '../connector.js';
 import { ProviderUnavailable } from '../port.js';
 import { verifyHmac } from './hmac.js';
 
@@ -123,7 +123,55 @@ export function verifyBatch(hexKey: string, merchantAccount: string, body: unkno
       currency: str(amount?.currency),
       reason: str(item.reason),
       eventDate: str(item.eventDate),
+      dispute: disputeStage(eventCode, obj(item.additionalData)),
     } satisfies CardNotification);
   }
   return out;
+}
+
+// Dispute notifications (Webhooks-v1 "Dispute" webhooks), mapped as hyperswitch's Adyen connector
+// maps them (its dispute stage and status from eventCode and additionalData.disputeStatus), in
+// the order a dispute goes through them. REQUEST_FOR_INFORMATION (which hyperswitch leaves out)
+// comes first: the issuer asks before it charges back.
+//   REQUEST_FOR_INFORMATION     needs_response (pre-dispute; no money moves)
+//   NOTIFICATION_OF_CHARGEBACK  needs_response (the chargeback is announced; no money yet)
+//   CHARGEBACK                  lost (the funds were deducted): needs_response when disputeStatus
+//                               is Undefended or Unresponded, under_review when Pending or
+//                               Responded, won when Won. Adyen sends no disputeStatus for
+//                               payments processed in Brazil: lost.
+//   CHARGEBACK_REVERSED         won (the funds come back); under_review when disputeStatus is
+//                               Pending (the issuer may still answer)
+//   SECOND_CHARGEBACK           lost (pre-arbitration lost)
+export const DISPUTE_EVENT_CODES = ['REQUEST_FOR_INFORMATION', 'NOTIFICATION_OF_CHARGEBACK', 'CHARGEBACK', 'CHARGEBACK_REVERSED', 'SECOND_CHARGEBACK'] as const;
+
+function isoOrNull(v: unknown): string | null {
+  const s = str(v);
+  if (!s || s.length > 40) return null;
+  const ms = Date.parse(s);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+}
+
+export function disputeStage(eventCode: string, additionalData: Json | null): CardDisputeStage | null {
+  const rank = (DISPUTE_EVENT_CODES as readonly string[]).indexOf(eventCode);
+  if (rank < 0) return null;
+  const disputeStatus = str(additionalData?.disputeStatus);
+  let status: CardDisputeStage['status'];
+  switch (eventCode) {
+    case 'CHARGEBACK':
+      status = disputeStatus === 'Won' ? 'won'
+        : disputeStatus === 'Undefended' || disputeStatus === 'Unresponded' ? 'needs_response'
+          : disputeStatus === 'Pending' || disputeStatus === 'Responded' ? 'under_review'
+            : 'lost';
+      break;
+    case 'CHARGEBACK_REVERSED':
+      status = disputeStatus === 'Pending' ? 'under_review' : 'won';
+      break;
+    case 'SECOND_CHARGEBACK':
+      status = 'lost';
+      break;
+    default:
+      status = 'needs_response';
+  }
+  const code = str(additionalData?.chargebackReasonCode) ?? str(additionalData?.rfiReasonCode);
+  return { rank, status, respondBy: isoOrNull(additionalData?.defensePeriodEndsAt), reasonCode: code ? code.slice(0, 40) : null };
 }
