@@ -744,6 +744,17 @@ for (const engine of ENGINES) {
       assert.equal((await call('GET', '/admin/payments/pay_nope')).status, 404);
     });
 
+    test('disputes: a viewer reads the list; unknown filters and values are refused (the list with real chargebacks: card-disputes.test.ts)', async () => {
+      const m = await signup(t, 'Disputes merchant');
+      const listed = await call('GET', `/admin/disputes?accountId=${m.accountId}&status=needs_response&kind=card_chargeback&livemode=true`, undefined, viewer);
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      assert.deepEqual(listed.body, { object: 'list', data: [], hasMore: false });
+      assert.equal((await call('GET', '/admin/disputes?status=open')).status, 400);
+      assert.equal((await call('GET', '/admin/disputes?kind=boleto')).status, 400);
+      assert.equal((await call('GET', '/admin/disputes?who=me')).status, 400);
+      assert.equal((await call('GET', '/admin/disputes?startingAfter=dp_nope')).status, 400);
+    });
+
     test('settlement runs: the run\'s settlements per payee, failed payouts listed; a repeated key starts no second run', async () => {
       const m = await signup(t, 'Settlement merchant');
       const closed = await recipient('Closed account LTDA', SANDBOX_FAILING_ACCOUNT, m.secretKey);

@@ -271,6 +271,14 @@ for (const engine of ENGINES) {
       const bad = await api('GET', '/v1/disputes?status=open');
       assert.equal(bad.statusCode, 400);
       assert.equal(bad.json().error.param, 'status');
+      // The back office's list: every account's, with the merchant's name and the deadline.
+      const admin = await adminSession(t, 'viewer');
+      const back = await t.app.inject({ method: 'GET', url: `/admin/disputes?accountId=${k.accountId}&livemode=true&limit=100`, headers: { cookie: admin.cookie } });
+      assert.equal(back.statusCode, 200, back.body);
+      const rows = back.json().data as Array<Dispute & { accountId: string; accountName: string }>;
+      assert.deepEqual(rows.map((r) => r.id), (await ok('GET', '/v1/disputes?limit=100')).data.map((x: Dispute) => x.id));
+      assert.ok(rows.every((r) => r.accountName === 'Loja Disputas' && r.accountId === k.accountId));
+      assert.ok(rows.some((r) => r.respondBy === '2026-12-19T10:00:00.000Z'));
       // Sandbox keys never see live disputes.
       assert.equal((await t.app.inject({ method: 'GET', url: '/v1/disputes', headers: auth(k.secretKey) })).json().data.length, 0);
     });

@@ -323,6 +323,21 @@ for (const engine of ENGINES) {
       assert.equal((await payment(p.id)).status, 'partially_refunded');
       await reconcile();
       assert.equal((await t.store.db.selectFrom('refunds').selectAll().where('payment_id', '=', p.id).execute()).length, 1, 'recorded once');
+      // A dispute of its own kind (issue 27), lost when recorded: the refund took the money from
+      // the payees in the same transaction, so the dispute debits nothing more.
+      const disputes = (await api('GET', `/v1/disputes?paymentId=${p.id}`)).json().data;
+      assert.equal(disputes.length, 1, 'one dispute, recorded once');
+      const [dispute] = disputes;
+      assert.match(dispute.id, /^dp_/);
+      assert.equal(dispute.kind, 'pix_med');
+      assert.equal(dispute.status, 'lost');
+      assert.equal(dispute.amount, 1_500);
+      assert.equal(dispute.amountDebited, 0);
+      assert.equal(dispute.refundId, refund.id);
+      assert.equal(dispute.reason, 'MED_FRAUDE');
+      assert.deepEqual((await api('GET', `/v1/disputes/${dispute.id}`)).json(), dispute);
+      const types = await t.store.db.selectFrom('events').select('type').where('type', 'like', 'dispute.%').where('data', 'like', `%${dispute.id}%`).orderBy('id').execute();
+      assert.deepEqual(types.map((e) => e.type), ['dispute.created', 'dispute.closed']);
       const report = await audit(t.store);
       assert.ok(report.ok, JSON.stringify(report.checks.filter((c) => c.violations > 0)));
     });

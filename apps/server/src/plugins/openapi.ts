@@ -163,6 +163,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
       tags: [
         { name: 'Payments', description: 'Pix and card payments.' },
         { name: 'Refunds', description: 'Full or partial refunds of approved payments.' },
+        { name: 'Disputes', description: 'Card chargebacks and Pix MED returns: made and moved by their source; a lost one debits the payees.' },
         { name: 'Card tokens', description: 'Single-use card tokens made in the browser with a publishable key.' },
         { name: 'Recipients', description: 'Payees (CNPJ and bank account) that split rules pay out to.' },
         { name: 'Receivables', description: 'What each payee is owed from each approved sale, and when it becomes available.' },

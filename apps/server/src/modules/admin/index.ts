@@ -27,6 +27,7 @@ import { adminStatsSchemas } from './stats/schemas.js';
 import { adminSearchRoutes } from './search/routes.js';
 import { adminSearchSchemas } from './search/schemas.js';
 import { adminSettlementRoutes } from './settlements/routes.js';
+import { adminDisputeRoutes, adminDisputeSchemas } from './disputes/routes.js';
 import { systemClock, type Clock } from '../../clock.js';
 
 // The admin API (/admin/...): back-office operations behind an admin session (cookie + CSRF
@@ -53,7 +54,7 @@ const baseAdminSchemas: TSchema[] = [
   ActivateLiveModeRequest, UpdatePayoutBankAccountRequest, UpdateEmbedOriginsRequest,
 ];
 
-export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...connectorAccountSchemas, ...brandingSchemas, ...adminStatsSchemas, ...adminSearchSchemas, AdminSessionStatus];
+export const adminSchemas = [...baseAdminSchemas, ...auditLogSchemas, ...AccountViewSchemas, ...adminPaymentSchemas, ...settlementRunSchemas, ...connectorAccountSchemas, ...brandingSchemas, ...adminStatsSchemas, ...adminSearchSchemas, ...adminDisputeSchemas, AdminSessionStatus];
 export { createAdminUser } from './users/service.js';
 export { LoginThrottle, DEFAULT_SESSION_TTL_MS } from './sessions/service.js';
 export { LOGIN_FAILED_MESSAGE } from './sessions/routes.js';
@@ -111,6 +112,7 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDeps): Prom
     adminStatsRoutes(scope, store, deps.clock ?? systemClock);
     adminSearchRoutes(scope, store, deps.clock ?? systemClock);
     adminSettlementRoutes(scope, store);
+    adminDisputeRoutes(scope, store);
     auditLogRoutes(scope, store);
     brandingRoutes(scope, store);
     for (const register of deps.routes ?? []) register(scope);
