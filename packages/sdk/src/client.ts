@@ -8,6 +8,7 @@ import { Payments } from './resources/payments.js';
 import { Receivables } from './resources/receivables.js';
 import { Recipients } from './resources/recipients.js';
 import { Refunds } from './resources/refunds.js';
+import { Disputes } from './resources/disputes.js';
 import { Sandbox } from './resources/sandbox.js';
 import { Settlements } from './resources/settlements.js';
 import { Tokens } from './resources/tokens.js';
@@ -72,6 +73,8 @@ export class Pagamentos implements Requester {
 
   readonly payments: Payments = new Payments(this);
   readonly refunds: Refunds = new Refunds(this);
+  /** Card chargebacks and Pix MED returns (read-only). */
+  readonly disputes: Disputes = new Disputes(this);
   readonly recipients: Recipients = new Recipients(this);
   readonly receivables: Receivables = new Receivables(this);
   readonly settlements: Settlements = new Settlements(this);

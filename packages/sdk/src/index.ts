@@ -17,7 +17,7 @@ export {
 export type { PagamentosErrorInit } from './errors.js';
 export { verifyWebhook, signWebhook, Webhooks, DEFAULT_TOLERANCE_SECONDS } from './webhooks.js';
 export type {
-  WebhookEvent, WebhookEventType, WebhookPayload, WebhookHeaders, VerifyOptions, SignedWebhookHeaders, PaymentEvent, RefundEvent,
+  WebhookEvent, WebhookEventType, WebhookPayload, WebhookHeaders, VerifyOptions, SignedWebhookHeaders, PaymentEvent, RefundEvent, DisputeEvent,
   RecipientEvent, ReceivableEvent, SettlementEvent, CheckoutSessionEvent, WebhookEndpointEvent, WebhookTestEvent, WebhookTestObject,
 } from './webhooks.js';
 export type * from './types.js';

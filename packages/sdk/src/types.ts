@@ -45,6 +45,9 @@ export type Refund = ResponseOf<'getRefund'>;
 export type RefundCreateParams = BodyOf<'createRefund'>;
 export type RefundListParams = QueryOf<'listRefunds'>;
 
+export type Dispute = ResponseOf<'getDispute'>;
+export type DisputeListParams = QueryOf<'listDisputes'>;
+
 export type Recipient = ResponseOf<'getRecipient'>;
 export type RecipientCreateParams = BodyOf<'createRecipient'>;
 export type RecipientUpdateParams = BodyOf<'updateRecipient'>;

@@ -3,7 +3,7 @@
 // base64 bytes after `whsec_`. WebCrypto only, so it runs in Node, Deno, Bun, Workers and
 // browsers alike.
 import { WebhookVerificationError } from './errors.js';
-import type { CheckoutSession, Event, EventListParams, Payment, Receivable, Recipient, Refund, Settlement, WebhookEndpoint } from './types.js';
+import type { CheckoutSession, Dispute, Event, EventListParams, Payment, Receivable, Recipient, Refund, Settlement, WebhookEndpoint } from './types.js';
 
 // Every event type the API sends, from the generated types: the OpenAPI document's enum of the
 // events list's `type` filter. The union below is built from it, so a type the server adds
@@ -17,6 +17,7 @@ export type WebhookTestObject = { object: 'webhook_test'; endpointId: string; me
 type ObjectOf<T extends string> =
   T extends `payment.${string}` ? Payment
     : T extends `refund.${string}` ? Refund
+      : T extends `dispute.${string}` ? Dispute
       : T extends `recipient.${string}` ? Recipient
         : T extends `receivable.${string}` ? Receivable
           : T extends `settlement.${string}` ? Settlement
@@ -29,7 +30,7 @@ type ObjectOf<T extends string> =
 type EventOf<T extends string> = T extends string ? Omit<Event, 'type' | 'data'> & { type: T; data: { object: ObjectOf<T> } } : never;
 
 // Checked when this package compiles: every event type of the document has a known object. A
-// type of a new family (`dispute.created`) breaks the build here, naming it, until ObjectOf
+// type of a new family (`invoice.created`) breaks the build here, naming it, until ObjectOf
 // maps its family; test/openapi.test.ts proves it with such a document.
 type Untyped = { [T in DocumentEventType]: [ObjectOf<T>] extends [never] ? T : never }[DocumentEventType];
 type NoneLeft<T extends never> = T;
@@ -38,6 +39,7 @@ type EveryEventTypeIsTyped = NoneLeft<Untyped>;
 
 export type PaymentEvent = EventOf<Extract<DocumentEventType, `payment.${string}`>>;
 export type RefundEvent = EventOf<Extract<DocumentEventType, `refund.${string}`>>;
+export type DisputeEvent = EventOf<Extract<DocumentEventType, `dispute.${string}`>>;
 export type RecipientEvent = EventOf<Extract<DocumentEventType, `recipient.${string}`>>;
 export type ReceivableEvent = EventOf<Extract<DocumentEventType, `receivable.${string}`>>;
 export type SettlementEvent = EventOf<Extract<DocumentEventType, `settlement.${string}`>>;

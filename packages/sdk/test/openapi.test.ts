@@ -40,6 +40,8 @@ const CALLS: Record<string, (c: Pagamentos, options: { baseUrl: string; fetch: t
   createRefund: (c) => c.refunds.create({ paymentId: 'pay_x' }),
   listRefunds: (c) => c.refunds.list(),
   getRefund: (c) => c.refunds.retrieve('ref_x'),
+  listDisputes: (c) => c.disputes.list(),
+  getDispute: (c) => c.disputes.retrieve('dp_x'),
   getBalance: (c) => c.balance.retrieve(),
   createWebhookEndpoint: (c) => c.webhookEndpoints.create({} as never),
   listWebhookEndpoints: (c) => c.webhookEndpoints.list(),
@@ -120,7 +122,7 @@ describe('the OpenAPI document', () => {
     const changed = structuredClone(doc);
     const filter = changed.paths['/v1/events'].get.parameters!.find((p) => p.name === 'type' && p.in === 'query')!;
     assert.ok(filter.schema.enum!.includes('payment.approved') && filter.schema.enum!.includes('webhook.test'), 'the events list filter enumerates the event types');
-    filter.schema.enum!.push('payment.disputed', 'dispute.created');
+    filter.schema.enum!.push('payment.disputed', 'invoice.created');
     const pkgDir = fileURLToPath(new URL('..', import.meta.url));
     const dir = mkdtempSync(join(pkgDir, '.event-types-'));
     try {
@@ -139,7 +141,7 @@ describe('the OpenAPI document', () => {
       const errors = out.stdout.split('\n').filter((line) => /error TS/.test(line));
       assert.equal(errors.length, 1, out.stdout);
       assert.match(errors[0], /\/src\/webhooks\.ts\(\d+,\d+\): error TS2344: /);
-      assert.match(out.stdout, /'"dispute\.created"'.*'never'/);
+      assert.match(out.stdout, /'"invoice\.created"'.*'never'/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -353,6 +353,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search disputes
+         * @description Card chargebacks and Pix MED returns of every merchant account, newest first, with cursors, each with its deadline (`respondBy`). Filter by `accountId`, `livemode`, `paymentId`, `status` and `kind`.
+         */
+        get: operations["adminListDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/payments": {
         parameters: {
             query?: never;
@@ -850,6 +870,64 @@ export interface components {
         /** @description A page of AdminApiKey objects, newest first. */
         AdminApiKeyList: {
             data: components["schemas"]["AdminApiKey"][];
+            /** @description Whether another page follows in this direction. */
+            hasMore: boolean;
+            /** @constant */
+            object: "list";
+        };
+        /** @description A dispute, with its merchant account. */
+        AdminDispute: {
+            /** @description The merchant account (`acct_`). */
+            accountId: string;
+            /** @description The merchant account's name. */
+            accountName: string;
+            /**
+             * Format: int64
+             * @description Centavos disputed.
+             */
+            amount: number;
+            /**
+             * Format: int64
+             * @description Centavos the merchant and the split's recipients give up for it now, in negative receivables (`disputeId`): the disputed amount while lost, 0 otherwise. For a Pix MED the refund took it (its `netAmount` from the payees), so 0 here.
+             */
+            amountDebited: number;
+            /** @description When it last became `won` or `lost`; null while open. */
+            closedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @constant */
+            currency: "BRL";
+            /** @description Prefix `dp_`. */
+            id: string;
+            /**
+             * @description `card_chargeback`: the card holder's bank disputes a card payment (Adyen's dispute notifications); `pix_med`: the payer's bank returned a Pix through the MED (Mecanismo Especial de Devolução), recorded as a refund too (`refundId`).
+             * @enum {string}
+             */
+            kind: "card_chargeback" | "pix_med";
+            livemode: boolean;
+            /** @constant */
+            object: "dispute";
+            /** @description The disputed payment. */
+            paymentId: string;
+            /** @description The reason as the source gave it (the scheme's wording, or the MED's nature). */
+            reason: string | null;
+            /** @description The card scheme's reason code (`chargebackReasonCode`, or `rfiReasonCode` for a request for information); null for a Pix MED. */
+            reasonCode: string | null;
+            /** @description A Pix MED: the refund that recorded the return. Null for a card chargeback. */
+            refundId: string | null;
+            /** @description When the defence period ends (Adyen's `defensePeriodEndsAt`), when the source gives one. */
+            respondBy: string | null;
+            /**
+             * @description `needs_response`: the issuer asks for information or announced the chargeback (answer by `respondBy`, at the acquirer); `under_review`: the defence is with the issuer; `lost`: the payees are debited (`amountDebited`); `won`: nothing is (or the debit was given back). A reversed chargeback makes a lost dispute won; a second chargeback makes a won one lost.
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A page of AdminDispute objects, newest first. */
+        AdminDisputeList: {
+            data: components["schemas"]["AdminDispute"][];
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
             /** @constant */
@@ -1975,7 +2053,7 @@ export interface components {
         Receivable: {
             /**
              * Format: int64
-             * @description Centavos. Negative for a refund of an already settled share: deducted from the payee's next settlement.
+             * @description Centavos. Negative for a refund of an already settled share, or a lost dispute's debit: deducted from the payee's next settlement.
              */
             amount: number;
             /**
@@ -1985,6 +2063,8 @@ export interface components {
             availableOn: string;
             /** Format: date-time */
             createdAt: string;
+            /** @description For a dispute's debit (negative, when it was lost) or give-back (positive, when it was won again): the dispute that made it. */
+            disputeId: string | null;
             /** @description Prefix `rcv_`. */
             id: string;
             livemode: boolean;
@@ -5000,6 +5080,95 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminListDisputes: {
+        parameters: {
+            query?: {
+                /** @description Only this merchant account's disputes. */
+                accountId?: string;
+                /** @description Cursor: an id; returns the objects before it (newer). */
+                endingBefore?: string;
+                kind?: "card_chargeback" | "pix_med";
+                /** @description Page size, 1-100 (default 20). */
+                limit?: number;
+                livemode?: boolean;
+                /** @description Only this payment's disputes. */
+                paymentId?: string;
+                /** @description Cursor: an id from the previous page; returns the objects after it (older). */
+                startingAfter?: string;
+                status?: "needs_response" | "under_review" | "won" | "lost";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of AdminDispute objects, newest first. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisputeList"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
