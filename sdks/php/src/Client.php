@@ -7,6 +7,7 @@ namespace Pagamentos;
 use Pagamentos\Exception\InvalidArgumentException;
 use Pagamentos\Internal\Options;
 use Pagamentos\Internal\Requestor;
+use Pagamentos\Service\DisputeService;
 use Pagamentos\Service\PaymentService;
 use Pagamentos\Service\RecipientService;
 use Pagamentos\Service\RefundService;
@@ -26,6 +27,7 @@ final class Client
     public readonly PaymentService $payments;
     public readonly RecipientService $recipients;
     public readonly RefundService $refunds;
+    public readonly DisputeService $disputes;
 
     private readonly Requestor $requestor;
 
@@ -52,6 +54,7 @@ final class Client
         $this->payments = new PaymentService($this);
         $this->recipients = new RecipientService($this);
         $this->refunds = new RefundService($this);
+        $this->disputes = new DisputeService($this);
     }
 
     /**
