@@ -18,6 +18,7 @@ import { AuditLog } from './screens/AuditLog';
 import { Home } from './screens/Home';
 import { SearchResults } from './screens/Search';
 import { Settlements } from './screens/Settlements';
+import { Disputes } from './screens/Disputes';
 import { ConnectorAccountDetail, ConnectorAccountForm, ConnectorAccounts, PixReceived } from './screens/ConnectorAccounts';
 import { AdyenConnectorForm } from './screens/AdyenConnectorForm';
 
@@ -41,6 +42,7 @@ const ROUTES: Route[] = [
   { pattern: '/accounts/:id/split-rules/:ruleId/edit', permission: 'split_rules:update', render: (p) => <SplitRuleForm accountId={p.id} ruleId={p.ruleId} /> },
   { pattern: '/payments', permission: 'payments:view', render: () => <Payments /> },
   { pattern: '/payments/:id', permission: 'payments:view', render: (p) => <PaymentDetail id={p.id} /> },
+  { pattern: '/disputes', permission: 'payments:view', render: () => <Disputes /> },
   { pattern: '/settlement-runs', permission: 'settlement_runs:view', render: () => <SettlementRuns /> },
   { pattern: '/settlement-runs/:id', permission: 'settlement_runs:view', render: (p) => <SettlementRunDetail id={p.id} /> },
   { pattern: '/audit-log', permission: 'audit_log:view', render: () => <AuditLog /> },
@@ -58,6 +60,7 @@ const NAV: Array<{ href: string; label: MessageKey; permission: Permission }> = 
   { href: '/home', label: 'nav.home', permission: 'payments:view' },
   { href: '/accounts', label: 'nav.accounts', permission: 'accounts:view' },
   { href: '/payments', label: 'nav.payments', permission: 'payments:view' },
+  { href: '/disputes', label: 'nav.disputes', permission: 'payments:view' },
   { href: '/settlement-runs', label: 'nav.settlementRuns', permission: 'settlement_runs:view' },
   { href: '/settlements', label: 'nav.settlements', permission: 'settlement_runs:view' },
   { href: '/connector-accounts', label: 'nav.connectors', permission: 'connector_accounts:view' },

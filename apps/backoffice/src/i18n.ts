@@ -490,6 +490,21 @@ const pt = {
   'connectors.edit': 'Editar configurações',
   'connectors.editConfirm': 'Só as configurações; os segredos mudam em "Trocar segredos".',
   'connectors.edited': 'Configurações salvas.',
+  'nav.disputes': 'Disputas',
+  'disputes.title': 'Disputas',
+  'disputes.help': 'Chargebacks de cartão e devoluções Pix pelo MED. Quem as move é o adquirente ou o PSP; a defesa (envio de provas) é feita no adquirente. Uma disputa perdida debita o lojista e os recebedores do split, na proporção do que a venda deu a cada um.',
+  'disputes.kind': 'Tipo',
+  'disputes.kind.card_chargeback': 'Chargeback (cartão)',
+  'disputes.kind.pix_med': 'Devolução Pix (MED)',
+  'disputes.payment': 'Pagamento',
+  'disputes.respondBy': 'Responder até',
+  'disputes.noDeadline': 'Sem prazo',
+  'disputes.reason': 'Motivo',
+  'disputes.debited': 'Debitado',
+  'status.needs_response': 'Aguardando resposta',
+  'status.under_review': 'Em análise',
+  'status.won': 'Ganha',
+  'status.lost': 'Perdida',
 } as const;
 
 export type MessageKey = keyof typeof pt;
@@ -980,6 +995,21 @@ const en: Record<MessageKey, string> = {
   'connectors.edit': 'Edit settings',
   'connectors.editConfirm': 'Settings only; secrets change through "Rotate secrets".',
   'connectors.edited': 'Settings saved.',
+  'nav.disputes': 'Disputes',
+  'disputes.title': 'Disputes',
+  'disputes.help': 'Card chargebacks and Pix returns through MED. The acquirer or the PSP moves them; the defence (submitting evidence) happens at the acquirer. A lost dispute debits the merchant and the split\'s recipients, in proportion to what the sale gave each.',
+  'disputes.kind': 'Kind',
+  'disputes.kind.card_chargeback': 'Chargeback (card)',
+  'disputes.kind.pix_med': 'Pix return (MED)',
+  'disputes.payment': 'Payment',
+  'disputes.respondBy': 'Respond by',
+  'disputes.noDeadline': 'No deadline',
+  'disputes.reason': 'Reason',
+  'disputes.debited': 'Debited',
+  'status.needs_response': 'Needs response',
+  'status.under_review': 'Under review',
+  'status.won': 'Won',
+  'status.lost': 'Lost',
 };
 
 const MESSAGES: Record<Lang, Record<MessageKey, string>> = { 'pt-BR': pt, en };

@@ -8,6 +8,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { ENGINES, startApp, signup, auth, eventually, type TestApp, type Keys } from '../../server/test/helpers.js';
 import { createAdminUser } from '../../server/src/modules/admin/index.js';
 import { SANDBOX_FAILING_ACCOUNT } from '../../server/src/providers/sandbox.js';
+import { applyDisputeStage } from '../../server/src/modules/disputes/service.js';
 
 // The back office in a real headless Chromium against a real server listening on a free port:
 // sign-in (with the keyboard), a split rule with a percentage and a fixed share saved and
@@ -726,7 +727,7 @@ for (const engine of ENGINES) {
       await v.goto(`${origin}/backoffice/accounts/${k.accountId}/split-rules`);
       await signInWith(v, viewerEmail);
       await v.getByRole('heading', { name: 'Regras de divisão' }).waitFor();
-      assert.deepEqual(await v.locator('header nav a').allTextContents(), ['Início', 'Contas', 'Pagamentos', 'Liquidações', 'Repasses', 'Conectores (PSP)', 'Auditoria']);
+      assert.deepEqual(await v.locator('header nav a').allTextContents(), ['Início', 'Contas', 'Pagamentos', 'Disputas', 'Liquidações', 'Repasses', 'Conectores (PSP)', 'Auditoria']);
       assert.equal(await v.getByRole('link', { name: 'Nova regra' }).count(), 0);
       assert.equal(await v.locator('table.rules tbody tr').count(), 2);
       assert.equal(await v.locator('table.rules button, table.rules a').count(), 0, 'no move, edit, activate or deactivate control');
@@ -1078,6 +1079,58 @@ for (const engine of ENGINES) {
       assert.ok(Buffer.from(await served.arrayBuffer()).equals(png));
       assert.equal(await form.locator('[aria-invalid="true"]').count(), 0);
       await axe(page, 'branding saved');
+    });
+
+    test('disputes: the list with deadlines and the payment\'s link, filtered with the keyboard, in pt-BR first', async () => {
+      // A sandbox has no acquirer to charge a sale back: the server's own dispute service applies
+      // a chargeback's stages (what its card sync does with Adyen's notifications).
+      const sale = async () => {
+        const p = await api('POST', '/v1/payments', { amountInCents: 12_345, method: 'credit_card', cardToken: 'tok_visa' });
+        await eventually(async () => (await api('GET', `/v1/payments/${p.body.id}`)).body.status === 'approved', 'card approval');
+        return p.body.id as string;
+      };
+      const stage = (paymentId: string, ref: string, rank: number, status: 'needs_response' | 'lost', respondBy: string | null) => t.store.write((tx) => applyDisputeStage(tx, t.store.engine, paymentId, {
+        sourceRef: ref, connectorAccountId: 'cna_backoffice_test', rank, status, amountCents: null, reason: 'Fraude', reasonCode: '10.4', respondBy,
+      }, Date.now()));
+      const open = await sale();
+      const lost = await sale();
+      assert.ok(await stage(open, `BO-${engine}-1`, 1, 'needs_response', '2026-12-19T15:00:00.000Z'));
+      assert.ok(await stage(lost, `BO-${engine}-2`, 2, 'lost', null));
+
+      // From the navigation, with the keyboard.
+      await goto(page, '/home');
+      await page.getByRole('link', { name: 'Disputas' }).focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/\/backoffice\/disputes$/);
+      await settled(page);
+      assert.equal(await heading(page), 'Disputas');
+      const row = (paymentId: string) => page.locator('tr', { has: page.locator(`a[data-payment-link][href$="${paymentId}"]`) });
+      await row(open).waitFor();
+      // The deadline in São Paulo time, with its zone; a dispute without one says so.
+      const deadline = new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'long', timeZone: 'America/Sao_Paulo' }).format(new Date('2026-12-19T15:00:00.000Z'));
+      assert.equal((await row(open).locator('[data-respond-by]').innerText()).trim(), deadline);
+      assert.match(await row(open).innerText(), /Chargeback \(cartão\)[\s\S]*R\$\s?123,45[\s\S]*Aguardando resposta/);
+      assert.equal((await row(lost).locator('[data-respond-by]').innerText()).trim(), 'Sem prazo');
+      assert.match(await row(lost).innerText(), /Perdida/);
+      assert.match(await row(lost).innerText(), /Debitado: R\$\s?123,45/);
+      await axe(page, 'disputes');
+
+      // Filter by status with the keyboard: the lost one only.
+      await page.getByLabel('Situação').focus();
+      await page.getByLabel('Situação').selectOption('lost');
+      await page.getByRole('button', { name: 'Buscar' }).focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/status=lost/);
+      await settled(page);
+      await row(lost).waitFor();
+      assert.equal(await row(open).count(), 0);
+      await axe(page, 'disputes (filtered)');
+
+      // The payment's link leads to the payment.
+      await row(lost).locator('a[data-payment-link]').focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL(new RegExp(`/backoffice/payments/${lost}$`));
+      await settled(page);
     });
 
     test('when the session expires, sign-in comes back and then the same page', async () => {
