@@ -67,25 +67,25 @@ final class TestServer
 
     /**
      * Applies a chargeback's stage to a payment through the server's own dispute service (a
-     * sandbox has no acquirer to send one): tests/Support/dispute-stage.ts, on this server's
+     * sandbox has no acquirer to send one): tests/Support/dispute-stage.mjs, on this server's
      * database. Returns whether it changed anything.
      */
     public function applyDisputeStage(string $paymentId, string $ref, int $rank, string $status): bool
     {
         $root = dirname(__DIR__, 4);
         $command = [
-            'node', '--import', 'tsx', 'sdks/php/tests/Support/dispute-stage.ts',
+            'node', '--import', 'tsx', 'sdks/php/tests/Support/dispute-stage.mjs',
             $this->process->dir . '/payments.db', $paymentId, $ref, (string) $rank, $status,
         ];
         $pipes = [];
         $proc = proc_open($command, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, $root);
         if (!is_resource($proc)) {
-            throw new \RuntimeException('Could not start node for dispute-stage.ts.');
+            throw new \RuntimeException('Could not start node for dispute-stage.mjs.');
         }
         $out = (string) stream_get_contents($pipes[1]);
         $err = (string) stream_get_contents($pipes[2]);
         if (proc_close($proc) !== 0) {
-            throw new \RuntimeException('dispute-stage.ts failed: ' . $err);
+            throw new \RuntimeException('dispute-stage.mjs failed: ' . $err);
         }
         return trim($out) === 'applied';
     }
