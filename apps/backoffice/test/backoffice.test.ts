@@ -1086,6 +1086,7 @@ for (const engine of ENGINES) {
       // a chargeback's stages (what its card sync does with Adyen's notifications).
       const sale = async () => {
         const p = await api('POST', '/v1/payments', { amountInCents: 12_345, method: 'credit_card', cardToken: 'tok_visa' });
+        // Waits for I/O: the server's worker confirming the sale (as cardSale above).
         await eventually(async () => (await api('GET', `/v1/payments/${p.body.id}`)).body.status === 'approved', 'card approval');
         return p.body.id as string;
       };

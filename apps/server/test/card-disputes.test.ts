@@ -70,6 +70,7 @@ for (const engine of ENGINES) {
     // An approved live card sale; its pspReference at the fake.
     const sale = async (amount: number) => {
       const p = await ok('POST', '/v1/payments', { amount, method: 'credit_card', cardToken: await tokenOf(ADYEN_TEST_CARDS.approved) });
+      // Waits for I/O: the worker's calls to the fake Adyen (and its notifications to us).
       await eventually(async () => (await ok('GET', `/v1/payments/${p.id}`)).status === 'approved', 'approved');
       await adyen.idle();
       const row = await t.store.db.selectFrom('payments').select('provider_charge_id').where('id', '=', p.id).executeTakeFirstOrThrow();
@@ -82,7 +83,8 @@ for (const engine of ENGINES) {
       for (const r of rows) out[r.payee.type] = (out[r.payee.type] ?? 0) + r.amount;
       return out;
     };
-    // Waits for the card sync to apply what was stored: no card.sync job left to run.
+    // Waits for I/O: the fake Adyen's notifications to us over HTTP, and the card.sync jobs they
+    // queue (run by the worker): none left.
     const synced = () => eventually(async () => {
       const left = await t.store.db.selectFrom('jobs').select('id').where('type', '=', 'card.sync').executeTakeFirst();
       return left === undefined;

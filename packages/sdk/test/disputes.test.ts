@@ -16,6 +16,7 @@ for (const engine of ENGINES) {
 
     const approvedCard = async (amountInCents: number): Promise<Payment> => {
       const p = await client.payments.create({ amountInCents, method: 'credit_card', cardToken: 'tok_visa' });
+      // Waits for I/O: the server under test, a process of its own (its worker).
       return eventually(async () => {
         const now = await client.payments.retrieve(p.id);
         return now.status === 'approved' && now;
