@@ -1132,6 +1132,9 @@ for (const engine of ENGINES) {
       await page.keyboard.press('Enter');
       await page.waitForURL(new RegExp(`/backoffice/payments/${lost}$`));
       await settled(page);
+      // Which shows its dispute.
+      assert.match(await page.locator('section[aria-labelledby="dsp-title"] tbody').innerText(), /Chargeback \(cartão\)[\s\S]*Perdida[\s\S]*Sem prazo/);
+      await axe(page, 'payment with a dispute');
     });
 
     test('when the session expires, sign-in comes back and then the same page', async () => {

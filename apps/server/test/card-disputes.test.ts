@@ -281,6 +281,10 @@ for (const engine of ENGINES) {
       assert.deepEqual(rows.map((r) => r.id), (await ok('GET', '/v1/disputes?limit=100')).data.map((x: Dispute) => x.id));
       assert.ok(rows.every((r) => r.accountName === 'Loja Disputas' && r.accountId === k.accountId));
       assert.ok(rows.some((r) => r.respondBy === '2026-12-19T10:00:00.000Z'));
+      // And a payment's detail lists its disputes.
+      const withOne = rows[0];
+      const detail = await t.app.inject({ method: 'GET', url: `/admin/payments/${withOne.paymentId}`, headers: { cookie: admin.cookie } });
+      assert.deepEqual(detail.json().disputes.map((x: Dispute) => x.id), [withOne.id]);
       // Sandbox keys never see live disputes.
       assert.equal((await t.app.inject({ method: 'GET', url: '/v1/disputes', headers: auth(k.secretKey) })).json().data.length, 0);
     });

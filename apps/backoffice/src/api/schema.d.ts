@@ -944,7 +944,7 @@ export interface components {
             email: string;
             password: string;
         };
-        /** @description A payment with its receivables, refunds and events. */
+        /** @description A payment with its receivables, refunds, disputes and events. */
         AdminPaymentDetail: {
             /** @description The merchant account (`acct_`). */
             accountId: string;
@@ -966,6 +966,8 @@ export interface components {
             currency: "BRL";
             customer: components["schemas"]["Customer"] | null;
             description: string | null;
+            /** @description Its chargebacks and Pix MED returns (issue 27), oldest first. */
+            disputes: components["schemas"]["Dispute"][];
             /** @description The events about this payment, its refunds and receivables, oldest first (within the event retention; at most 100). */
             events: components["schemas"]["EventObject"][];
             failure: components["schemas"]["PaymentFailure"] | null;
@@ -1791,6 +1793,52 @@ export interface components {
         DeactivateSplitRuleRequest: {
             /** @description Why, for the audit log (optional here). */
             reason?: string;
+        };
+        /** @description A chargeback of a card payment, or a Pix returned by the payer's bank (MED). */
+        Dispute: {
+            /**
+             * Format: int64
+             * @description Centavos disputed.
+             */
+            amount: number;
+            /**
+             * Format: int64
+             * @description Centavos the merchant and the split's recipients give up for it now, in negative receivables (`disputeId`): the disputed amount while lost, 0 otherwise. For a Pix MED the refund took it (its `netAmount` from the payees), so 0 here.
+             */
+            amountDebited: number;
+            /** @description When it last became `won` or `lost`; null while open. */
+            closedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @constant */
+            currency: "BRL";
+            /** @description Prefix `dp_`. */
+            id: string;
+            /**
+             * @description `card_chargeback`: the card holder's bank disputes a card payment (Adyen's dispute notifications); `pix_med`: the payer's bank returned a Pix through the MED (Mecanismo Especial de Devolução), recorded as a refund too (`refundId`).
+             * @enum {string}
+             */
+            kind: "card_chargeback" | "pix_med";
+            livemode: boolean;
+            /** @constant */
+            object: "dispute";
+            /** @description The disputed payment. */
+            paymentId: string;
+            /** @description The reason as the source gave it (the scheme's wording, or the MED's nature). */
+            reason: string | null;
+            /** @description The card scheme's reason code (`chargebackReasonCode`, or `rfiReasonCode` for a request for information); null for a Pix MED. */
+            reasonCode: string | null;
+            /** @description A Pix MED: the refund that recorded the return. Null for a card chargeback. */
+            refundId: string | null;
+            /** @description When the defence period ends (Adyen's `defensePeriodEndsAt`), when the source gives one. */
+            respondBy: string | null;
+            /**
+             * @description `needs_response`: the issuer asks for information or announced the chargeback (answer by `respondBy`, at the acquirer); `under_review`: the defence is with the issuer; `lost`: the payees are debited (`amountDebited`); `won`: nothing is (or the debit was given back). A reversed chargeback makes a lost dispute won; a second chargeback makes a won one lost.
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost";
+            /** Format: date-time */
+            updatedAt: string;
         };
         /** @description What went wrong (the `error` of every non-2xx answer). */
         ErrorBody: {
@@ -5378,7 +5426,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A payment with its receivables, refunds and events. */
+            /** @description A payment with its receivables, refunds, disputes and events. */
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];

@@ -60,6 +60,20 @@ export function PaymentDetail({ id }: { id: string }) {
             </table>
           </section>
 
+          {p.disputes.length > 0 ? (
+            <section aria-labelledby="dsp-title">
+              <h2 id="dsp-title">{t('nav.disputes')}</h2>
+              <table>
+                <thead><tr><th scope="col">{t('common.id')}</th><th scope="col">{t('disputes.kind')}</th><th scope="col" class="num">{t('common.amount')}</th><th scope="col">{t('common.status')}</th><th scope="col">{t('disputes.respondBy')}</th></tr></thead>
+                <tbody>
+                  {p.disputes.map((d) => (
+                    <tr key={d.id} data-dispute={d.id}><td><code>{d.id}</code></td><td>{t(`disputes.kind.${d.kind}`)}</td><td class="num">{money(d.amount)}</td><td><StatusBadge status={d.status} /></td><td>{d.respondBy ? dateTime(d.respondBy) : t('disputes.noDeadline')}</td></tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+          ) : null}
+
           <section aria-labelledby="evt-title">
             <h2 id="evt-title">{t('payment.events')}</h2>
             <table>

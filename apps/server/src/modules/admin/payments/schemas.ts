@@ -31,9 +31,10 @@ export const AdminPaymentDetail = Type.Object(
     accountName: Type.String({ description: 'The merchant account\'s name (issue 29: merchants are named, not only shown by id).' }),
     receivables: Type.Array(ref('Receivable'), { description: 'What each payee is owed from the sale, and the refund adjustments.' }),
     refunds: Type.Array(ref('Refund')),
+    disputes: Type.Array(ref('Dispute'), { description: 'Its chargebacks and Pix MED returns (issue 27), oldest first.' }),
     events: Type.Array(ref('EventObject'), { description: `The events about this payment, its refunds and receivables, oldest first (within the event retention; at most ${MAX_DETAIL_ITEMS}).` }),
   },
-  { $id: 'AdminPaymentDetail', additionalProperties: false, description: 'A payment with its receivables, refunds and events.' },
+  { $id: 'AdminPaymentDetail', additionalProperties: false, description: 'A payment with its receivables, refunds, disputes and events.' },
 );
 export type AdminPaymentDetail = Static<typeof AdminPaymentDetail>;
 

@@ -11,6 +11,7 @@ import { accountNames, namedPage } from '../shared/names.js';
 import { readPayment, toPayment } from '../../payments/repository.js';
 import { toReceivable } from '../../receivables/service.js';
 import { toRefund } from '../../refunds/service.js';
+import { toDispute } from '../../disputes/service.js';
 import { toEvent } from '../../events/service.js';
 
 // Payments across every merchant account, for the back office: a search (by id, account, status,
@@ -33,9 +34,10 @@ export async function getAdminPayment(store: Store, id: string): Promise<AdminPa
   // Any account's payment: the back office reads across accounts, so no owner to check.
   const row = await readPayment(store.db, id);
   if (!row) throw notFound('payment', 'id');
-  const [receivables, refunds, events] = await Promise.all([
+  const [receivables, refunds, disputes, events] = await Promise.all([
     store.db.selectFrom('receivables').selectAll().where('payment_id', '=', id).orderBy('id', 'asc').limit(MAX_DETAIL_ITEMS).execute(),
     store.db.selectFrom('refunds').selectAll().where('payment_id', '=', id).orderBy('id', 'asc').limit(MAX_DETAIL_ITEMS).execute(),
+    store.db.selectFrom('disputes').selectAll().where('payment_id', '=', id).orderBy('id', 'asc').limit(MAX_DETAIL_ITEMS).execute(),
     // Events carry their object as JSON; the payment's id appears in every event about it, its
     // refunds and its receivables. Scanned from the payment's creation on, within its account.
     store.db.selectFrom('events').selectAll()
@@ -51,6 +53,7 @@ export async function getAdminPayment(store: Store, id: string): Promise<AdminPa
     accountName: names.get(row.account_id) ?? row.account_id,
     receivables: receivables.map(toReceivable),
     refunds: refunds.map(toRefund),
+    disputes: disputes.map(toDispute),
     events: events.map(toEvent),
   };
 }
