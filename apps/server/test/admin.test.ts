@@ -8,6 +8,7 @@ import { sharedSchemas } from '../src/http/common.js';
 import { Payment, paymentPartSchemas } from '../src/modules/payments/schemas.js';
 import { receivableSchemas } from '../src/modules/receivables/routes.js';
 import { refundSchemas } from '../src/modules/refunds/routes.js';
+import { disputeSchemas } from '../src/modules/disputes/routes.js';
 import { settlementSchemas } from '../src/modules/settlements/routes.js';
 import { webhookSchemas } from '../src/modules/webhooks/schemas.js';
 import { registerErrorHandling } from '../src/plugins/errors.js';
@@ -673,7 +674,7 @@ for (const engine of ENGINES) {
     test('routes mounted through deps.routes sit behind the same guard', async () => {
       const bare = Fastify();
       // The admin API's schemas, and the public ones they refer to (payee, receivable, refund, event, ...).
-      for (const schema of [...sharedSchemas, ...paymentPartSchemas, Payment, ...receivableSchemas, ...refundSchemas, ...settlementSchemas, ...webhookSchemas, ...adminSchemas]) bare.addSchema(schema);
+      for (const schema of [...sharedSchemas, ...paymentPartSchemas, Payment, ...receivableSchemas, ...refundSchemas, ...disputeSchemas, ...settlementSchemas, ...webhookSchemas, ...adminSchemas]) bare.addSchema(schema);
       registerErrorHandling(bare);
       registerIdempotency(bare, t.store);
       await registerAdmin(bare, {

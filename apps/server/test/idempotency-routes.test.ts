@@ -13,6 +13,7 @@ import { sharedSchemas } from '../src/http/common.js';
 import { Payment, paymentPartSchemas } from '../src/modules/payments/schemas.js';
 import { receivableSchemas } from '../src/modules/receivables/routes.js';
 import { refundSchemas } from '../src/modules/refunds/routes.js';
+import { disputeSchemas } from '../src/modules/disputes/routes.js';
 import { settlementSchemas } from '../src/modules/settlements/routes.js';
 import { webhookSchemas } from '../src/modules/webhooks/schemas.js';
 import type { Tx } from '../src/store/index.js';
@@ -234,8 +235,9 @@ for (const engine of ENGINES) {
     test('the wrong thing fails: writing around req.ctx.write, not writing, writing twice', async () => {
       const bare = Fastify();
       // The admin API's schemas, and the public ones they refer to (Payment refers to its named
-      // parts since issue 28: Customer, PaymentCard, PaymentPix, PaymentFailure).
-      for (const schema of [...sharedSchemas, ...paymentPartSchemas, Payment, ...receivableSchemas, ...refundSchemas, ...settlementSchemas, ...webhookSchemas, ...adminSchemas]) bare.addSchema(schema);
+      // parts since issue 28: Customer, PaymentCard, PaymentPix, PaymentFailure; a payment's detail
+      // lists its disputes since issue 27).
+      for (const schema of [...sharedSchemas, ...paymentPartSchemas, Payment, ...receivableSchemas, ...refundSchemas, ...disputeSchemas, ...settlementSchemas, ...webhookSchemas, ...adminSchemas]) bare.addSchema(schema);
       registerErrorHandling(bare);
       registerIdempotency(bare, t.store, { writeGuard: true });
       const bareConfig = { config: { permission: 'signed_in' as const, audit: { exempt: 'test route' } } };
