@@ -337,6 +337,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disputes
+         * @description Card chargebacks and Pix MED returns, newest first. Filter by `paymentId`, `status`, `kind` and creation date. Disputes are made and moved by their source (the acquirer's notifications, the PSP's returns); submitting evidence happens at the acquirer.
+         */
+        get: operations["listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a dispute */
+        get: operations["getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/balance": {
         parameters: {
             query?: never;
@@ -1281,7 +1318,7 @@ export interface components {
             splitRuleId: string | null;
             /**
              * Format: int64
-             * @description Centavos. Negative for a refund of an already settled share: deducted from the payee's next settlement.
+             * @description Centavos. Negative for a refund of an already settled share, or a lost dispute's debit: deducted from the payee's next settlement.
              */
             amount: number;
             /** @enum {string} */
@@ -1294,6 +1331,8 @@ export interface components {
             settlementId: string | null;
             /** @description For a refund adjustment: the refund that made it. */
             refundId: string | null;
+            /** @description For a dispute's debit (negative, when it was lost) or give-back (positive, when it was won again): the dispute that made it. */
+            disputeId: string | null;
             /** Format: date-time */
             createdAt: string;
             livemode: boolean;
@@ -1546,6 +1585,60 @@ export interface components {
             /** @description Whether another page follows in this direction. */
             hasMore: boolean;
         };
+        /** @description A chargeback of a card payment, or a Pix returned by the payer's bank (MED). */
+        Dispute: {
+            /** @description Prefix `dp_`. */
+            id: string;
+            /** @constant */
+            object: "dispute";
+            /** @description The disputed payment. */
+            paymentId: string;
+            /**
+             * @description `card_chargeback`: the card holder's bank disputes a card payment (Adyen's dispute notifications); `pix_med`: the payer's bank returned a Pix through the MED (Mecanismo Especial de Devolução), recorded as a refund too (`refundId`).
+             * @enum {string}
+             */
+            kind: "card_chargeback" | "pix_med";
+            /**
+             * @description `needs_response`: the issuer asks for information or announced the chargeback (answer by `respondBy`, at the acquirer); `under_review`: the defence is with the issuer; `lost`: the payees are debited (`amountDebited`); `won`: nothing is (or the debit was given back). A reversed chargeback makes a lost dispute won; a second chargeback makes a won one lost.
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost";
+            /**
+             * Format: int64
+             * @description Centavos disputed.
+             */
+            amount: number;
+            /** @constant */
+            currency: "BRL";
+            /**
+             * Format: int64
+             * @description Centavos the merchant and the split's recipients give up for it now, in negative receivables (`disputeId`): the disputed amount while lost, 0 otherwise. For a Pix MED the refund took it (its `netAmount` from the payees), so 0 here.
+             */
+            amountDebited: number;
+            /** @description The reason as the source gave it (the scheme's wording, or the MED's nature). */
+            reason: string | null;
+            /** @description The card scheme's reason code (`chargebackReasonCode`, or `rfiReasonCode` for a request for information); null for a Pix MED. */
+            reasonCode: string | null;
+            /** @description When the defence period ends (Adyen's `defensePeriodEndsAt`), when the source gives one. */
+            respondBy: string | null;
+            /** @description A Pix MED: the refund that recorded the return. Null for a card chargeback. */
+            refundId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description When it last became `won` or `lost`; null while open. */
+            closedAt: string | null;
+            livemode: boolean;
+        };
+        /** @description A page of Dispute objects, newest first. */
+        DisputeList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Dispute"][];
+            /** @description Whether another page follows in this direction. */
+            hasMore: boolean;
+        };
         /** @description The merchant's totals, in centavos. */
         BalanceAmounts: {
             /**
@@ -1597,7 +1690,7 @@ export interface components {
             recipients: components["schemas"]["RecipientBalance"][];
         };
         /**
-         * @description An event type the service sends, or `*` for all of them: `*`, `payment.created`, `payment.approved`, `payment.declined`, `payment.failed`, `payment.canceled`, `payment.expired`, `payment.partially_refunded`, `payment.refunded`, `payment.late_pix_returned`, `payment.requires_action`, `payment.requires_capture`, `refund.created`, `refund.succeeded`, `refund.failed`, `recipient.created`, `recipient.updated`, `receivable.created`, `receivable.updated`, `settlement.created`, `settlement.updated`, `settlement.processing`, `settlement.paid`, `settlement.failed`, `webhook_endpoint.disabled`, `checkout_session.completed`, `checkout_session.expired`.
+         * @description An event type the service sends, or `*` for all of them: `*`, `payment.created`, `payment.approved`, `payment.declined`, `payment.failed`, `payment.canceled`, `payment.expired`, `payment.partially_refunded`, `payment.refunded`, `payment.late_pix_returned`, `payment.requires_action`, `payment.requires_capture`, `refund.created`, `refund.succeeded`, `refund.failed`, `recipient.created`, `recipient.updated`, `receivable.created`, `receivable.updated`, `settlement.created`, `settlement.updated`, `settlement.processing`, `settlement.paid`, `settlement.failed`, `webhook_endpoint.disabled`, `dispute.created`, `dispute.updated`, `dispute.closed`, `checkout_session.completed`, `checkout_session.expired`.
          * @example payment.approved
          */
         WebhookEventFilter: string;
@@ -4777,6 +4870,210 @@ export interface operations {
             };
         };
     };
+    listDisputes: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-100 (default 20). */
+                limit?: number;
+                /** @description Cursor: an id from the previous page; returns the objects after it (older). */
+                startingAfter?: string;
+                /** @description Cursor: an id; returns the objects before it (newer). */
+                endingBefore?: string;
+                /** @description Only objects created at or after this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
+                createdGte?: string;
+                /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
+                createdLte?: string;
+                /** @description Only this payment's disputes. */
+                paymentId?: string;
+                status?: "needs_response" | "under_review" | "won" | "lost";
+                kind?: "card_chargeback" | "pix_med";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of Dispute objects, newest first. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeList"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A chargeback of a card payment, or a Pix returned by the payer's bank (MED). */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. INVALID_API_KEY: unknown or revoked API key. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getBalance: {
         parameters: {
             query?: never;
@@ -6049,7 +6346,7 @@ export interface operations {
                 /** @description Only objects created at or before this instant. ISO 8601 with a time zone, seconds optional: `2026-11-28T07:00Z`, `2026-11-28T07:00:00.000Z` or `2026-11-28T04:00-03:00`. */
                 createdLte?: string;
                 /** @description Exact event type. */
-                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "payment.late_pix_returned" | "payment.requires_action" | "payment.requires_capture" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.processing" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
+                type?: "payment.created" | "payment.approved" | "payment.declined" | "payment.failed" | "payment.canceled" | "payment.expired" | "payment.partially_refunded" | "payment.refunded" | "payment.late_pix_returned" | "payment.requires_action" | "payment.requires_capture" | "refund.created" | "refund.succeeded" | "refund.failed" | "recipient.created" | "recipient.updated" | "receivable.created" | "receivable.updated" | "settlement.created" | "settlement.updated" | "settlement.processing" | "settlement.paid" | "settlement.failed" | "webhook_endpoint.disabled" | "dispute.created" | "dispute.updated" | "dispute.closed" | "checkout_session.completed" | "checkout_session.expired" | "webhook.test";
             };
             header?: never;
             path?: never;
