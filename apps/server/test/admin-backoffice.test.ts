@@ -798,6 +798,49 @@ for (const engine of ENGINES) {
       const held = (await call('GET', `/admin/settlement-runs/${run.body.id}/settlements?status=held&limit=100`)).body.data;
       assert.deepEqual(held.filter((x: { accountId: string }) => x.accountId === m.accountId).map((x: { payee: { id: string }; holdReason: string }) => `${x.payee.id}:${x.holdReason}`), [`${m.accountId}:no_payout_bank_account`]);
       assert.equal((await call('GET', '/admin/settlement-runs/str_nope/settlements')).status, 404);
+
+      // The daily statement (issue 26), for an operator: a second sale and run pay the open
+      // account's recipient again, so its statement holds two settlements paid today.
+      const pix2 = await api('POST', '/v1/payments', { amount: 5_000, method: 'pix' }, m.secretKey);
+      await api('POST', `/v1/sandbox/payments/${pix2.body.id}/pay`, undefined, m.secretKey);
+      assert.equal((await call('POST', '/admin/settlement-runs', { reason: 'second run' })).status, 200);
+      await drain(t);
+      const paid = (await call('GET', `/admin/settlements?accountId=${m.accountId}&status=paid&payeeType=recipient&limit=100`)).body.data
+        .filter((x: { payee: { id: string } }) => x.payee.id === fine) as Array<{ id: string; amount: number; paidAt: string }>;
+      assert.equal(paid.length, 2, JSON.stringify(paid));
+      // The sandbox pays without a Pix end-to-end id; record the one a PSP reports (the real
+      // path, through the fake Efí, is pix-payouts.test.ts) so the statement has one to show.
+      const e2e = paid.map((x, i) => `E09089356${x.paidAt.slice(0, 10).replaceAll('-', '')}1300walk${engine.slice(0, 2)}${i}`.padEnd(32, '0'));
+      await t.store.write(async (tx) => {
+        for (const [i, x] of paid.entries()) await tx.updateTable('settlements').set({ payout_e2eid: e2e[i] }).where('id', '=', x.id).execute();
+      });
+      const day = localDate(Date.parse(paid[0].paidAt));
+      const statement = await call('GET', `/admin/settlements/daily-statement?accountId=${m.accountId}&recipientId=${fine}&date=${day}`, undefined, viewer);
+      assert.equal(statement.status, 200, JSON.stringify(statement.body));
+      assert.equal(statement.body.object, 'daily_statement');
+      assert.deepEqual([statement.body.date, statement.body.payee, statement.body.livemode], [day, { type: 'recipient', id: fine }, false]);
+      const byId = new Map(paid.map((x, i) => [x.id, { amount: x.amount, endToEndId: e2e[i] }]));
+      assert.deepEqual(
+        statement.body.data.map((i: { settlementId: string; amount: number; endToEndId: string }) => [i.settlementId, i.amount, i.endToEndId]).sort(),
+        [...byId].map(([id, x]) => [id, x.amount, x.endToEndId]).sort(),
+      );
+      assert.equal(statement.body.count, 2);
+      assert.equal(statement.body.total, paid[0].amount + paid[1].amount, 'the total is the sum of the settlements paid');
+      // The same answer the merchant gets from its own API.
+      const merchant = await api('GET', `/v1/settlements/daily-statement?recipientId=${fine}&date=${day}`, undefined, m.secretKey);
+      assert.deepEqual(statement.body, merchant.body);
+      // The failed payout is not in its payee's statement; the merchant's own (held) is empty; live mode too.
+      assert.equal((await call('GET', `/admin/settlements/daily-statement?accountId=${m.accountId}&recipientId=${closed}&date=${day}`)).body.count, 0);
+      const own = (await call('GET', `/admin/settlements/daily-statement?accountId=${m.accountId}&date=${day}`)).body;
+      assert.deepEqual([own.payee, own.count, own.total], [{ type: 'merchant', id: m.accountId }, 0, 0]);
+      assert.equal((await call('GET', `/admin/settlements/daily-statement?accountId=${m.accountId}&recipientId=${fine}&date=${day}&livemode=true`)).status, 400, 'the recipient is a test-mode one');
+      // Bad input: an unknown account is NOT_FOUND; another account's recipient, a bad date and a missing account are VALIDATION_ERROR naming the parameter.
+      const nobody = await call('GET', '/admin/settlements/daily-statement?accountId=acct_nope');
+      assert.deepEqual([nobody.status, nobody.body.error.code, nobody.body.error.param], [404, 'NOT_FOUND', 'accountId']);
+      const stranger = await call('GET', `/admin/settlements/daily-statement?accountId=${m.accountId}&recipientId=${seller}`);
+      assert.deepEqual([stranger.status, stranger.body.error.code, stranger.body.error.param], [400, 'VALIDATION_ERROR', 'recipientId']);
+      assert.equal((await call('GET', `/admin/settlements/daily-statement?accountId=${m.accountId}&date=2026-13-40`)).body.error.param, 'date');
+      assert.equal((await call('GET', '/admin/settlements/daily-statement')).status, 400);
     });
   });
 }

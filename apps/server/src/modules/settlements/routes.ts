@@ -4,7 +4,6 @@ import type { Store } from '../../store/index.js';
 import { ListQueryBase, ref } from '../../http/common.js';
 import { DailyStatement, DailyStatementItem, DailyStatementQuery, ListSettlementsQuery, Settlement, SettlementList, SettlementPayout, SettlementPixKey, SettlementRun, SettlementRunList } from './schemas.js';
 import { dailyStatement, getSettlement, listSettlements } from './service.js';
-import { validation } from '../../errors.js';
 import { listReceivables } from '../receivables/service.js';
 import { typed } from '../../http/typed.js';
 
@@ -30,15 +29,7 @@ export function settlementRoutes(appInstance: FastifyInstance, store: Store): vo
       querystring: DailyStatementQuery,
       response: { 200: ref('DailyStatement') },
     },
-  }, async (req) => {
-    if (req.query.recipientId !== undefined) {
-      const known = await store.db.selectFrom('recipients').select('id').where('id', '=', req.query.recipientId)
-        .where('account_id', '=', req.ctx.accountId).where('livemode', '=', req.ctx.livemode ? 1 : 0).executeTakeFirst();
-      if (!known) throw validation('recipientId names no recipient of this account and mode.', 'recipientId');
-    }
-    const payee = req.query.recipientId !== undefined ? { type: 'recipient' as const, id: req.query.recipientId } : { type: 'merchant' as const, id: req.ctx.accountId };
-    return dailyStatement(store, req.ctx, payee, req.query.date);
-  });
+  }, (req) => dailyStatement(store, req.ctx, req.query.recipientId, req.query.date));
 
   app.get('/v1/settlements/:id', {
     schema: {

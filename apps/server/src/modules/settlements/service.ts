@@ -3,7 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Store, Tx } from '../../store/index.js';
 import type { SettlementRunsTable, SettlementsTable } from '../../store/schema.js';
 import { newId } from '../../domain/ids.js';
-import { invalidState, notFound } from '../../errors.js';
+import { invalidState, notFound, validation } from '../../errors.js';
 import { paginate } from '../../http/pagination.js';
 import { localDate } from '../accounts/settings.js';
 import { recordEvent, type Owner } from '../events/service.js';
@@ -481,7 +481,17 @@ export async function retrySettlement(tx: Tx, store: Store, id: string): Promise
 const DAY_MS = 86_400_000;
 const MAX_STATEMENT_ITEMS = 10_000;
 
-export async function dailyStatement(store: Store, owner: Owner, payee: { type: 'merchant' | 'recipient'; id: string }, date: string | undefined): Promise<DailyStatement> {
+// The payee is the owner's merchant itself, or `recipientId`, a recipient of the owner's account
+// and mode (VALIDATION_ERROR naming it otherwise: another account's recipient, the other mode's
+// and a made-up id all get the same answer). The merchant API passes the API key's owner; the
+// admin API one built from `accountId` and `livemode`.
+export async function dailyStatement(store: Store, owner: Owner, recipientId: string | undefined, date: string | undefined): Promise<DailyStatement> {
+  if (recipientId !== undefined) {
+    const known = await store.db.selectFrom('recipients').select('id').where('id', '=', recipientId)
+      .where('account_id', '=', owner.accountId).where('livemode', '=', owner.livemode ? 1 : 0).executeTakeFirst();
+    if (!known) throw validation('recipientId names no recipient of this account and mode.', 'recipientId');
+  }
+  const payee = recipientId !== undefined ? { type: 'recipient' as const, id: recipientId } : { type: 'merchant' as const, id: owner.accountId };
   const day = date ?? localDate(store.clock.nowMs());
   const startMs = Date.parse(`${day}T00:00:00.000-03:00`);
   const from = new Date(startMs).toISOString();

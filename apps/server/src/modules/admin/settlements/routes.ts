@@ -5,7 +5,8 @@ import { cents, ListQueryBase, ref, refTo, stringEnum } from '../../../http/comm
 import { typed } from '../../../http/typed.js';
 import { paginate } from '../../../http/pagination.js';
 import { SETTLEMENT_STATUSES } from '../../../domain/states.js';
-import { retrySettlement, toSettlement, type SettlementRow } from '../../settlements/service.js';
+import { dailyStatement, retrySettlement, toSettlement, type SettlementRow } from '../../settlements/service.js';
+import { notFound } from '../../../errors.js';
 import { AdminMutationHeaders, csvResponse, IdParams, security, tags } from '../shared/schemas.js';
 import type { Tx } from '../../../store/index.js';
 import type { AuditSpec } from '../shared/audit.js';
@@ -30,6 +31,15 @@ const filters = {
 const ExportAdminSettlementsQuery = Type.Object(filters, { additionalProperties: false });
 const ListAdminSettlementsQuery = Type.Object({ limit: ListQueryBase.limit, startingAfter: ListQueryBase.startingAfter, endingBefore: ListQueryBase.endingBefore, ...filters }, { additionalProperties: false });
 type Filters = Static<typeof ExportAdminSettlementsQuery>;
+
+// GET /admin/settlements/daily-statement (issue 26): the merchant route's statement, for any
+// account, through the same service function (the owner is built from accountId and livemode).
+const AdminDailyStatementQuery = Type.Object({
+  accountId: Type.String({ maxLength: 64, description: 'The merchant account (`acct_`) whose payee this is.' }),
+  recipientId: Type.Optional(Type.String({ maxLength: 64, description: 'A recipient (`rcp_`) of that account and mode; absent: the merchant\'s own settlements.' })),
+  date: Type.Optional(Type.String({ format: 'date', description: 'The São Paulo calendar date (YYYY-MM-DD); default: today there.' })),
+  livemode: Type.Optional(Type.Boolean({ description: 'Live or test mode settlements (default false: test mode).' })),
+}, { additionalProperties: false });
 
 const toAdminSettlement = (row: SettlementRow): Omit<AdminSettlement, 'accountName'> => ({ ...toSettlement(row), accountId: row.account_id });
 
@@ -91,6 +101,20 @@ export function adminSettlementRoutes(scopeInstance: FastifyInstance, store: Sto
       response: { 200: ref('AdminSettlementList') },
     },
   }, async (req) => namedPage(store.db, await paginate(filtered(store, req.query), req.query, toAdminSettlement, store.db.selectFrom('settlements').selectAll())));
+
+  scope.get('/admin/settlements/daily-statement', {
+    config: { permission: 'settlement_runs:view' },
+    schema: {
+      operationId: 'adminGetDailyStatement', tags, security, summary: 'Daily statement of a payee',
+      description: 'What GET /v1/settlements/daily-statement answers the merchant, for any account: the settlements paid to one payee on one São Paulo calendar date (by `paidAt`), oldest first, each with its end-to-end id and amount, and their total. `accountId` names the merchant account (NOT_FOUND otherwise); `recipientId` a recipient of that account in that mode (VALIDATION_ERROR naming it otherwise); without it, the statement is the merchant\'s own. `livemode` defaults to false; `date` to today in São Paulo.',
+      querystring: AdminDailyStatementQuery,
+      response: { 200: ref('DailyStatement') },
+    },
+  }, async (req) => {
+    const account = await store.db.selectFrom('accounts').select('id').where('id', '=', req.query.accountId).executeTakeFirst();
+    if (!account) throw notFound('account', 'accountId');
+    return dailyStatement(store, { accountId: account.id, livemode: req.query.livemode ?? false }, req.query.recipientId, req.query.date);
+  });
 
   scope.get('/admin/settlements.csv', {
     config: { permission: 'settlement_runs:view' },
