@@ -8,6 +8,7 @@ import { SignIn } from './screens/SignIn';
 import { Accounts } from './screens/Accounts';
 import { AccountDetail } from './screens/AccountDetail';
 import { Recipients } from './screens/Recipients';
+import { DailyStatement } from './screens/DailyStatement';
 import { SplitRules } from './screens/SplitRules';
 import { SplitRuleForm } from './screens/SplitRuleForm';
 import { Payments } from './screens/Payments';
@@ -37,6 +38,7 @@ const ROUTES: Route[] = [
   { pattern: '/accounts', permission: 'accounts:view', render: () => <Accounts /> },
   { pattern: '/accounts/:id', permission: 'accounts:view', render: (p) => <AccountDetail id={p.id} /> },
   { pattern: '/accounts/:id/recipients', permission: 'recipients:view', render: (p) => <Recipients accountId={p.id} /> },
+  { pattern: '/accounts/:id/statement', permission: 'settlement_runs:view', render: (p) => <DailyStatement accountId={p.id} /> },
   { pattern: '/accounts/:id/split-rules', permission: 'split_rules:view', render: (p) => <SplitRules accountId={p.id} /> },
   { pattern: '/accounts/:id/split-rules/new', permission: 'split_rules:create', render: (p) => <SplitRuleForm accountId={p.id} /> },
   { pattern: '/accounts/:id/split-rules/:ruleId/edit', permission: 'split_rules:update', render: (p) => <SplitRuleForm accountId={p.id} ruleId={p.ruleId} /> },

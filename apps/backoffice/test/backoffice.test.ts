@@ -594,6 +594,48 @@ for (const engine of ENGINES) {
       await shot(page, 'payout-retry');
     });
 
+    test('the daily statement of a payee: opened by keyboard from the account, the paid settlement with its end-to-end id, and the total', async () => {
+      // The seller's settlement of the first run was paid by the sandbox, which gives no Pix
+      // end-to-end id: record the one a PSP reports (the real path is the server's pix-payouts test).
+      const paid = (await api('GET', `/v1/settlements?recipientId=${seller}&status=paid&limit=100`)).body.data as Array<{ id: string; amount: number; paidAt: string }>;
+      assert.ok(paid.length >= 1, 'the seller was paid');
+      const e2e = `E09089356${paid[0].paidAt.slice(0, 10).replaceAll('-', '')}1300bo${engine.slice(0, 2)}`.padEnd(32, '0');
+      await t.store.write((tx) => tx.updateTable('settlements').set({ payout_e2eid: e2e }).where('id', '=', paid[0].id).execute());
+      const expected = (await api('GET', `/v1/settlements/daily-statement?recipientId=${seller}`)).body;
+      assert.ok(expected.data.some((i: { settlementId: string }) => i.settlementId === paid[0].id), 'paid today (São Paulo)');
+
+      await goto(page, `/accounts/${k.accountId}`);
+      // The account's tab, by keyboard.
+      await page.getByRole('link', { name: 'Extrato do dia' }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Extrato do dia', level: 1 }).waitFor();
+      await settled(page);
+      await axe(page, 'daily statement of the merchant');
+      // The payee by typing its name on the focused list, the day left blank (today); Enter in
+      // the day field shows the statement.
+      await page.getByLabel('Recebedor do repasse').focus();
+      await page.keyboard.type('Loja do Z');
+      assert.equal(await page.getByLabel('Recebedor do repasse').inputValue(), seller);
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'st-date');
+      await page.keyboard.press('Enter');
+      await page.waitForURL(new RegExp(`recipientId=${seller}`));
+      const row = page.locator(`section[aria-labelledby="statement-title"] tr[data-settlement="${paid[0].id}"]`);
+      await row.waitFor();
+      await settled(page);
+      assert.equal(await row.locator('[data-e2e]').innerText(), e2e);
+      assert.match(await page.locator('#statement-title').innerText(), /Loja do Zé LTDA/);
+      const total = page.locator('section[aria-labelledby="statement-title"] [data-total]');
+      assert.equal(Number(await total.getAttribute('data-total')), expected.total);
+      assert.equal(expected.total, expected.data.reduce((sum: number, i: { amount: number }) => sum + i.amount, 0));
+      const brl = (cents: number) => new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(cents / 100).replace(/\s/g, ' ');
+      assert.equal((await total.innerText()).replace(/\s/g, ' '), brl(expected.total));
+      assert.equal((await row.locator('td.num').innerText()).replace(/\s/g, ' '), brl(paid[0].amount));
+      assert.equal(await page.locator('section[aria-labelledby="statement-title"] tbody tr').count(), expected.count);
+      await axe(page, 'daily statement of a recipient');
+      await shot(page, 'daily-statement');
+    });
+
     test('payments: search by account and status, detail with receivables, refunds and events', async () => {
       await page.getByRole('link', { name: 'Pagamentos' }).click();
       await page.getByRole('heading', { name: 'Pagamentos' }).waitFor();

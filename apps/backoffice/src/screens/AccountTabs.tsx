@@ -11,6 +11,7 @@ export function AccountTabs({ accountId }: { accountId: string }) {
     { href: `/accounts/${accountId}`, label: t('account.overview'), show: can('accounts:view') },
     { href: `/accounts/${accountId}/recipients`, label: t('account.recipients'), show: can('recipients:view') },
     { href: `/accounts/${accountId}/split-rules`, label: t('account.splitRules'), show: can('split_rules:view') },
+    { href: `/accounts/${accountId}/statement`, label: t('account.statement'), show: can('settlement_runs:view') },
     { href: `/accounts/${accountId}/connectors`, label: t('account.connectors'), show: can('connector_accounts:view') },
   ];
   // Whose screen this is, on every screen of the account: an operator changing payees sees the
