@@ -103,7 +103,7 @@ export function adminSettlementRoutes(scopeInstance: FastifyInstance, store: Sto
   }, async (req) => namedPage(store.db, await paginate(filtered(store, req.query), req.query, toAdminSettlement, store.db.selectFrom('settlements').selectAll())));
 
   scope.get('/admin/settlements/daily-statement', {
-    config: { permission: 'settlement_runs:view' },
+    config: { permission: 'settlement_runs:view', throws: ['NOT_FOUND'] },
     schema: {
       operationId: 'adminGetDailyStatement', tags, security, summary: 'Daily statement of a payee',
       description: 'What GET /v1/settlements/daily-statement answers the merchant, for any account: the settlements paid to one payee on one São Paulo calendar date (by `paidAt`), oldest first, each with its end-to-end id and amount, and their total. `accountId` names the merchant account (NOT_FOUND otherwise); `recipientId` a recipient of that account in that mode (VALIDATION_ERROR naming it otherwise); without it, the statement is the merchant\'s own. `livemode` defaults to false; `date` to today in São Paulo.',
