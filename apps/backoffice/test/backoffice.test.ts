@@ -611,13 +611,15 @@ for (const engine of ENGINES) {
       await page.getByRole('heading', { name: 'Extrato do dia', level: 1 }).waitFor();
       await settled(page);
       await axe(page, 'daily statement of the merchant');
-      // The payee by typing its name on the focused list, the day left blank (today); Enter in
-      // the day field shows the statement.
+      // The payee by typing its name on the focused list, the day left blank (today), then Tab
+      // (through the day's fields) to "Ver extrato" and Enter.
       await page.getByLabel('Recebedor do repasse').focus();
       await page.keyboard.type('Loja do Z');
       assert.equal(await page.getByLabel('Recebedor do repasse').inputValue(), seller);
       await page.keyboard.press('Tab');
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'st-date');
+      for (let i = 0; i < 6 && (await focused(page)).text !== 'Ver extrato'; i++) await page.keyboard.press('Tab');
+      assert.equal((await focused(page)).text, 'Ver extrato');
       await page.keyboard.press('Enter');
       await page.waitForURL(new RegExp(`recipientId=${seller}`));
       const row = page.locator(`section[aria-labelledby="statement-title"] tr[data-settlement="${paid[0].id}"]`);
