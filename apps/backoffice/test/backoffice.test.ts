@@ -597,8 +597,11 @@ for (const engine of ENGINES) {
     test('the daily statement of a payee: opened by keyboard from the account, the paid settlement with its end-to-end id, and the total', async () => {
       // The seller's settlement of the first run was paid by the sandbox, which gives no Pix
       // end-to-end id: record the one a PSP reports (the real path is the server's pix-payouts test).
-      const paid = (await api('GET', `/v1/settlements?recipientId=${seller}&status=paid&limit=100`)).body.data as Array<{ id: string; amount: number; paidAt: string }>;
-      assert.ok(paid.length >= 1, 'the seller was paid');
+      // Waits for I/O: the worker paying the first run's payouts.
+      const paid = await eventually(async () => {
+        const list = (await api('GET', `/v1/settlements?recipientId=${seller}&status=paid&limit=100`)).body.data as Array<{ id: string; amount: number; paidAt: string }>;
+        return list.length >= 1 && list;
+      }, 'the seller to be paid');
       const e2e = `E09089356${paid[0].paidAt.slice(0, 10).replaceAll('-', '')}1300bo${engine.slice(0, 2)}`.padEnd(32, '0');
       await t.store.write((tx) => tx.updateTable('settlements').set({ payout_e2eid: e2e }).where('id', '=', paid[0].id).execute());
       const expected = (await api('GET', `/v1/settlements/daily-statement?recipientId=${seller}`)).body;
