@@ -645,6 +645,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/settlements/daily-statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily statement of a payee
+         * @description What GET /v1/settlements/daily-statement answers the merchant, for any account: the settlements paid to one payee on one São Paulo calendar date (by `paidAt`), oldest first, each with its end-to-end id and amount, and their total. `accountId` names the merchant account (NOT_FOUND otherwise); `recipientId` a recipient of that account in that mode (VALIDATION_ERROR naming it otherwise); without it, the statement is the merchant's own. `livemode` defaults to false; `date` to today in São Paulo.
+         */
+        get: operations["adminGetDailyStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/split-rules": {
         parameters: {
             query?: never;
@@ -1788,6 +1808,95 @@ export interface components {
             document?: string;
             email?: string;
             name?: string;
+        };
+        /**
+         * @description The settlements paid to one payee on one São Paulo calendar date, with their end-to-end ids and the total.
+         * @example {
+         *       "object": "daily_statement",
+         *       "date": "2026-11-27",
+         *       "timeZone": "America/Sao_Paulo",
+         *       "from": "2026-11-27T03:00:00.000Z",
+         *       "to": "2026-11-28T03:00:00.000Z",
+         *       "payee": {
+         *         "type": "recipient",
+         *         "id": "rcp_01JD0000000000000000000000"
+         *       },
+         *       "count": 1,
+         *       "total": 750,
+         *       "data": [
+         *         {
+         *           "settlementId": "stl_01JD0000000000000000000000",
+         *           "amount": 750,
+         *           "endToEndId": "E09089356202611271300abcdef01234",
+         *           "reference": "po01JD0000000000000000000000",
+         *           "paidAt": "2026-11-27T13:00:05.000Z",
+         *           "settlementDate": "2026-11-27"
+         *         }
+         *       ],
+         *       "livemode": false
+         *     }
+         */
+        DailyStatement: {
+            /**
+             * Format: int64
+             * @description How many settlements were paid that day.
+             */
+            count: number;
+            /** @description Oldest payment first. */
+            data: components["schemas"]["DailyStatementItem"][];
+            /**
+             * Format: date
+             * @description The São Paulo calendar date (YYYY-MM-DD).
+             */
+            date: string;
+            /**
+             * Format: date-time
+             * @description The day's first instant, in UTC (inclusive).
+             */
+            from: string;
+            livemode: boolean;
+            /** @constant */
+            object: "daily_statement";
+            payee: components["schemas"]["Payee"];
+            /**
+             * @description Days are São Paulo days (UTC−03:00; Brazil has no daylight saving time since 2019).
+             * @constant
+             */
+            timeZone: "America/Sao_Paulo";
+            /**
+             * Format: date-time
+             * @description The next day's first instant, in UTC (exclusive).
+             */
+            to: string;
+            /**
+             * Format: int64
+             * @description Their sum in centavos: exactly the sum of `data[].amount`.
+             */
+            total: number;
+        };
+        /** @description One settlement paid on the statement's day. */
+        DailyStatementItem: {
+            /**
+             * Format: int64
+             * @description Centavos paid.
+             */
+            amount: number;
+            /** @description The Pix end-to-end id (32 characters): what the payee's bank statement shows. Null for a payout made by the sandbox. */
+            endToEndId: string | null;
+            /**
+             * Format: date-time
+             * @description When the money arrived (the PSP's settlement time), inside the statement's day.
+             */
+            paidAt: string;
+            /** @description The payout's id at the PSP (Efí's `idEnvio`); null for the sandbox. */
+            reference: string | null;
+            /**
+             * Format: date
+             * @description The settlement's own date (the run's): a payout can land a day after it.
+             */
+            settlementDate: string;
+            /** @description The settlement paid (`stl_`). */
+            settlementId: string;
         };
         /** @description Optional body. */
         DeactivateSplitRuleRequest: {
@@ -6775,6 +6884,100 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminGetDailyStatement: {
+        parameters: {
+            query: {
+                /** @description The merchant account (`acct_`) whose payee this is. */
+                accountId: string;
+                /** @description The São Paulo calendar date (YYYY-MM-DD); default: today there. */
+                date?: string;
+                /** @description Live or test mode settlements (default false: test mode). */
+                livemode?: boolean;
+                /** @description A recipient (`rcp_`) of that account and mode; absent: the merchant's own settlements. */
+                recipientId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settlements paid to one payee on one São Paulo calendar date, with their end-to-end ids and the total. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyStatement"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request is malformed or a field is invalid (`param` names it). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED: no credentials, or malformed ones. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PERMISSION_DENIED: these credentials may not do this. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: no such object for this account and mode. */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR: our fault: quote the correlation id to support. */
+            500: {
+                headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;
                 };
