@@ -834,9 +834,9 @@ for (const engine of ENGINES) {
       const own = (await call('GET', `/admin/settlements/daily-statement?accountId=${m.accountId}&date=${day}`)).body;
       assert.deepEqual([own.payee, own.count, own.total], [{ type: 'merchant', id: m.accountId }, 0, 0]);
       assert.equal((await call('GET', `/admin/settlements/daily-statement?accountId=${m.accountId}&recipientId=${fine}&date=${day}&livemode=true`)).status, 400, 'the recipient is a test-mode one');
-      // Bad input: an unknown account is NOT_FOUND; another account's recipient, a bad date and a missing account are VALIDATION_ERROR naming the parameter.
+      // Bad input: an unknown account, another account's recipient, a bad date and a missing account are VALIDATION_ERROR naming the parameter (a query names no resource: no 404).
       const nobody = await call('GET', '/admin/settlements/daily-statement?accountId=acct_nope');
-      assert.deepEqual([nobody.status, nobody.body.error.code, nobody.body.error.param], [404, 'NOT_FOUND', 'accountId']);
+      assert.deepEqual([nobody.status, nobody.body.error.code, nobody.body.error.param], [400, 'VALIDATION_ERROR', 'accountId']);
       const stranger = await call('GET', `/admin/settlements/daily-statement?accountId=${m.accountId}&recipientId=${seller}`);
       assert.deepEqual([stranger.status, stranger.body.error.code, stranger.body.error.param], [400, 'VALIDATION_ERROR', 'recipientId']);
       assert.equal((await call('GET', `/admin/settlements/daily-statement?accountId=${m.accountId}&date=2026-13-40`)).body.error.param, 'date');

@@ -654,7 +654,7 @@ export interface paths {
         };
         /**
          * Daily statement of a payee
-         * @description What GET /v1/settlements/daily-statement answers the merchant, for any account: the settlements paid to one payee on one São Paulo calendar date (by `paidAt`), oldest first, each with its end-to-end id and amount, and their total. `accountId` names the merchant account (NOT_FOUND otherwise); `recipientId` a recipient of that account in that mode (VALIDATION_ERROR naming it otherwise); without it, the statement is the merchant's own. `livemode` defaults to false; `date` to today in São Paulo.
+         * @description What GET /v1/settlements/daily-statement answers the merchant, for any account: the settlements paid to one payee on one São Paulo calendar date (by `paidAt`), oldest first, each with its end-to-end id and amount, and their total. `accountId` names the merchant account (VALIDATION_ERROR naming it otherwise: a query names no resource of its own, so no 404); `recipientId` a recipient of that account in that mode (VALIDATION_ERROR naming it otherwise); without it, the statement is the merchant's own. `livemode` defaults to false; `date` to today in São Paulo.
          */
         get: operations["adminGetDailyStatement"];
         put?: never;
@@ -6943,16 +6943,6 @@ export interface operations {
             };
             /** @description PERMISSION_DENIED: these credentials may not do this. */
             403: {
-                headers: {
-                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description NOT_FOUND: no such object for this account and mode. */
-            404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     [name: string]: unknown;

@@ -6,7 +6,7 @@ import { typed } from '../../../http/typed.js';
 import { paginate } from '../../../http/pagination.js';
 import { SETTLEMENT_STATUSES } from '../../../domain/states.js';
 import { dailyStatement, retrySettlement, toSettlement, type SettlementRow } from '../../settlements/service.js';
-import { notFound } from '../../../errors.js';
+import { validation } from '../../../errors.js';
 import { AdminMutationHeaders, csvResponse, IdParams, security, tags } from '../shared/schemas.js';
 import type { Tx } from '../../../store/index.js';
 import type { AuditSpec } from '../shared/audit.js';
@@ -103,16 +103,16 @@ export function adminSettlementRoutes(scopeInstance: FastifyInstance, store: Sto
   }, async (req) => namedPage(store.db, await paginate(filtered(store, req.query), req.query, toAdminSettlement, store.db.selectFrom('settlements').selectAll())));
 
   scope.get('/admin/settlements/daily-statement', {
-    config: { permission: 'settlement_runs:view', throws: ['NOT_FOUND'] },
+    config: { permission: 'settlement_runs:view' },
     schema: {
       operationId: 'adminGetDailyStatement', tags, security, summary: 'Daily statement of a payee',
-      description: 'What GET /v1/settlements/daily-statement answers the merchant, for any account: the settlements paid to one payee on one São Paulo calendar date (by `paidAt`), oldest first, each with its end-to-end id and amount, and their total. `accountId` names the merchant account (NOT_FOUND otherwise); `recipientId` a recipient of that account in that mode (VALIDATION_ERROR naming it otherwise); without it, the statement is the merchant\'s own. `livemode` defaults to false; `date` to today in São Paulo.',
+      description: 'What GET /v1/settlements/daily-statement answers the merchant, for any account: the settlements paid to one payee on one São Paulo calendar date (by `paidAt`), oldest first, each with its end-to-end id and amount, and their total. `accountId` names the merchant account (VALIDATION_ERROR naming it otherwise: a query names no resource of its own, so no 404); `recipientId` a recipient of that account in that mode (VALIDATION_ERROR naming it otherwise); without it, the statement is the merchant\'s own. `livemode` defaults to false; `date` to today in São Paulo.',
       querystring: AdminDailyStatementQuery,
       response: { 200: ref('DailyStatement') },
     },
   }, async (req) => {
     const account = await store.db.selectFrom('accounts').select('id').where('id', '=', req.query.accountId).executeTakeFirst();
-    if (!account) throw notFound('account', 'accountId');
+    if (!account) throw validation('No merchant account has this id.', 'accountId');
     return dailyStatement(store, { accountId: account.id, livemode: req.query.livemode ?? false }, req.query.recipientId, req.query.date);
   });
 
