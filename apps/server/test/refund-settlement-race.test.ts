@@ -74,22 +74,37 @@ for (const engine of ENGINES) {
     // lock, then a refund of the sale; the lock goes, the run settles the receivable first, and
     // the refund must take it from a settled receivable (a negative one), not assert that it is
     // still pending. The old refund read the receivables without a lock and answered 500 here.
+    //
+    // A merchant of its own: the storm's last refunds can land after its last run, leaving that
+    // merchant a negative balance due larger than this sale's share, and a run settles no payee
+    // whose due total is not positive, so it never reached the locked receivable (CI on
+    // 2026-11-28: "timed out waiting for the run waiting on the locked receivable").
     test('made: a run settles a receivable the refund is about to reduce; the refund reads it again and answers 200', { skip: engine !== 'postgres' }, async () => {
       const provider = new SandboxProvider(t.store, async () => 'approve');
+      const own = await signup(t, 'Loja da corrida');
+      const ownApi = async (method: 'POST', url: string, payload?: object) => {
+        const res = await t.app.inject({ method, url, headers: auth(own.secretKey), ...(payload ? { payload } : {}) });
+        return { status: res.statusCode, body: res.json() };
+      };
       const holder = new pg.Client({ connectionString: t.db.url });
       await holder.connect();
       try {
         for (let attempt = 0; attempt < 3; attempt++) {
           // Sales of earlier tests are settled first, so the run has only this one to wait on.
           await runSettlement({ store: t.store, provider }, { trigger: 'admin' });
-          const p = await api('POST', '/v1/payments', { amount: 20_000, method: 'pix' });
-          assert.equal((await api('POST', `/v1/sandbox/payments/${p.body.id}/pay`)).status, 200);
+          const p = await ownApi('POST', '/v1/payments', { amount: 20_000, method: 'pix' });
+          assert.equal((await ownApi('POST', `/v1/sandbox/payments/${p.body.id}/pay`)).status, 200);
+          // What the run will take for this merchant: its due total must be positive, or the
+          // run leaves the merchant (and the locked receivable) alone and nothing waits.
+          const due = await holder.query<{ total: string }>("select coalesce(sum(amount), 0) as total from receivables where account_id = $1 and payee_type = 'merchant' and status = 'pending'", [own.accountId]);
+          assert.ok(Number(due.rows[0].total) > 0, `attempt ${attempt}: the merchant's due total is ${due.rows[0].total}`);
           await holder.query('begin');
-          await holder.query("select id from receivables where payment_id = $1 and payee_type = 'merchant' for update", [p.body.id]);
+          const locked = await holder.query("select id from receivables where payment_id = $1 and payee_type = 'merchant' for update", [p.body.id]);
+          assert.equal(locked.rowCount, 1);
           const run = runSettlement({ store: t.store, provider }, { trigger: 'admin' });
           // Waits for I/O: another PostgreSQL connection queueing behind the held lock.
           await eventually(async () => (await waitersOn(holder)) >= 1, 'the run waiting on the locked receivable');
-          const refund = api('POST', '/v1/refunds', { paymentId: p.body.id, amount: 5_000 });
+          const refund = ownApi('POST', '/v1/refunds', { paymentId: p.body.id, amount: 5_000 });
           // Waits for I/O: another PostgreSQL connection queueing behind the held lock.
           await eventually(async () => (await waitersOn(holder)) >= 2, 'the refund waiting too');
           await holder.query('commit');
