@@ -255,7 +255,7 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
       await drainBacklog(srv, key, `before the sustain step at ${ratePerSec}/s`);
       const spec: OpenLoopSpec = { url: srv.base, method: 'POST', headers, body: BODY, idempotencyKeys: true, paths: ['/v1/payments'], ratePerSec, warmupS: SUSTAIN_WARMUP_S, durationS: SUSTAIN_STEP_S };
       let atStart: Promise<number> | null = null;
-      const r = await runLoadScript<{ warmup: OpenLoopResult | null; measured: OpenLoopResult }>(watched, tmp, 'open-loop.ts', `sustain-${ratePerSec}`, spec, (line) => {
+      const r = await runLoadScript<{ warmup: OpenLoopResult | null; measured: OpenLoopResult; nice: number }>(watched, tmp, 'open-loop.ts', `sustain-${ratePerSec}`, spec, (line) => {
         if (line.includes('"phase":"measured"')) atStart = pendingPayments(srv);
       });
       const backlogEnd = await pendingPayments(srv);
@@ -264,7 +264,7 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
       bad(`sustain step at ${ratePerSec}/s`, r.warmup, 'warm-up');
       const m = r.measured;
       const step = { ratePerSec, scheduled: m.scheduled, lateSends: m.lateSends, non2xx: m.non2xx, errors: m.errors, backlogStart, backlogEnd };
-      log(`sustain step at ${ratePerSec}/s: backlog ${backlogStart} -> ${backlogEnd}, late sends ${m.lateSends} of ${m.scheduled}, p99 ${m.p99Ms} ms`);
+      log(`sustain step at ${ratePerSec}/s: backlog ${backlogStart} -> ${backlogEnd}, late sends ${m.lateSends} of ${m.scheduled}, p99 ${m.p99Ms} ms (generator at nice ${r.nice})`);
       return step;
     };
     log(`${engine}: searching the sustained rate from ${startRate}/s (${SUSTAIN_WARMUP_S} s warm-up + ${SUSTAIN_STEP_S} s a step, at most ${SUSTAIN_MAX_STEPS} steps)`);
