@@ -14,10 +14,10 @@
 //     --write-baseline   writes scripts/coverage-baseline.json from this run
 //
 // Coverage is V8's, mapped back to the TypeScript through the source maps, read by c8 with
-// --exclude-after-remap: the server's test files run as esbuild bundles (apps/server/dist-test/,
-// built without tree shaking for this: code a bundle left out would count as run, since
-// v8-to-istanbul counts a line as run unless a range says otherwise), the SDK's and the bench's
-// under tsx. Before c8 reads them, the coverage files are pruned to the repository's own scripts
+// --exclude-after-remap: the server's and the SDK's test files run as esbuild bundles
+// (apps/server/dist-test/, packages/sdk/dist-test/: scripts/bundle-tests.mjs), built without tree
+// shaking for this: code a bundle left out would count as run, since v8-to-istanbul counts a line
+// as run unless a range says otherwise; the bench's under tsx. Before c8 reads them, the coverage files are pruned to the repository's own scripts
 // (node_modules and Node's internals out, which c8 would otherwise remap and drop one by one).
 // The production bundles (*/dist/, e.g. the compiled CLI some tests spawn) are left out: they
 // are tree-shaken, so their unused code would count as run. What runs in a browser (the back

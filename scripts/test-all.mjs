@@ -16,7 +16,7 @@
 // them run anyway, as `npm run test --workspaces` did).
 //
 // Before the lanes start, what several suites use is built once (the server's dist/cli.js and
-// dist-test/, the bench, the back office, the hosted checkout page and library), so no suite
+// dist-test/, the bench, the back office, the hosted checkout page and library, the SDK), so no suite
 // rebuilds a file another one is reading.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -42,6 +42,7 @@ const ensure = [
   ['apps/backoffice/scripts/ensure-built.mjs'],
   ['apps/checkout-page/scripts/ensure-built.mjs'],
   ['packages/checkout/scripts/ensure-built.mjs'],
+  ['packages/sdk/scripts/ensure-built.mjs'],
 ];
 for (const [file, ...args] of ensure) {
   const r = spawnSync(process.execPath, [join(root, file), ...args], { cwd: dirname(dirname(join(root, file))), stdio: 'inherit' });

@@ -17,58 +17,19 @@
 // rewritten to its source file's URL, computed from the bundle's own location at run time, so the
 // same relative paths work from dist/ (and from a copy of the repository elsewhere, as long as
 // dist/ stays next to src/).
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
+import { buildInto } from '../../../scripts/esbuild-node.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const withTests = process.argv.includes('--tests');
 
-// Node 20 is the oldest Node this project runs on (package.json "engines").
-const common = {
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  // Kept: errors print class names (ApiError, BenchFailure) and tests match on them.
-  keepNames: true,
-};
-
-// Each module's `import.meta.url` as the URL of its source file, relative to the output file.
-function sourceUrlPlugin(outdir) {
-  return {
-    name: 'source-import-meta-url',
-    setup(build) {
-      build.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
-        if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
-        const source = readFileSync(args.path, 'utf8');
-        if (!source.includes('import.meta.url')) return { contents: source, loader: 'ts' };
-        const rel = relative(outdir, args.path).split(sep).join('/');
-        const expr = `new URL(${JSON.stringify(rel)}, import.meta.url).href`;
-        return { contents: source.replaceAll('import.meta.url', `(${expr})`), loader: 'ts' };
-      });
-    },
-  };
-}
-
-// Writes to a temp folder and renames into place, so that a process starting (or a test
-// spawning dist/cli.js) while another builds never reads half a file.
-async function buildInto(finalDir, options) {
-  const tmp = `${finalDir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  await esbuild.build({ ...common, ...options, outdir: tmp, plugins: [sourceUrlPlugin(finalDir)] });
-  mkdirSync(finalDir, { recursive: true });
-  for (const name of readdirSync(tmp)) renameSync(join(tmp, name), join(finalDir, name));
-  rmSync(tmp, { recursive: true, force: true });
-}
+// The bundles live in this workspace, so npm packages stay bare names, resolved from here.
+const packages = 'external';
 
 const started = performance.now();
-await buildInto(join(root, 'dist'), { entryPoints: [join(root, 'src', 'cli.ts')] });
+await buildInto(join(root, 'dist'), { packages, entryPoints: [join(root, 'src', 'cli.ts')] });
 let built = 'dist/cli.js';
 if (withTests) {
   const testDir = join(root, 'test');
@@ -78,7 +39,7 @@ if (withTests) {
   // Without tree shaking: a bundle keeps the code of ours its test does not use, so that the
   // coverage of a run (scripts/coverage.mjs) counts that code as not run; v8-to-istanbul would
   // count a line left out of the bundle as run.
-  await buildInto(join(root, 'dist-test'), { entryPoints, treeShaking: false });
+  await buildInto(join(root, 'dist-test'), { packages, entryPoints, treeShaking: false });
   // Bundles of test files deleted since the last build would still run: remove them.
   const wanted = new Set(entryPoints.map((p) => p.split(sep).pop().replace(/\.ts$/, '.js')));
   for (const name of readdirSync(join(root, 'dist-test'))) {
