@@ -242,9 +242,12 @@ for (const engine of ENGINES) {
       assert.ok(err instanceof TimeoutError && err instanceof ConnectionError);
       assert.equal(err.code, 'TIMEOUT');
 
+      // The retry must be answered within the call's timeout, by a real server: 300 ms was too
+      // little for a create on PostgreSQL with the machine busy (CI-like run, 2026-11-28: the
+      // retry timed out too). 5 s for this call; the held first attempt waits all of it.
       const seen = mark();
       proxy.plan({ kind: 'hold' });
-      const { data, response } = await sdk.payments.create({ amountInCents: 3131, method: 'pix' }, { maxRetries: 1 }).withResponse();
+      const { data, response } = await sdk.payments.create({ amountInCents: 3131, method: 'pix' }, { maxRetries: 1, timeoutMs: 5_000 }).withResponse();
       assert.equal(response.attempts, 2);
       assert.equal(data.amount, 3131);
       const [held, forwarded] = seen();
