@@ -1,6 +1,7 @@
-// Compiles the server and its CLI to JavaScript: dist/cli.js, one esbuild bundle of src/ (with
-// dist/cli.js.map), which production, `npm start` and the bench run with plain `node`
-// (no TypeScript loader: docs/performance.md has the cold start and memory, before and after).
+// Compiles the server and its CLI to JavaScript: dist/cli.js, an esbuild bundle of src/ split in
+// chunks (dist/chunk-*.js, each with its .map: the app, which only `serve` and `worker` load, is
+// one), which production, `npm start` and the bench run with plain `node` (no TypeScript loader:
+// docs/performance.md has the cold start and memory, before and after).
 //
 //   node scripts/build.mjs            dist/cli.js
 //   node scripts/build.mjs --tests    also dist-test/*.test.js: each test file bundled with the
@@ -17,7 +18,7 @@
 // rewritten to its source file's URL, computed from the bundle's own location at run time, so the
 // same relative paths work from dist/ (and from a copy of the repository elsewhere, as long as
 // dist/ stays next to src/).
-import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildInto } from '../../../scripts/esbuild-node.mjs';
@@ -29,7 +30,13 @@ const withTests = process.argv.includes('--tests');
 const packages = 'external';
 
 const started = performance.now();
-await buildInto(join(root, 'dist'), { packages, entryPoints: [join(root, 'src', 'cli.ts')] });
+// Split: what only `serve` and `worker` import dynamically (the app) is a chunk of its own, so
+// the CLI's one-shot commands start without loading Fastify and the rest. Chunks of an earlier
+// build are removed first (their names carry a hash).
+for (const name of existsSync(join(root, 'dist')) ? readdirSync(join(root, 'dist')) : []) {
+  if (name.startsWith('chunk-')) rmSync(join(root, 'dist', name), { force: true });
+}
+await buildInto(join(root, 'dist'), { packages, entryPoints: [join(root, 'src', 'cli.ts')], splitting: true, chunkNames: 'chunk-[hash]' });
 let built = 'dist/cli.js';
 if (withTests) {
   const testDir = join(root, 'test');

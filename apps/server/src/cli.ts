@@ -3,17 +3,15 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkServeConfig, loadConfig, type Config } from './config.js';
 import { Store } from './store/index.js';
-import { buildApp, createDispatcher, createLogger, createWorker, type ServerPlugin } from './app.js';
+// The app (Fastify, its plugins, the API reference, the worker) is imported only by the commands
+// that run it, `serve` and `worker`: the one-shot commands (keys, accounts, admins, audit)
+// start without loading it (the build splits it into its own chunk).
+import type { ServerPlugin } from './app.js';
 import { pathToFileURL } from 'node:url';
 import { hostname, userInfo } from 'node:os';
-import { takeDeliveriesCreated } from './modules/events/service.js';
 import { createAccount, createKey, findKey, revokeKey } from './modules/accounts/service.js';
 import { activateLiveModeFromCommandLine } from './modules/admin/accounts/service.js';
-import { SandboxProvider } from './providers/sandbox.js';
-import { CircuitBreaker } from './providers/breaker.js';
-import { ConnectorRegistry } from './providers/registry.js';
 import { systemClock } from './clock.js';
-import { cardOutcome } from './modules/payments/service.js';
 import { createAdminUser } from './modules/admin/index.js';
 import { audit, formatAudit } from './modules/audit.js';
 import { newMasterKey } from './providers/secrets/envelope.js';
@@ -112,6 +110,7 @@ async function serve(config: Config, pluginFiles: string[]): Promise<void> {
   const plugins = await loadPlugins(pluginFiles);
   const store = openStore(config);
   await store.migrate();
+  const { buildApp } = await import('./app.js');
   const built = await buildApp({ config, store, plugins, clock: systemClock });
   if (pluginFiles.length) built.app.log.info({ plugins: pluginFiles }, 'serving with extra routes from --plugin');
   const address = await built.app.listen({ port: config.port, host: config.host });
@@ -148,6 +147,9 @@ async function serve(config: Config, pluginFiles: string[]): Promise<void> {
 async function worker(config: Config): Promise<void> {
   const store = openStore(config);
   await store.migrate();
+  const [{ createDispatcher, createLogger, createWorker }, { takeDeliveriesCreated }, { SandboxProvider }, { CircuitBreaker }, { ConnectorRegistry }, { cardOutcome }] = await Promise.all([
+    import('./app.js'), import('./modules/events/service.js'), import('./providers/sandbox.js'), import('./providers/breaker.js'), import('./providers/registry.js'), import('./modules/payments/service.js'),
+  ]);
   const log = createLogger(config);
   const provider = new SandboxProvider(store, (token) => cardOutcome(store, token));
   const breaker = new CircuitBreaker(config.providerBreakerFailures, config.providerBreakerCooldownMs, store.clock);
