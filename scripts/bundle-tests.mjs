@@ -12,19 +12,15 @@
 //
 // Without tree shaking, as the server's test bundles: code a bundle left out would count as run
 // in the coverage of a run (scripts/coverage.mjs).
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildInto, packagesFromSourcePlugin } from './esbuild-node.mjs';
+import { buildInto, packagesFromSourcePlugin, removeStaleTestBundles } from './esbuild-node.mjs';
 
 const workspace = process.cwd();
 const testDir = join(workspace, 'test');
 const outDir = join(workspace, 'dist-test');
 const started = performance.now();
-const names = readdirSync(testDir).filter((n) => n.endsWith('.test.ts'));
-await buildInto(outDir, { entryPoints: names.map((n) => join(testDir, n)), treeShaking: false, plugins: [packagesFromSourcePlugin()] });
-// Bundles of test files deleted since the last build would still run: remove them.
-const wanted = new Set(names.map((n) => n.replace(/\.ts$/, '.js')));
-for (const name of existsSync(outDir) ? readdirSync(outDir) : []) {
-  if (!wanted.has(name.replace(/\.map$/, ''))) rmSync(join(outDir, name), { force: true });
-}
-process.stdout.write(`bundled ${names.length} test files into dist-test/ in ${Math.round(performance.now() - started)} ms\n`);
+const entryPoints = readdirSync(testDir).filter((n) => n.endsWith('.test.ts')).map((n) => join(testDir, n));
+await buildInto(outDir, { entryPoints, treeShaking: false, plugins: [packagesFromSourcePlugin()] });
+removeStaleTestBundles(outDir, entryPoints);
+process.stdout.write(`bundled ${entryPoints.length} test files into dist-test/ in ${Math.round(performance.now() - started)} ms\n`);

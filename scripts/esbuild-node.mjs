@@ -2,7 +2,7 @@
 // (apps/server/scripts/build.mjs), and the other workspaces' test bundles (scripts/bundle-tests.mjs).
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import * as esbuild from 'esbuild';
 
 // Node 20 is the oldest Node this project runs on (package.json "engines").
@@ -74,4 +74,13 @@ export async function buildInto(finalDir, options) {
   mkdirSync(finalDir, { recursive: true });
   for (const name of readdirSync(tmp)) renameSync(join(tmp, name), join(finalDir, name));
   rmSync(tmp, { recursive: true, force: true });
+}
+
+// Bundles of test files deleted since the last build would still run under `node --test
+// dist-test/*.test.js`: removes every file of outDir that is not an entry point's bundle or map.
+export function removeStaleTestBundles(outDir, entryPoints) {
+  const wanted = new Set(entryPoints.map((p) => basename(p).replace(/\.ts$/, '.js')));
+  for (const name of readdirSync(outDir)) {
+    if (!wanted.has(name.replace(/\.map$/, ''))) rmSync(join(outDir, name), { force: true });
+  }
 }

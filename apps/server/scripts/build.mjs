@@ -19,9 +19,9 @@
 // same relative paths work from dist/ (and from a copy of the repository elsewhere, as long as
 // dist/ stays next to src/).
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildInto } from '../../../scripts/esbuild-node.mjs';
+import { buildInto, removeStaleTestBundles } from '../../../scripts/esbuild-node.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const withTests = process.argv.includes('--tests');
@@ -47,12 +47,7 @@ if (withTests) {
   // coverage of a run (scripts/coverage.mjs) counts that code as not run; v8-to-istanbul would
   // count a line left out of the bundle as run.
   await buildInto(join(root, 'dist-test'), { packages, entryPoints, treeShaking: false });
-  // Bundles of test files deleted since the last build would still run: remove them.
-  const wanted = new Set(entryPoints.map((p) => p.split(sep).pop().replace(/\.ts$/, '.js')));
-  for (const name of readdirSync(join(root, 'dist-test'))) {
-    const base = name.replace(/\.map$/, '');
-    if (!wanted.has(base)) rmSync(join(root, 'dist-test', name), { force: true });
-  }
+  removeStaleTestBundles(join(root, 'dist-test'), entryPoints);
   built += ` and dist-test/ (${entryPoints.length} test files)`;
   // What scripts/ensure-built.mjs --tests dates the test build by.
   writeFileSync(join(root, 'dist-test', '.built'), new Date().toISOString() + '\n');
