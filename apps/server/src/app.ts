@@ -25,6 +25,7 @@ import { tokenRoutes, tokenSchemas } from './modules/tokens/index.js';
 import { paymentRoutes } from './modules/payments/routes.js';
 import { CreatePaymentFields, Payment, PaymentList, paymentPartSchemas, paymentRequestSchemas } from './modules/payments/schemas.js';
 import { compileBody, type ShapeRule } from './http/shapes.js';
+import { cachedSerializerFactory, cachedValidatorCompiler } from './http/compile-cache.js';
 import { LooseCreateSplitRuleRequest, LooseSplitPreviewRequest, LooseUpdateSplitRuleRequest } from './modules/admin/split-rules/schemas.js';
 import { checkPreviewShares, checkShares } from './modules/admin/split-rules/service.js';
 import { cardOutcome, checkPaymentShape, confirmCardJob, confirmCardJobs, expirePixJob, JOB_CONFIRM, JOB_EXPIRE, type PaymentDeps } from './modules/payments/service.js';
@@ -171,6 +172,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return503OnClosing: false,
     ...(options.https ? { https: options.https } : {}),
     forceCloseConnections: 'idle',
+    // Compiled response serializers are kept for the process's next app (http/compile-cache.ts).
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory() } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // Every answer in the envelope, including those to requests that never reach a route (bad
     // percent-encoding, over-long path parameters) or that the HTTP parser refuses.
@@ -195,17 +198,25 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
   }) as unknown as FastifyInstance;
 
-  const ajv = validators();
   const schemas = [
     ...sharedSchemas, ...paymentRequestSchemas, ...paymentPartSchemas, Payment, PaymentList, ...accountSchemas, ...tokenSchemas,
     ...recipientSchemas, ...receivableSchemas, ...settlementSchemas, ...refundSchemas, ...disputeSchemas, BalanceAmounts, RecipientBalance, Balance, ...webhookSchemas, ...adminSchemas,
     ...checkoutSchemas, ...providerCallbackSchemas,
   ];
-  for (const schema of schemas) {
-    app.addSchema(schema);
-    ajv.body.addSchema(schema);
-    ajv.url.addSchema(schema);
-  }
+  for (const schema of schemas) app.addSchema(schema);
+  // Made when a validator is first compiled: an app whose validators are all kept from an earlier
+  // app of the process (http/compile-cache.ts) needs none.
+  let ajv: ReturnType<typeof validators> | null = null;
+  const ajvs = () => {
+    if (!ajv) {
+      ajv = validators();
+      for (const schema of schemas) {
+        ajv.body.addSchema(schema);
+        ajv.url.addSchema(schema);
+      }
+    }
+    return ajv;
+  };
   // Bodies with a oneOf answer a clear message when they match no shape (http/shapes.ts).
   const shapes: Record<string, ShapeRule> = {
     CreatePaymentRequest: { loose: CreatePaymentFields, check: checkPaymentShape },
@@ -214,7 +225,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     SplitPreviewRequest: { loose: LooseSplitPreviewRequest, check: checkPreviewShares },
     CheckoutPayRequest: { loose: CheckoutPayFields, check: checkPayShape },
   };
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? compileBody(ajv.body, schema as Record<string, unknown>, shapes) : ajv.url.compile(schema)));
+  app.setValidatorCompiler(cachedValidatorCompiler(schemas, (schema, httpPart) => (httpPart === 'body' ? compileBody(ajvs().body, schema, shapes) : ajvs().url.compile(schema))));
 
   registerBodyParsers(app);
 
