@@ -2,7 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { ENGINES, startManualApp, signup, auth, adminSession, webhookReceiver, testDatabase, type ManualApp, type Keys } from './helpers.js';
 import { Store } from '../src/store/index.js';
 import { localDate, addDays } from '../src/modules/accounts/settings.js';
@@ -206,7 +206,79 @@ for (const engine of ENGINES) {
         await tx.updateTable('payments').set({ updated_at: 'x' }).where('id', '=', 'pay_2').execute();
       });
       const deltas = await store.db.selectFrom('stats_deltas').select(['status', 'count', 'amount']).orderBy('seq').execute();
-      assert.deepEqual(deltas.map((d) => [d.status, Number(d.count), Number(d.amount)]), [['pending', 1, 70], ['pending', -1, -70], ['approved', 1, 70]]);
+      // Net per status (how the deltas are laid out is the engine's: migration 0020).
+      const net = new Map<string, [number, number]>();
+      for (const d of deltas) {
+        const [n, amount] = net.get(d.status) ?? [0, 0];
+        net.set(d.status, [n + Number(d.count), amount + Number(d.amount)]);
+      }
+      assert.deepEqual(Object.fromEntries(net), { pending: [0, 0], approved: [1, 70] });
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
+
+  // Migration 0020 (issue 30): on PostgreSQL an INSERT is counted once per statement, one delta
+  // per group; updates and deletes still per row. The counts must equal a GROUP BY over the
+  // table whatever the mix, and deltas written before the migration must survive it.
+  test(`migration 0020 keeps unfolded deltas, and a multi-row insert, updates and deletes count as a GROUP BY says; 0021's partial indexes serve the lookups (${engine})`, async () => {
+    const db = await testDatabase(engine);
+    const store = Store.open({ url: db.url });
+    try {
+      await store.migrate('0019_card_return_url');
+      const row = (id: string, status: string, amount: number, createdAt: string, account = 'acct_x') => ({
+        id, account_id: account, livemode: 0, status, amount, currency: 'BRL', method: 'card', amount_refunded: 0,
+        provider_attempts: 0, created_at: createdAt, updated_at: createdAt,
+      });
+      await store.write((tx) => tx.insertInto('payments').values(row('pay_0', 'pending', 5, '2026-03-02T12:00:00.000Z')).execute());
+      const deltasBefore = await store.db.selectFrom('stats_deltas').select(['kind', 'status', 'count', 'amount']).execute();
+      assert.deepEqual(deltasBefore.map((d) => [d.kind, d.status, Number(d.count), Number(d.amount)]), [['payment', 'pending', 1, 5]]);
+      await store.migrate();
+      const deltasAfter = await store.db.selectFrom('stats_deltas').select(['kind', 'status', 'count', 'amount']).execute();
+      assert.deepEqual(deltasAfter, deltasBefore, 'the unfolded delta survived the migration');
+
+      // One statement: 40 rows in 3 groups (two accounts, two São Paulo days).
+      const rows = Array.from({ length: 40 }, (_, i) => row(`pay_m${i}`, 'pending', 100 + i, i % 3 === 0 ? '2026-03-02T02:59:00.000Z' : '2026-03-02T03:00:00.000Z', i % 2 ? 'acct_x' : 'acct_y'));
+      await store.write((tx) => tx.insertInto('payments').values(rows as never).execute());
+      // 2 accounts x 2 days. PostgreSQL: a delta per group of the statement, beside pay_0's.
+      // SQLite: a row per group, added to in place (pay_0's group is one of them).
+      const deltaRows = Number((await store.db.selectFrom('stats_deltas').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      assert.equal(deltaRows, engine === 'postgres' ? 5 : 4);
+      await store.write(async (tx) => {
+        await tx.updateTable('payments').set({ status: 'approved' }).where('id', 'in', ['pay_m1', 'pay_m2', 'pay_m3', 'pay_0']).execute();
+        await tx.updateTable('payments').set({ status: 'approved', amount_refunded: 50 }).where('id', '=', 'pay_m4').execute();
+        await tx.updateTable('payments').set({ updated_at: 'not counted' }).where('id', '=', 'pay_m5').execute();
+        await tx.deleteFrom('payments').where('id', 'in', ['pay_m6', 'pay_m7']).execute();
+      });
+      await store.write((tx) => foldStatsDeltas(tx, store.engine));
+      const spDay = engine === 'sqlite' ? sql`date(created_at, '-3 hours')` : sql`to_char(created_at::timestamptz at time zone 'UTC' - interval '3 hours', 'YYYY-MM-DD')`;
+      const { rows: truth } = await sql<{ account_id: string; day: string; status: string; count: number; amount: number; amount2: number }>`
+        select account_id, ${spDay} as day, status, count(*) as count, sum(amount) as amount, sum(amount_refunded) as amount2
+        from payments group by 1, 2, 3 order by 1, 2, 3`.execute(store.db);
+      const { rows: counted } = await sql<{ account_id: string; day: string; status: string; count: number; amount: number; amount2: number }>`
+        select account_id, day, status, count, amount, amount2 from stats_daily
+        where kind = 'payment' and account_id <> '*' and count <> 0 order by 1, 2, 3`.execute(store.db);
+      const norm = (rs: typeof truth) => rs.map((r) => ({ ...r, count: Number(r.count), amount: Number(r.amount), amount2: Number(r.amount2) }));
+      assert.deepEqual(norm(counted), norm(truth));
+      assert.equal(norm(truth).reduce((n, r) => n + r.count, 0), 39);
+
+      // Migration 0021: the provider-id indexes hold only payments a connector account serves,
+      // and the lookups by a provider's id still read them (SQLite's plan; PostgreSQL's planner
+      // scans a table this small whatever the indexes).
+      if (engine === 'sqlite') {
+        const plan = async (q: { compile(): { sql: string; parameters: readonly unknown[] } }) => {
+          const c = q.compile();
+          return JSON.stringify((await store.db.executeQuery(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${c.sql}`, [...c.parameters]))).rows);
+        };
+        const byTxid = store.db.selectFrom('payments').select('id').where('connector_account_id', '=', 'ca_1').where('provider_txid', 'in', ['t1', 't2']).where('provider_txid', 'is not', null);
+        assert.match(await plan(byTxid), /payments_provider_txid/);
+        assert.match(await plan(store.db.selectFrom('payments').select('id').where('provider_txid', '=', 't1').where('connector_account_id', '=', 'ca_1')), /payments_provider_txid/);
+        const byCharge = store.db.selectFrom('payments').select('id').where('connector_account_id', '=', 'ca_1').where('provider_charge_id', '=', 'c1');
+        assert.match(await plan(byCharge), /payments_provider_charge/);
+        const { rows: entries } = await sql<{ n: number }>`select count(*) as n from payments indexed by payments_provider_charge where connector_account_id is not null`.execute(store.db);
+        assert.equal(Number(entries[0].n), 0, 'no entry for a payment no connector account serves');
+      }
     } finally {
       await store.close();
       await db.drop();

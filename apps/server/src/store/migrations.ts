@@ -1,5 +1,26 @@
 import { Kysely, sql, type CreateTableBuilder, type Migration, type MigrationProvider } from 'kysely';
 
+// What each kind of the home's stats counts (migration 0011 and after), as SQL over a row (`r` is
+// NEW or OLD in a row trigger, a transition table or the table itself in a statement): its day,
+// method, status, reason, amount and second amount.
+const spDay = (col: string, sqlite: boolean) => (sqlite ? `date(${col}, '-3 hours')` : `to_char((${col})::timestamptz at time zone 'UTC' - interval '3 hours', 'YYYY-MM-DD')`);
+const STATS_KINDS = [
+  { kind: 'payment', table: 'payments', cols: ['status', 'amount_refunded', 'failure_code'],
+    row: (r: string, sqlite: boolean) => [spDay(`${r}.created_at`, sqlite), `${r}.method`, `${r}.status`, `coalesce(${r}.failure_code, '')`, `${r}.amount`, `${r}.amount_refunded`] },
+  { kind: 'refund', table: 'refunds', cols: ['status', 'amount'],
+    row: (r: string, sqlite: boolean) => [spDay(`${r}.created_at`, sqlite), `''`, `${r}.status`, `coalesce(${r}.reason, '')`, `${r}.amount`, `${r}.net_amount`] },
+  { kind: 'settlement', table: 'settlements', cols: ['status', 'amount', 'hold_reason'],
+    row: (r: string) => [`${r}.settlement_date`, `${r}.payee_type`, `${r}.status`, `coalesce(${r}.hold_reason, '')`, `${r}.amount`, `${r}.receivable_count`] },
+  { kind: 'webhook_delivery', table: 'webhook_deliveries', cols: ['status', 'attempts'],
+    row: (r: string, sqlite: boolean) => [spDay(`${r}.created_at`, sqlite), `''`, `${r}.status`, `''`, '0', `${r}.attempts`] },
+];
+const STATS_COLUMNS = 'kind, day, account_id, livemode, method, status, reason, count, amount, amount2';
+// One delta row's VALUES tuple, +1 (a new row) or -1 (an old one).
+function statsValues(k: { kind: string; row: (r: string) => string[] }, r: string, sign: '' | '-'): string {
+  const [day, method, status, reason, amount, amount2] = k.row(r);
+  return `('${k.kind}', ${day}, ${r}.account_id, ${r}.livemode, ${method}, ${status}, ${reason}, ${sign}1, ${sign}${amount}, ${sign}${amount2})`;
+}
+
 // Versioned migrations, in code so they ship with the build. Never edit a released migration:
 // add the next one. Types are the portable subset (text, bigint, integer) of both engines.
 const migrations: Record<string, Migration> = {
@@ -546,24 +567,9 @@ const migrations: Record<string, Migration> = {
         if (table === 'stats_daily') t = t.addPrimaryKeyConstraint('stats_daily_pk', ['account_id', 'day', 'kind', 'livemode', 'method', 'status', 'reason']);
         await t.execute();
       }
-      // What each kind counts, as SQL over a row (`r` is NEW or OLD in a trigger, the table in the
-      // backfill): its day, method, status, reason, amount and second amount.
-      const spDay = (col: string) => (sqlite ? `date(${col}, '-3 hours')` : `to_char((${col})::timestamptz at time zone 'UTC' - interval '3 hours', 'YYYY-MM-DD')`);
-      const kinds = [
-        { kind: 'payment', table: 'payments', cols: ['status', 'amount_refunded', 'failure_code'],
-          row: (r: string) => [spDay(`${r}.created_at`), `${r}.method`, `${r}.status`, `coalesce(${r}.failure_code, '')`, `${r}.amount`, `${r}.amount_refunded`] },
-        { kind: 'refund', table: 'refunds', cols: ['status', 'amount'],
-          row: (r: string) => [spDay(`${r}.created_at`), `''`, `${r}.status`, `coalesce(${r}.reason, '')`, `${r}.amount`, `${r}.net_amount`] },
-        { kind: 'settlement', table: 'settlements', cols: ['status', 'amount', 'hold_reason'],
-          row: (r: string) => [`${r}.settlement_date`, `${r}.payee_type`, `${r}.status`, `coalesce(${r}.hold_reason, '')`, `${r}.amount`, `${r}.receivable_count`] },
-        { kind: 'webhook_delivery', table: 'webhook_deliveries', cols: ['status', 'attempts'],
-          row: (r: string) => [spDay(`${r}.created_at`), `''`, `${r}.status`, `''`, '0', `${r}.attempts`] },
-      ];
-      const columns = 'kind, day, account_id, livemode, method, status, reason, count, amount, amount2';
-      const values = (k: (typeof kinds)[number], r: string, sign: '' | '-') => {
-        const [day, method, status, reason, amount, amount2] = k.row(r);
-        return `('${k.kind}', ${day}, ${r}.account_id, ${r}.livemode, ${method}, ${status}, ${reason}, ${sign}1, ${sign}${amount}, ${sign}${amount2})`;
-      };
+      const kinds = STATS_KINDS.map((k) => ({ ...k, row: (r: string) => k.row(r, sqlite) }));
+      const columns = STATS_COLUMNS;
+      const values = statsValues;
       for (const k of kinds) {
         const [day, method, status, reason, amount, amount2] = k.row(k.table);
         await sql.raw(`insert into stats_daily (${columns})
@@ -727,6 +733,99 @@ const migrations: Record<string, Migration> = {
       await sql`drop index payments_one_live_per_checkout`.execute(db);
       await sql`create unique index payments_one_live_per_checkout on payments (checkout_session_id)
         where checkout_session_id is not null and status in ('pending', 'requires_action', 'requires_capture', 'approved', 'partially_refunded', 'refunded')`.execute(db);
+    },
+  },
+  // The home's stats deltas, cheaper to write (issue 30: the per-row triggers of 0011 cost about
+  // a tenth of PostgreSQL's create rate). The triggers stay, so no write path can forget a count:
+  // - PostgreSQL: a statement is counted once, over its transition tables, one delta row per
+  //   day/account/status group, not a PL/pgSQL call and an insert per row: the store writes a
+  //   batch's payments and deliveries as one multi-row INSERT per table, and the worker approves
+  //   a round of card payments in one UPDATE.
+  // - SQLite: stats_deltas without AUTOINCREMENT, which updated sqlite_sequence on every delta.
+  //   Its seq only orders the fold, which runs in a write transaction of SQLite's one writer, so
+  //   a seq reused after the fold deleted its row is never confused with one it read.
+  '0020_stats_deltas_per_statement': {
+    async up(db: Kysely<any>) {
+      const sqlite = isSqlite(db);
+      const kinds = STATS_KINDS.map((k) => ({ ...k, row: (r: string) => k.row(r, sqlite) }));
+      if (sqlite) {
+        for (const k of kinds) for (const op of ['insert', 'update', 'delete']) await sql.raw(`drop trigger ${k.table}_stats_${op}`).execute(db);
+        await sql`alter table stats_deltas rename to stats_deltas_0011`.execute(db);
+        await db.schema.createTable('stats_deltas')
+          .addColumn('seq', 'integer', (c) => c.primaryKey())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('day', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('livemode', 'integer', (c) => c.notNull())
+          .addColumn('method', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('reason', 'text', (c) => c.notNull())
+          .addColumn('count', 'bigint', (c) => c.notNull())
+          .addColumn('amount', 'bigint', (c) => c.notNull())
+          .addColumn('amount2', 'bigint', (c) => c.notNull())
+          .execute();
+        const group = 'kind, day, account_id, livemode, method, status, reason';
+        await sql.raw(`create unique index stats_deltas_group on stats_deltas (${group})`).execute(db);
+        await sql.raw(`insert into stats_deltas (${STATS_COLUMNS})
+          select ${group}, sum(count), sum(amount), sum(amount2) from stats_deltas_0011 group by ${group} order by min(seq)`).execute(db);
+        await sql`drop table stats_deltas_0011`.execute(db);
+        const upsert = `on conflict (${group}) do update set count = count + excluded.count, amount = amount + excluded.amount, amount2 = amount2 + excluded.amount2`;
+        for (const k of kinds) {
+          const changed = k.cols.map((c) => `old.${c} is not new.${c}`).join(' or ');
+          await sql.raw(`create trigger ${k.table}_stats_insert after insert on ${k.table} begin
+            insert into stats_deltas (${STATS_COLUMNS}) values ${statsValues(k, 'new', '')} ${upsert}; end`).execute(db);
+          await sql.raw(`create trigger ${k.table}_stats_update after update on ${k.table} when ${changed} begin
+            insert into stats_deltas (${STATS_COLUMNS}) values ${statsValues(k, 'old', '-')} ${upsert};
+            insert into stats_deltas (${STATS_COLUMNS}) values ${statsValues(k, 'new', '')} ${upsert}; end`).execute(db);
+          await sql.raw(`create trigger ${k.table}_stats_delete after delete on ${k.table} begin
+            insert into stats_deltas (${STATS_COLUMNS}) values ${statsValues(k, 'old', '-')} ${upsert}; end`).execute(db);
+        }
+        return;
+      }
+      // One function per table and event, each over its statement's transition tables: the rows
+      // as they were (-1 and minus their amounts) and as they are (+1), summed per group. A group
+      // whose sums are all zero (a row whose counted columns did not change, or changes that
+      // cancel out) writes nothing.
+      for (const k of kinds) {
+        const side = (r: 'o' | 'n', sign: '' | '-') => {
+          const [day, method, status, reason, amount, amount2] = k.row(r);
+          return `select ${day} as day, ${r}.account_id, ${r}.livemode, ${method} as method, ${status} as status, ${reason} as reason,
+            ${sign}1 as count, ${sign}${amount} as amount, ${sign}${amount2} as amount2 from ${r === 'o' ? 'old_rows' : 'new_rows'} ${r}`;
+        };
+        const sides = { insert: [side('n', '')], update: [side('o', '-'), side('n', '')], delete: [side('o', '-')] };
+        await sql.raw(`drop trigger ${k.table}_stats on ${k.table}`).execute(db);
+        await sql.raw(`drop function ${k.table}_stats()`).execute(db);
+        for (const op of ['insert', 'update', 'delete'] as const) {
+          await sql.raw(`create function ${k.table}_stats_${op}() returns trigger language plpgsql as $$
+            begin
+              insert into stats_deltas (${STATS_COLUMNS})
+                select '${k.kind}', day, account_id, livemode, method, status, reason, sum(count), sum(amount), sum(amount2)
+                from (${sides[op].join(' union all ')}) d
+                group by day, account_id, livemode, method, status, reason
+                having sum(count) <> 0 or sum(amount) <> 0 or sum(amount2) <> 0;
+              return null;
+            end $$`).execute(db);
+          const tables = op === 'insert' ? 'new table as new_rows' : op === 'delete' ? 'old table as old_rows' : 'old table as old_rows new table as new_rows';
+          await sql.raw(`create trigger ${k.table}_stats_${op} after ${op} on ${k.table}
+            referencing ${tables} for each statement execute function ${k.table}_stats_${op}()`).execute(db);
+        }
+      }
+    },
+  },
+  // Fewer index writes per sale (issue 30): the provider's ids are looked up only for payments a
+  // connector account serves, so their indexes hold only those. A sandbox or test-mode payment
+  // (no connector account, no txid) no longer writes an entry of NULLs into either on create,
+  // nor moves one when its confirmation sets the sandbox's charge id.
+  '0021_partial_provider_indexes': {
+    async up(db: Kysely<any>) {
+      await sql`drop index payments_provider_txid`.execute(db);
+      // By account as well: every lookup by txid names the connector account, and with both
+      // columns SQLite prefers this index to payments_provider_charge's account prefix.
+      await db.schema.createIndex('payments_provider_txid').on('payments').columns(['connector_account_id', 'provider_txid'])
+        .where(sql.ref('provider_txid'), 'is not', null).execute();
+      await sql`drop index payments_provider_charge`.execute(db);
+      await db.schema.createIndex('payments_provider_charge').on('payments').columns(['connector_account_id', 'provider_charge_id'])
+        .where(sql.ref('connector_account_id'), 'is not', null).execute();
     },
   },
 };

@@ -279,11 +279,12 @@ export async function pixReconcileJob(deps: PaymentDeps, log: FastifyBaseLogger)
   }
 }
 
-// A notification's hints become sync jobs, in the write that stores it.
+// A notification's hints become sync jobs, in the write that stores it. (`is not null`: the txid
+// index holds only payments with one, migration 0021, and an IN list alone does not tell SQLite so.)
 export async function enqueueSyncs(tx: Tx, connectorAccountId: string, hints: { txids: string[]; e2eids: string[] }, nowMs: number): Promise<number> {
   const ids = new Set<string>();
   if (hints.txids.length > 0) {
-    for (const p of await tx.selectFrom('payments').select('id').where('connector_account_id', '=', connectorAccountId).where('provider_txid', 'in', hints.txids.slice(0, 100)).execute()) ids.add(p.id);
+    for (const p of await tx.selectFrom('payments').select('id').where('connector_account_id', '=', connectorAccountId).where('provider_txid', 'in', hints.txids.slice(0, 100)).where('provider_txid', 'is not', null).execute()) ids.add(p.id);
   }
   if (hints.e2eids.length > 0) {
     for (const p of await tx.selectFrom('payments').select('id').where('connector_account_id', '=', connectorAccountId).where('provider_e2eid', 'in', hints.e2eids.slice(0, 100)).execute()) ids.add(p.id);
