@@ -741,9 +741,11 @@ const migrations: Record<string, Migration> = {
   //   day/account/status group, not a PL/pgSQL call and an insert per row: the store writes a
   //   batch's payments and deliveries as one multi-row INSERT per table, and the worker approves
   //   a round of card payments in one UPDATE.
-  // - SQLite: stats_deltas without AUTOINCREMENT, which updated sqlite_sequence on every delta.
-  //   Its seq only orders the fold, which runs in a write transaction of SQLite's one writer, so
-  //   a seq reused after the fold deleted its row is never confused with one it read.
+  // - SQLite: a row per group, which each change adds to in place (an upsert on the group's
+  //   unique index), instead of a new row per change for the fold to read and delete later. Deltas
+  //   were append-only so that concurrent writers never queue on a hot row; SQLite has one writer.
+  //   No AUTOINCREMENT (it updated sqlite_sequence on every delta): seq only orders the fold, which
+  //   runs in a write transaction of that one writer, so a reused seq is never one it read.
   '0020_stats_deltas_per_statement': {
     async up(db: Kysely<any>) {
       const sqlite = isSqlite(db);

@@ -8,8 +8,10 @@ import { accountNames } from '../shared/names.js';
 
 // The home's figures come from stats_daily (folded) plus stats_deltas (not folded yet): both
 // hold +/- counts and sums per day, account, mode and method/status/reason, written by triggers
-// in the transaction of each change (migration 0011). A read is one GROUP BY over at most
-// days × accounts × a few dozen rows, whatever the number of payments.
+// in the transaction of each change (migrations 0011, 0020: on PostgreSQL one delta row per group
+// and statement, appended; on SQLite, whose one writer has no one to queue behind a hot row, one
+// row per group, added to in place). A read is one GROUP BY over at most days × accounts × a few
+// dozen rows, whatever the number of payments.
 
 // Deltas folded per transaction: bounded so the fold never holds the writer for long. Measured
 // on the bench (SQLite, 2 cores): 50,000 deltas held the one writer for ~360 ms once a minute,
