@@ -41,12 +41,16 @@ const serializers = new Compiled<Serializer>();
 export function cachedSerializerFactory() {
   const build = SerializerSelector();
   return (externalSchemas: unknown, serializerOpts: unknown) => {
-    const compile = build(externalSchemas, serializerOpts as never) as unknown as (info: RouteSchemaInfo) => Serializer;
-    const compiled = serializers.forSet(JSON.stringify([externalSchemas, serializerOpts ?? null]));
+    const shared = (externalSchemas ?? {}) as Record<string, unknown>;
+    const compiled = serializers.forSet(JSON.stringify([shared, serializerOpts ?? null]));
     return (info: RouteSchemaInfo) => {
       const key = JSON.stringify(info.schema);
       let fn = compiled.get(key);
       if (!fn) {
+        // Only the shared schemas this one refers to, directly or through others: fast-json-stringify
+        // checks every shared schema it is given against the meta-schema, for every route (a third
+        // of an app's start), and the others cannot change what it generates.
+        const compile = build(referencedSchemas(info.schema, shared), serializerOpts as never) as unknown as (info: RouteSchemaInfo) => Serializer;
         fn = compile(info);
         compiled.set(key, fn);
       }
@@ -70,4 +74,30 @@ export function cachedValidatorCompiler<V>(sharedSchemas: readonly unknown[], co
     }
     return fn;
   };
+}
+
+// The shared schemas `schema` reaches through `$ref`s ("Payment", "Payment#/properties/x"),
+// following refs inside them too.
+export function referencedSchemas(schema: unknown, shared: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      stack.push(...(node as unknown[]));
+    } else if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) {
+        if (k === '$ref' && typeof v === 'string') {
+          const id = v.split('#')[0];
+          if (id && id in shared && !(id in out)) {
+            out[id] = shared[id];
+            stack.push(shared[id]);
+          }
+        } else if (v && typeof v === 'object') {
+          stack.push(v);
+        }
+      }
+    }
+  }
+  return out;
 }
