@@ -53,8 +53,8 @@ for (const engine of ENGINES) {
     const cspViolations: string[] = [];
     const axeScreens: string[] = [];
 
-    const api = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
-      const res = await t.app.inject({ method, url, headers: auth(k.secretKey), ...(payload === undefined ? {} : { payload: payload as object }) });
+    const api = async (method: 'GET' | 'POST', url: string, payload?: unknown, key = k.secretKey) => {
+      const res = await t.app.inject({ method, url, headers: auth(key), ...(payload === undefined ? {} : { payload: payload as object }) });
       return { status: res.statusCode, body: res.json() };
     };
     const cardSale = async (amountInCents: number) => {
@@ -664,11 +664,15 @@ for (const engine of ENGINES) {
     });
 
     test('payments: search by id and by date; a declined payment shows why', async () => {
-      const created = await api('POST', '/v1/payments', { amountInCents: 4_321, method: 'credit_card', cardToken: 'tok_declined' });
+      // A merchant of its own, whose one payment this is: the searches by date must find nothing
+      // else on the days around it, even when the suite runs across São Paulo's midnight (the
+      // other tests' payments of `k` would then fall on the day before).
+      const own = await signup(t, `Loja Datas ${engine}`);
+      const created = await api('POST', '/v1/payments', { amountInCents: 4_321, method: 'credit_card', cardToken: 'tok_declined' }, own.secretKey);
       assert.equal(created.status, 200, JSON.stringify(created.body));
       // Waits for I/O: the back office in the browser (and the server it calls).
       const declined = await eventually(async () => {
-        const p = (await api('GET', `/v1/payments/${created.body.id}`)).body;
+        const p = (await api('GET', `/v1/payments/${created.body.id}`, undefined, own.secretKey)).body;
         return p.status === 'declined' && p;
       }, 'the card to be declined');
       // By id: that payment alone.
@@ -682,7 +686,7 @@ for (const engine of ENGINES) {
       const day = saoPauloDay(declined.createdAt);
       const searchDates = async (from: string, to: string) => {
         await goto(page, '/payments');
-        await page.getByLabel('ID da conta').fill(k.accountId);
+        await page.getByLabel('ID da conta').fill(own.accountId);
         await page.getByLabel('Criado a partir de').fill(from);
         await page.getByLabel('Criado até').fill(to);
         await page.getByRole('button', { name: 'Buscar' }).click();
