@@ -248,6 +248,8 @@ for (const engine of ENGINES) {
         assert.ok(after.ok, JSON.stringify(after.checks.filter((c) => c.violations > 0)));
       } finally {
         await t.teardown();
+        // An app given its database leaves it (startApp): this test made it, so it drops it.
+        await db.drop();
       }
     });
   });
