@@ -15,6 +15,20 @@ const STATS_KINDS = [
     row: (r: string, sqlite: boolean) => [spDay(`${r}.created_at`, sqlite), `''`, `${r}.status`, `''`, '0', `${r}.attempts`] },
 ];
 const STATS_COLUMNS = 'kind, day, account_id, livemode, method, status, reason, count, amount, amount2';
+// stats_daily's and stats_deltas' columns (0011; stats_deltas again in 0020).
+function withStatsColumns(t: CreateTableBuilder<string, string>): CreateTableBuilder<string, string> {
+  return t
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('day', 'text', (c) => c.notNull())
+    .addColumn('account_id', 'text', (c) => c.notNull())
+    .addColumn('livemode', 'integer', (c) => c.notNull())
+    .addColumn('method', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('reason', 'text', (c) => c.notNull())
+    .addColumn('count', 'bigint', (c) => c.notNull())
+    .addColumn('amount', 'bigint', (c) => c.notNull())
+    .addColumn('amount2', 'bigint', (c) => c.notNull());
+}
 // One delta row's VALUES tuple, +1 (a new row) or -1 (an old one).
 function statsValues(k: { kind: string; row: (r: string) => string[] }, r: string, sign: '' | '-'): string {
   const [day, method, status, reason, amount, amount2] = k.row(r);
@@ -554,16 +568,7 @@ const migrations: Record<string, Migration> = {
       for (const table of ['stats_daily', 'stats_deltas']) {
         let t: CreateTableBuilder<string, string> = db.schema.createTable(table);
         if (table === 'stats_deltas') t = sqlite ? t.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement()) : t.addColumn('seq', 'bigserial', (c) => c.primaryKey());
-        t = t.addColumn('kind', 'text', (c) => c.notNull())
-          .addColumn('day', 'text', (c) => c.notNull())
-          .addColumn('account_id', 'text', (c) => c.notNull())
-          .addColumn('livemode', 'integer', (c) => c.notNull())
-          .addColumn('method', 'text', (c) => c.notNull())
-          .addColumn('status', 'text', (c) => c.notNull())
-          .addColumn('reason', 'text', (c) => c.notNull())
-          .addColumn('count', 'bigint', (c) => c.notNull())
-          .addColumn('amount', 'bigint', (c) => c.notNull())
-          .addColumn('amount2', 'bigint', (c) => c.notNull());
+        t = withStatsColumns(t);
         if (table === 'stats_daily') t = t.addPrimaryKeyConstraint('stats_daily_pk', ['account_id', 'day', 'kind', 'livemode', 'method', 'status', 'reason']);
         await t.execute();
       }
@@ -753,19 +758,7 @@ const migrations: Record<string, Migration> = {
       if (sqlite) {
         for (const k of kinds) for (const op of ['insert', 'update', 'delete']) await sql.raw(`drop trigger ${k.table}_stats_${op}`).execute(db);
         await sql`alter table stats_deltas rename to stats_deltas_0011`.execute(db);
-        await db.schema.createTable('stats_deltas')
-          .addColumn('seq', 'integer', (c) => c.primaryKey())
-          .addColumn('kind', 'text', (c) => c.notNull())
-          .addColumn('day', 'text', (c) => c.notNull())
-          .addColumn('account_id', 'text', (c) => c.notNull())
-          .addColumn('livemode', 'integer', (c) => c.notNull())
-          .addColumn('method', 'text', (c) => c.notNull())
-          .addColumn('status', 'text', (c) => c.notNull())
-          .addColumn('reason', 'text', (c) => c.notNull())
-          .addColumn('count', 'bigint', (c) => c.notNull())
-          .addColumn('amount', 'bigint', (c) => c.notNull())
-          .addColumn('amount2', 'bigint', (c) => c.notNull())
-          .execute();
+        await withStatsColumns(db.schema.createTable('stats_deltas').addColumn('seq', 'integer', (c) => c.primaryKey())).execute();
         const group = 'kind, day, account_id, livemode, method, status, reason';
         await sql.raw(`create unique index stats_deltas_group on stats_deltas (${group})`).execute(db);
         await sql.raw(`insert into stats_deltas (${STATS_COLUMNS})
