@@ -54,7 +54,7 @@
 //   Exit 1 (and no JSON line for that engine) on any non-2xx, connection error, server crash or
 //   non-graceful shutdown. A missed target is shown as FAIL in the table (it does not fail the run).
 import { mkdtempSync, mkdirSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { api, BenchFailure, CEILING_PLUGIN, createBenchSchema, envInt, errorText, live, logReport, makeLog, metricsText, onSignal, removeTempDir, round, runLoadScript, sleep, startCli, stopCli, type LogInfo, type Proc, type Stopped, type SuiteOutcome } from './lib.ts';
@@ -80,6 +80,12 @@ const SUSTAIN_MAX_STEPS = envInt('BENCH_SUSTAIN_MAX_STEPS', 10);
 // confirmations), going up by 25 % a step until a step fails, then bisecting to within 5 %.
 const SUSTAIN_START_FRACTION = 0.5;
 const SUSTAIN_POLICY = { growth: 1.25, resolution: 0.05 };
+// BENCH_LATENCY_BASE_RATE=n: no search; the latency table is measured at 25/50/75 % of n per
+// second, to compare commits, settings or machines at the same absolute rates.
+const GIVEN_RATE = envInt('BENCH_LATENCY_BASE_RATE', 0, 0);
+// BENCH_WORKER_NICE=n (PostgreSQL, where the worker is a process of its own): the worker's
+// scheduling priority, to see how much of the create's tail is the worker's share of the cores.
+const WORKER_NICE = envInt('BENCH_WORKER_NICE', 0, -20);
 const PG_URL = process.env.BENCH_DATABASE_URL || '';
 // A folder for the API process's CPU profile (node --cpu-prof), one per engine.
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolvePath(process.env.BENCH_CPU_PROF) : '';
@@ -201,6 +207,7 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
     if (separateWorker) {
       log(`${engine}: starting a worker process`);
       worker = await startCli('worker', { env: { DATABASE_URL: databaseUrl }, logFile: join(tmp, 'worker.log') });
+      if (WORKER_NICE !== 0 && worker.child.pid) setPriority(worker.child.pid, WORKER_NICE);
       watched.push(worker);
     }
     const srv = server;
@@ -267,8 +274,15 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
       log(`sustain step at ${ratePerSec}/s: backlog ${backlogStart} -> ${backlogEnd}, late sends ${m.lateSends} of ${m.scheduled}, p99 ${m.p99Ms} ms (generator at nice ${r.nice})`);
       return step;
     };
-    log(`${engine}: searching the sustained rate from ${startRate}/s (${SUSTAIN_WARMUP_S} s warm-up + ${SUSTAIN_STEP_S} s a step, at most ${SUSTAIN_MAX_STEPS} steps)`);
-    sustained = await findSustainedRate(runStep, { ...SUSTAIN_POLICY, startRatePerSec: startRate, maxSteps: SUSTAIN_MAX_STEPS });
+    if (GIVEN_RATE > 0) {
+      // Latency at fixed absolute rates (the same in every run and on every commit compared), not
+      // at fractions of a rate searched in this run.
+      log(`${engine}: BENCH_LATENCY_BASE_RATE=${GIVEN_RATE}: no search, the latency table stands on ${GIVEN_RATE}/s`);
+      sustained = { sustainedRatePerSec: GIVEN_RATE, failedRatePerSec: null, steps: [] };
+    } else {
+      log(`${engine}: searching the sustained rate from ${startRate}/s (${SUSTAIN_WARMUP_S} s warm-up + ${SUSTAIN_STEP_S} s a step, at most ${SUSTAIN_MAX_STEPS} steps)`);
+      sustained = await findSustainedRate(runStep, { ...SUSTAIN_POLICY, startRatePerSec: startRate, maxSteps: SUSTAIN_MAX_STEPS });
+    }
     log(`${engine}: sustained rate ${sustained.sustainedRatePerSec}/s${sustained.failedRatePerSec === null ? ' (no step failed: raise BENCH_SUSTAIN_MAX_STEPS)' : `, ${sustained.failedRatePerSec}/s did not hold`}`);
     if (sustained.sustainedRatePerSec === 0) problems.push('no step of the sustained-rate search held: the latency table has no rate to stand on');
 
