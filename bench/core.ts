@@ -184,7 +184,7 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
   const problems: string[] = [];
   const results: Record<string, LoadResult> = {};
   const latency: LatencyPoint[] = [];
-  let sustained: SearchResult | null;
+  let sustained: SearchResult | null = null;
   let shutdown: Stopped | null = null;
   const backlog = { pendingAfterPost: 0, drainMs: 0 };
   const separateWorker = engine === 'postgres';
@@ -274,24 +274,26 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
       log(`sustain step at ${ratePerSec}/s: backlog ${backlogStart} -> ${backlogEnd}, late sends ${m.lateSends} of ${m.scheduled}, p99 ${m.p99Ms} ms (generator at nice ${r.nice})`);
       return step;
     };
-    if (GIVEN_RATE > 0) {
-      // Latency at fixed absolute rates (the same in every run and on every commit compared), not
-      // at fractions of a rate searched in this run.
-      log(`${engine}: BENCH_LATENCY_BASE_RATE=${GIVEN_RATE}: no search, the latency table stands on ${GIVEN_RATE}/s`);
-      sustained = { sustainedRatePerSec: GIVEN_RATE, failedRatePerSec: null, steps: [] };
+    // The latency table's base: the sustained rate searched here, or (BENCH_LATENCY_BASE_RATE) a
+    // rate given, the same in every run and on every commit compared; then nothing is searched
+    // and no sustained rate is reported.
+    let baseRate = GIVEN_RATE;
+    if (baseRate > 0) {
+      log(`${engine}: BENCH_LATENCY_BASE_RATE=${baseRate}: no search, the latency table stands on ${baseRate}/s`);
     } else {
       log(`${engine}: searching the sustained rate from ${startRate}/s (${SUSTAIN_WARMUP_S} s warm-up + ${SUSTAIN_STEP_S} s a step, at most ${SUSTAIN_MAX_STEPS} steps)`);
       sustained = await findSustainedRate(runStep, { ...SUSTAIN_POLICY, startRatePerSec: startRate, maxSteps: SUSTAIN_MAX_STEPS });
+      log(`${engine}: sustained rate ${sustained.sustainedRatePerSec}/s${sustained.failedRatePerSec === null ? ' (no step failed: raise BENCH_SUSTAIN_MAX_STEPS)' : `, ${sustained.failedRatePerSec}/s did not hold`}`);
+      if (sustained.sustainedRatePerSec === 0) problems.push('no step of the sustained-rate search held: the latency table has no rate to stand on');
+      baseRate = sustained.sustainedRatePerSec;
     }
-    log(`${engine}: sustained rate ${sustained.sustainedRatePerSec}/s${sustained.failedRatePerSec === null ? ' (no step failed: raise BENCH_SUSTAIN_MAX_STEPS)' : `, ${sustained.failedRatePerSec}/s did not hold`}`);
-    if (sustained.sustainedRatePerSec === 0) problems.push('no step of the sustained-rate search held: the latency table has no rate to stand on');
 
-    // Latency, open loop, at fractions of the sustained rate.
-    for (const fraction of sustained.sustainedRatePerSec > 0 ? LATENCY_FRACTIONS : []) {
-      const ratePerSec = Math.max(1, Math.round(sustained.sustainedRatePerSec * fraction));
+    // Latency, open loop, at fractions of the base rate.
+    for (const fraction of baseRate > 0 ? LATENCY_FRACTIONS : []) {
+      const ratePerSec = Math.max(1, Math.round(baseRate * fraction));
       await drainBacklog(srv, key, `before latency at ${ratePerSec}/s`);
       const run = async (name: string, path: string) => {
-        log(`latency ${name} at ${ratePerSec}/s (${Math.round(fraction * 100)} % of sustained): ${LATENCY_WARMUP_S ? `${LATENCY_WARMUP_S} s warm-up + ` : ''}${LATENCY_S} s, open loop`);
+        log(`latency ${name} at ${ratePerSec}/s (${Math.round(fraction * 100)} % of ${GIVEN_RATE > 0 ? 'the given rate' : 'sustained'}): ${LATENCY_WARMUP_S ? `${LATENCY_WARMUP_S} s warm-up + ` : ''}${LATENCY_S} s, open loop`);
         const spec: OpenLoopSpec = { url: srv.base, method: 'POST', headers, body: BODY, idempotencyKeys: true, paths: [path], ratePerSec, warmupS: LATENCY_WARMUP_S, durationS: LATENCY_S };
         const r = await runLoadScript<{ warmup: OpenLoopResult | null; measured: OpenLoopResult }>(watched, tmp, 'open-loop.ts', `${name}-${ratePerSec}`, spec);
         bad(`latency ${name} at ${ratePerSec}/s`, r.warmup, 'warm-up');
@@ -373,8 +375,9 @@ export function table(run: EngineRun): string {
     lines.push(...formatRows(srows));
   }
   if (run.latency.length) {
-    lines.push('', `latency, open loop (${LATENCY_WARMUP_S} s warm-up + ${LATENCY_S} s at each rate; timed from each request's scheduled send): POST /v1/payments vs the durable ceiling, at fractions of the sustained rate`);
-    const lrows = [['rate/s', '% of sustained', 'p50 ms', 'p99 ms', 'p99.9 ms', 'ceiling p50', 'ceiling p99', 'ceiling p99.9', 'p99 / ceiling', 'late sends']];
+    const base = run.sustained ? 'the sustained rate' : `${GIVEN_RATE}/s, given (BENCH_LATENCY_BASE_RATE, no search)`;
+    lines.push('', `latency, open loop (${LATENCY_WARMUP_S} s warm-up + ${LATENCY_S} s at each rate; timed from each request's scheduled send): POST /v1/payments vs the durable ceiling, at fractions of ${base}`);
+    const lrows = [['rate/s', run.sustained ? '% of sustained' : '% of given', 'p50 ms', 'p99 ms', 'p99.9 ms', 'ceiling p50', 'ceiling p99', 'ceiling p99.9', 'p99 / ceiling', 'late sends']];
     for (const l of run.latency) {
       lrows.push([String(l.ratePerSec), `${Math.round(l.fraction * 100)} %`, String(l.create.p50Ms), String(l.create.p99Ms), String(l.create.p999Ms), String(l.ceiling.p50Ms), String(l.ceiling.p99Ms), String(l.ceiling.p999Ms),
         l.ceiling.p99Ms > 0 ? (l.create.p99Ms / l.ceiling.p99Ms).toFixed(2) : '-', `${l.create.lateSends + l.ceiling.lateSends}`]);
