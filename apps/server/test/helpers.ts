@@ -104,7 +104,7 @@ export const TEST_CONFIG: Partial<Config> = {
 export async function startApp(engine: EngineName, overrides: Partial<Config> = {}, options: { provider?: PaymentProvider; db?: TestDb; worker?: boolean; http?: ServerOptions; clock?: Clock; https?: import('node:https').ServerOptions } = {}): Promise<TestApp> {
   const db = options.db ?? (await appDatabase(engine));
   const config = loadConfig({}, { ...TEST_CONFIG, databaseUrl: db.url, ...overrides });
-  const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending, clock: options.clock });
+  const store = Store.open({ url: db.url, writeBatchMax: config.writeBatchMax, writeQueueMaxPending: config.writeQueueMaxPending, pgWriters: config.pgWriters, clock: options.clock });
   await store.migrate();
   const built = await buildApp({ config, store, logger: false, provider: options.provider, checkContract: true, http: options.http, clock: store.clock, https: options.https });
   if (options.worker !== false) await built.startWorker();
@@ -235,6 +235,9 @@ export async function webhookReceiver(): Promise<{ url: string; hits: Array<{ he
 // for one: lock a row, send the requests, wait until they queue behind it, let go.
 export async function waitersOn(holder: pg.Client): Promise<number> {
   const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+  // pg_stat_activity is read once per transaction and kept until it ends, and the holder is in
+  // one (it holds the lock): without this, every call after the first sees the first's backends.
+  await holder.query('select pg_stat_clear_snapshot()');
   const { rows } = await holder.query<{ pid: number; blockers: number[] }>(
     "select pid, pg_blocking_pids(pid) as blockers from pg_stat_activity where wait_event_type = 'Lock'",
   );
