@@ -14,13 +14,14 @@ function gate(): Gate {
 }
 
 // Each item answered with itself doubled, or its failure when it is negative; every run recorded.
-function doubling(options: { maxItemsPerRun?: number; maxConcurrentRuns?: number; maxPending?: number; onFull?: () => Error; hold?: Gate } = {}) {
+function doubling(options: { maxItemsPerRun?: number; maxConcurrentRuns?: number; maxPending?: number; onFull?: () => Error; hold?: Gate; alone?: (item: number) => boolean } = {}) {
   const runs: number[][] = [];
   const batch = new MicroBatch<number, number>({
     maxItemsPerRun: options.maxItemsPerRun ?? 100,
     maxConcurrentRuns: options.maxConcurrentRuns ?? 1,
     maxPending: options.maxPending ?? Infinity,
     onFull: options.onFull,
+    alone: options.alone,
     async run(items) {
       runs.push(items);
       if (options.hold) await options.hold.promise;
@@ -38,6 +39,15 @@ test('items added in one turn share one run, cut at maxItemsPerRun; each caller 
   // A later turn is a run of its own.
   assert.equal(await batch.add(6), 12);
   assert.deepEqual(runs.at(-1), [6]);
+});
+
+test('an item that must run alone gets a run of its own, and the order added is kept around it', async () => {
+  // Multiples of 10 alone (the store's writes that lock rows in an order of their own).
+  const { batch, runs } = doubling({ maxItemsPerRun: 3, alone: (i) => i % 10 === 0 });
+  const answers = await Promise.all([1, 10, 2, 3, 4, 5, 20, 30, 6].map((i) => batch.add(i)));
+  assert.deepEqual(answers, [2, 20, 4, 6, 8, 10, 40, 60, 12]);
+  assert.deepEqual(runs, [[1], [10], [2, 3, 4], [5], [20], [30], [6]]);
+  assert.equal(batch.pendingItems, 0);
 });
 
 test('a failed item fails only its own caller; the others of its run get their answers', async () => {

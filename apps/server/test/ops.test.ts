@@ -40,6 +40,7 @@ for (const engine of ENGINES) {
       assert.match(m.body, /^store_writes_total [1-9]\d*$/m);
       assert.match(m.body, /^store_commits_total [1-9]\d*$/m);
       assert.match(m.body, /^store_batch_replays_total \d+$/m);
+      assert.match(m.body, /^store_writes_pending \d+$/m);
     });
 
     test('correlation ids: generated, or taken from the caller when well-formed', async () => {

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, StoredResponse } from '../errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
-import { isUniqueViolation, type Store, type Tx, type WriteOp } from '../store/index.js';
+import { isUniqueViolation, type Store, type Tx, type WriteOp, type WriteOptions } from '../store/index.js';
 import { MicroBatch, defer, selectWhere } from '../store/index.js';
 import type { StoreErrorHook } from './errors.js';
 import { MUTATING_METHODS } from './route-rules.js';
@@ -18,7 +18,8 @@ export interface RequestContext {
   correlationId: string;
   // Runs `op` in a (group-committed) transaction. With an Idempotency-Key, the key's record and
   // the serialized response commit in that same transaction: either both or neither.
-  write: <T>(op: WriteOp<T>) => Promise<T>;
+  // `options`: Store.write's (WriteOptions).
+  write: <T>(op: WriteOp<T>, options?: WriteOptions) => Promise<T>;
   // The app's clock (the store's): "now" for everything the request writes (clock.ts).
   clock: Clock;
 }
@@ -189,9 +190,9 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
       livemode: auth.livemode,
       correlationId: req.id,
       clock: store.clock,
-      write: <T>(op: WriteOp<T>) => {
+      write: <T>(op: WriteOp<T>, options?: WriteOptions) => {
         once();
-        return unguarded(() => store.write(op));
+        return unguarded(() => store.write(op, options));
       },
     };
     req.ctx = ctx;
@@ -231,7 +232,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
       return reply.code(stored.status_code).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(stored.body);
     }
 
-    ctx.write = async <T>(op: WriteOp<T>): Promise<T> => {
+    ctx.write = async <T>(op: WriteOp<T>, options?: WriteOptions): Promise<T> => {
       once();
       try {
         let body = '';
@@ -247,7 +248,7 @@ export function registerIdempotency(app: FastifyInstance, store: Store, options:
             throw error;
           }
           return result;
-        }));
+        }, options));
         // Committed: send the stored bytes themselves rather than serializing the value again.
         // (Set only now: a write can run more than once before it commits, see store/batch.ts.)
         const stored = body;

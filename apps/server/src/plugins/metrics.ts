@@ -96,6 +96,8 @@ export function registerMetrics(app: FastifyInstance, store: Store, metrics: Met
       '# TYPE store_failed_commits_total counter', `store_failed_commits_total ${s.failedCommits}`,
       '# HELP store_writes_refused_queue_full_total Writes answered 503 because WRITE_QUEUE_MAX_PENDING writes were pending.',
       '# TYPE store_writes_refused_queue_full_total counter', `store_writes_refused_queue_full_total ${s.refusedQueueFull}`,
+      '# HELP store_writes_pending Writes accepted and not yet answered: queued, or in a transaction being committed.',
+      '# TYPE store_writes_pending gauge', `store_writes_pending ${store.pendingWrites}`,
       '# HELP store_batch_replays_total Optimistic write batches rolled back and run again the plain way (store/batch.ts).',
       '# TYPE store_batch_replays_total counter', `store_batch_replays_total ${s.replays}`,
       '# HELP store_write_conflict_retries_total Writes run again in a new transaction after a PostgreSQL serialization failure or deadlock.',

@@ -37,8 +37,14 @@ const NO_DRIVER: Driver = {
   destroy: async () => {},
 };
 
+// A write in the queue; `alone`: it runs in a transaction of its own (Store.write's options).
+interface QueuedWrite {
+  op: WriteOp<unknown>;
+  alone: boolean;
+}
+
 export class WriteBatcher {
-  private readonly batches: MicroBatch<WriteOp<unknown>, unknown>;
+  private readonly batches: MicroBatch<QueuedWrite, unknown>;
   readonly commitListeners: Array<() => void> = [];
   readonly stats: WriteStats = { commits: 0, writes: 0, failedCommits: 0, refusedQueueFull: 0, replays: 0, conflictRetries: 0, commitMs: 0, batchMs: 0 };
 
@@ -53,24 +59,30 @@ export class WriteBatcher {
     // SQLite: the writer's statements, lent to the ops of a batch for the compiled-once fast path.
     private readonly rawStatements: SqliteStatements | null = null,
   ) {
-    this.batches = new MicroBatch<WriteOp<unknown>, unknown>({
+    this.batches = new MicroBatch<QueuedWrite, unknown>({
       maxItemsPerRun: batchMax,
       maxConcurrentRuns: concurrency,
       maxPending,
+      alone: (write) => write.alone,
       onFull: () => {
         this.stats.refusedQueueFull++;
         return queueFull();
       },
-      run: (ops) => this.run(ops),
+      run: (writes) => this.run(writes.map((w) => w.op)),
     });
   }
 
-  enqueue<T>(op: WriteOp<T>): Promise<T> {
+  enqueue<T>(op: WriteOp<T>, alone = false): Promise<T> {
     // A cast, honestly: one queue holds ops of many answer types, which TypeScript can only say as
     // unknown (it has no per-item type parameter). The value this promise gets is this op's own:
     // run() answers each op with what that op returned, in the ops' order, and MicroBatch checks
     // there is exactly one answer per item and hands answer i to item i's caller only.
-    return this.batches.add(op) as Promise<T>;
+    return this.batches.add({ op, alone }) as Promise<T>;
+  }
+
+  // Writes accepted and not yet answered (queued or in a batch being committed).
+  get pending(): number {
+    return this.batches.pendingItems;
   }
 
   drain(): Promise<void> {

@@ -8,7 +8,7 @@ import { migrationProvider } from './migrations.js';
 import { WriteBatcher } from './batcher.js';
 import { cachedStatements, lendStatements } from './raw.js';
 import { batchOf } from './batch.js';
-import type { DeferredWork, Engine, StoreOptions, Tx, WriteOp, WriteStats } from './types.js';
+import type { DeferredWork, Engine, StoreOptions, Tx, WriteOp, WriteOptions, WriteStats } from './types.js';
 import { openSqlite, sqliteDriverName, type SqliteDriverName } from './sqlite.js';
 import { OwnSchemaPostgresDialect } from './pg-introspector.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -16,7 +16,7 @@ import { systemClock, type Clock } from '../clock.js';
 // The write path, behind this one module: Store.write (the group commit, store/batcher.ts and
 // store/batch.ts), what a write defers (defer, deferWork), the compiled-once statements
 // (store/raw.ts) and the types they share (store/types.ts). Modules import from here only.
-export type { DeferredWork, Engine, StoreOptions, Tx, WriteOp, WriteStats } from './types.js';
+export type { DeferredWork, Engine, StoreOptions, Tx, WriteOp, WriteOptions, WriteStats } from './types.js';
 export { defer, selectWhere, updateWhere, deleteWhere } from './raw.js';
 export { MicroBatch, type Settled } from './micro-batch.js';
 
@@ -91,12 +91,17 @@ export class Store {
     return this.batcher.stats;
   }
 
+  // Writes accepted and not yet answered (queued, or in a batch being committed): for /metrics.
+  get pendingWrites(): number {
+    return this.batcher.pending;
+  }
+
   // Runs after every successful commit (cheap listeners only: they run on the hot path).
   onCommit(listener: () => void): void {
     this.batcher.commitListeners.push(listener);
   }
 
-  write<T>(op: WriteOp<T>): Promise<T> {
+  write<T>(op: WriteOp<T>, options: WriteOptions = {}): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     if (this.writeChecks.length > 0) {
       try {
@@ -105,17 +110,19 @@ export class Store {
         return Promise.reject(error);
       }
     }
-    return this.enqueueRetrying(op);
+    return this.enqueueRetrying(op, options.ownTransaction === true);
   }
 
   // PostgreSQL may end a transaction with a serialization failure or a deadlock (another
   // transaction took the same rows in the other order). Nothing of the write was kept (its
   // savepoint or its batch rolled back), and a write is a function of its transaction: it runs
-  // again, in a new transaction, a bounded number of times before the error is answered.
-  private async enqueueRetrying<T>(op: WriteOp<T>): Promise<T> {
+  // again, in a new transaction, a bounded number of times before the error is answered. Again
+  // in a transaction of its own: the batch it shared may be what made the cycle (WriteOptions).
+  private async enqueueRetrying<T>(op: WriteOp<T>, ownTransaction: boolean): Promise<T> {
+    const postgres = this.engine === 'postgres';
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.batcher.enqueue(op);
+        return await this.batcher.enqueue(op, postgres && (ownTransaction || attempt > 1));
       } catch (error) {
         if (!isTransientConflict(error) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
         this.batcher.stats.conflictRetries++;

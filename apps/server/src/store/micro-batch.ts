@@ -16,6 +16,8 @@ export interface MicroBatchOptions<I, R> {
   // onFull()'s error at once. Infinity: unbounded (callers bounded elsewhere).
   maxPending: number;
   onFull?: () => Error;
+  // Items that must be run by themselves (a run of one); the queue's order is kept around them.
+  alone?: (item: I) => boolean;
   // Answers the items, in their order (one answer per item), or throws to fail them all.
   run(items: I[]): Promise<Array<Settled<R>>>;
 }
@@ -35,6 +37,11 @@ export class MicroBatch<I, R> {
 
   constructor(private readonly options: MicroBatchOptions<I, R>) {
     assert(options.maxItemsPerRun >= 1 && options.maxConcurrentRuns >= 1 && options.maxPending >= 1, 'micro-batch limits must be at least 1');
+  }
+
+  // Items accepted and not yet answered (queued or in a run).
+  get pendingItems(): number {
+    return this.pending;
   }
 
   add(item: I): Promise<R> {
@@ -62,7 +69,7 @@ export class MicroBatch<I, R> {
     setImmediate(() => {
       this.scheduled = false;
       while (this.running < this.options.maxConcurrentRuns && this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.options.maxItemsPerRun);
+        const batch = this.queue.splice(0, this.runLength());
         this.running++;
         // Not awaited: runBatch settles every item itself; finally only does the bookkeeping.
         void this.runBatch(batch).finally(() => {
@@ -74,6 +81,17 @@ export class MicroBatch<I, R> {
         });
       }
     });
+  }
+
+  // How many of the queue's first items the next run takes: up to the limit, and never an item
+  // that must run alone together with another.
+  private runLength(): number {
+    const { alone, maxItemsPerRun } = this.options;
+    if (!alone) return maxItemsPerRun;
+    if (alone(this.queue[0].item)) return 1;
+    const end = Math.min(maxItemsPerRun, this.queue.length);
+    for (let i = 1; i < end; i++) if (alone(this.queue[i].item)) return i;
+    return end;
   }
 
   private async runBatch(batch: Array<Queued<I, R>>): Promise<void> {

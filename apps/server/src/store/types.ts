@@ -9,6 +9,16 @@ export type Tx = Kysely<Database>;
 export type WriteOp<T> = (tx: Tx) => Promise<T>;
 export type Row = Record<string, unknown>;
 
+export interface WriteOptions {
+  // PostgreSQL: the write runs in a transaction of its own, not group-committed with others.
+  // For a write that locks rows other writers lock too (receivables: a refund, a payee's
+  // settlement), in id order. Each such write locks in that one order, so two of them never
+  // wait on each other in a cycle; but a batch of several is one transaction that takes each
+  // write's locks in turn, which is no order at all (a deadlock, seen in CI). SQLite has one
+  // writer and takes no row locks: there it is group-committed as any write.
+  ownTransaction?: boolean;
+}
+
 // Runs one statement on a connection, below Kysely (store/raw.ts has the one per engine).
 export type RawExec = (sqlText: string, params: readonly unknown[]) => Promise<unknown>;
 

@@ -149,7 +149,7 @@ async function recordReturns(deps: PaymentDeps, paymentId: string, payments: Rec
     if (amount <= 0) continue;
     const owner = ownerOf(current);
     await createRefund(
-      { ...owner, correlationId: `med:${ret.id}`, clock: deps.clock, write: (op) => deps.store.write(op) },
+      { ...owner, correlationId: `med:${ret.id}`, clock: deps.clock, write: (op, options) => deps.store.write(op, options) },
       { paymentId, amount, reason: ret.nature === 'MED_FRAUDE' ? 'fraudulent' : 'requested_by_customer', metadata: { pixReturn: ret.id, nature: ret.nature } },
       { engine: deps.store.engine, kickWorker: deps.kickWorker, kind: ret.nature === 'MED_FRAUDE' ? 'med_fraud' : 'med_operational', providerRefundId: ret.id, providerRtrId: ret.rtrId, nowMs: deps.clock.nowMs() },
     );

@@ -173,7 +173,8 @@ export async function createRefund(ctx: RequestContext, body: CreateRefundBody, 
     if (row.kind !== 'requested') await recordMedDispute(tx, payment, { refundId: id, returnId: deps.providerRefundId ?? id, amountCents, nature: PIX_NATURE[row.kind as RefundKind] }, nowMs);
     await enqueue(tx, nowMs, JOB_REFUND, { refundId: id });
     return resource;
-  });
+    // Its own transaction: it locks the sale's receivables in id order (WriteOptions).
+  }, { ownTransaction: true });
   deps.kickWorker();
   return refund;
 }

@@ -227,7 +227,7 @@ async function failSettlement(store: Store, id: string, from: 'pending' | 'proce
       await recordEvent(tx, { accountId: s.account_id, livemode: s.livemode === 1 }, 'settlement.failed', toResource({ ...s, ...changes }), nowMs);
     }
     if (finish) await finish(tx);
-  });
+  }, { ownTransaction: true });
 }
 
 // Reads one payout back and applies it. Not at the PSP at all (the send never arrived): the

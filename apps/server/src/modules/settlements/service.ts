@@ -147,12 +147,13 @@ async function executeRun(deps: SettlementDeps, run: RunRow, finish?: (tx: Tx) =
     }
   }
 
-  // Bounded fan-out: the writes are group-committed, so a window of payees shares commits
+  // Bounded fan-out: a window of payees is written at once (on SQLite, group-committed)
   // without queueing every payee's work at once.
   const windowSize = 64;
   for (let i = 0; i < groups.length; i += windowSize) {
     const window = groups.slice(i, i + windowSize).filter((g) => Number(g.total) > 0);
-    const results = await Promise.allSettled(window.map((g) => store.write((tx) => settlePayee(tx, store, runId, runDate, g, { queuePayout: !byPsp.has(g.livemode) }))));
+    // Each payee in a transaction of its own: it locks the payee's receivables in id order (WriteOptions).
+    const results = await Promise.allSettled(window.map((g) => store.write((tx) => settlePayee(tx, store, runId, runDate, g, { queuePayout: !byPsp.has(g.livemode) }), { ownTransaction: true })));
     for (const r of results) {
       if (r.status === 'rejected' && !(r.reason instanceof NothingToSettle)) throw r.reason;
     }
@@ -377,7 +378,7 @@ export async function payoutJob(deps: SettlementDeps & { retryBaseMs: number }, 
         await recordEvent(tx, owner, 'settlement.failed', toSettlement({ ...s, status: 'failed', failure_reason: error.message, updated_at: nowIso }), nowMs);
       }
       await complete(tx, job, workerId);
-    });
+    }, { ownTransaction: true });
     return;
   }
   await store.write(async (tx) => {

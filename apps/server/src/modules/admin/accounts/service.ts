@@ -220,7 +220,7 @@ export async function activateLiveModeFromCommandLine(
     livemode: false,
     correlationId,
     clock: store.clock,
-    write: (op) => store.write(async (tx) => {
+    write: (op, options) => store.write(async (tx) => {
       const before = await accountSnapshot(tx, id);
       const result = await op(tx);
       auditEntryId = await insertAuditEntry(tx, {
@@ -229,7 +229,7 @@ export async function activateLiveModeFromCommandLine(
         ip: 'command line', userAgent: by.where, correlationId,
       }, store.clock.nowMs());
       return result;
-    }),
+    }, options),
   };
   // No key cache to clear here: the servers' caches show the change within their TTL.
   const account = await activateLiveMode(ctx, id);

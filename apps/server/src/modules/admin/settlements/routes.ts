@@ -90,7 +90,8 @@ export function adminSettlementRoutes(scopeInstance: FastifyInstance, store: Sto
     // The answer is made in the write: its bytes are stored with the Idempotency-Key.
     const [one] = await named(tx, [toAdminSettlement(await retrySettlement(tx, store, req.params.id))]);
     return one;
-  }));
+    // Its own transaction: it locks the payee's receivables in id order (WriteOptions).
+  }, { ownTransaction: true }));
 
   scope.get('/admin/settlements', {
     config: { permission: 'settlement_runs:view' },

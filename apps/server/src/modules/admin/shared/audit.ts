@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { Tx, WriteOp } from '../../../store/index.js';
+import type { Tx, WriteOp, WriteOptions } from '../../../store/index.js';
 import { ApiError } from '../../../errors.js';
 import { newId } from '../../../domain/ids.js';
 
@@ -113,7 +113,7 @@ export function auditAdminWrites(scope: FastifyInstance): void {
     const reason = reasonOf(req);
     if (spec.reasonRequired === true && reason === null) throw missingReason(spec);
     const write = req.ctx.write;
-    req.ctx.write = <T>(op: WriteOp<T>): Promise<T> => write(async (tx) => {
+    req.ctx.write = <T>(op: WriteOp<T>, options?: WriteOptions): Promise<T> => write(async (tx) => {
       const knownId = spec.objectId(req);
       const before = knownId === undefined ? null : await spec.snapshot(tx, knownId, req);
       if (typeof spec.reasonRequired === 'function' && reason === null && spec.reasonRequired(req, before)) throw missingReason(spec);
@@ -135,7 +135,7 @@ export function auditAdminWrites(scope: FastifyInstance): void {
         correlationId: req.id,
       }, req.ctx.clock.nowMs());
       return result;
-    });
+    }, options);
   });
 }
 
