@@ -188,9 +188,14 @@ export class BatchContext {
   // End of the batch: the collectors (whose rows join the batch's), then every buffered row.
   // With the bundle option, returns the statements that write the rows instead of running them.
   async flush(): Promise<string[]> {
+    const bundled: string[] = [];
     this.collecting = true;
     try {
       for (const { collector, items } of this.collected.values()) {
+        if (this.options.bundle && collector.bundled) {
+          bundled.push(collector.bundled(items, pgLiteral));
+          continue;
+        }
         const written = this.written;
         const outside = this.options.read && written && !collector.reads.some((t) => written.has(t) || this.rows.has(t));
         const tx = this.boundTx();
@@ -202,7 +207,8 @@ export class BatchContext {
     this.collected.clear();
     this.flushing = true;
     try {
-      if (this.options.bundle) return literalInserts(this.rows);
+      // The works' statements after the rows: they may read what the rows wrote.
+      if (this.options.bundle) return [...literalInserts(this.rows), ...bundled];
       await this.writeRows(this.rows);
       return [];
     } finally {

@@ -61,4 +61,8 @@ export interface DeferredWork<T> {
   reads: readonly string[];
   // `read`: where to read them.
   run(tx: Tx, items: T[], read: Tx): Promise<void>;
+  // PostgreSQL, when a batch's rows go with its COMMIT as one script (store/batch.ts, bundle):
+  // the one statement that does the work there, after the rows, reading inside the transaction,
+  // instead of run() with its read before the script (a round trip). `literal` inlines a value.
+  bundled?(items: T[], literal: (value: unknown) => string): string;
 }
