@@ -179,6 +179,16 @@ export function ConfirmDialog({ title, message, confirmLabel, reason, children, 
       if (opener?.isConnected) opener.focus();
     };
   }, []);
+  // Closing: the dialog closed and the focus given back here and now, then the caller told (it
+  // unmounts the dialog, whose cleanup above does the same again, for a caller that unmounts it
+  // otherwise). Left to the unmount alone, the focus came back a moment after the dialog had
+  // left the page, and could land after the next key a fast user pressed (Chromium 156).
+  const close = () => {
+    const d = dialog.current;
+    if (d?.open) d.close();
+    if (opener?.isConnected) opener.focus();
+    onClose();
+  };
   const submit = async (e: Event) => {
     e.preventDefault();
     const trimmed = text.trim();
@@ -193,14 +203,18 @@ export function ConfirmDialog({ title, message, confirmLabel, reason, children, 
         setBusy(false);
         return;
       }
-      onClose();
+      close();
     } catch (err) {
       setError(err);
       setBusy(false);
     }
   };
   return (
-    <dialog ref={dialog} aria-labelledby="confirm-title" aria-describedby="confirm-message" onClose={onClose} onCancel={onClose}>
+    <dialog ref={dialog} aria-labelledby="confirm-title" aria-describedby="confirm-message" onClose={close} onCancel={(e) => {
+      // Escape: closed here (above), not by the browser after this event.
+      e.preventDefault();
+      close();
+    }}>
       {/* void: Preact drops a handler's promise; submit shows its own failure. */}
       <form onSubmit={(e) => void submit(e)} noValidate>
         <h2 id="confirm-title">{title}</h2>
@@ -229,7 +243,7 @@ export function ConfirmDialog({ title, message, confirmLabel, reason, children, 
         ) : null}
         <ErrorMessage error={error} />
         <div class="dialog-actions">
-          <button type="button" class="secondary" onClick={onClose}>{t('common.cancel')}</button>
+          <button type="button" class="secondary" onClick={close}>{t('common.cancel')}</button>
           <button type="submit" disabled={busy}>{confirmLabel}</button>
         </div>
       </form>
