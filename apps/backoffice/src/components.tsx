@@ -46,25 +46,34 @@ export interface Loaded<T> {
   data: T | undefined;
   error: unknown;
   loading: boolean;
+  // The data shown is the previous deps' (a new query is on its way).
+  stale: boolean;
   reload: () => void;
 }
 
+// A load answers for its deps: when they change (a filter, the next page), the data on screen is
+// the previous query's until the new one arrives. That is known at render time, before the
+// effect that starts the request runs, so `stale` is computed here and not left to the effect: a
+// render that showed the old rows with no sign of loading (for as long as the request takes)
+// would let an operator read another filter's list as this one's.
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true });
+  const key = JSON.stringify(deps);
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean; key: string | undefined }>({ data: undefined, error: null, loading: true, key: undefined });
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true, error: null }));
     load().then(
-      (data) => live && setState({ data, error: null, loading: false }),
-      (error) => live && setState({ data: undefined, error, loading: false }),
+      (data) => live && setState({ data, error: null, loading: false, key }),
+      (error) => live && setState({ data: undefined, error, loading: false, key }),
     );
     return () => {
       live = false;
     };
-  }, [...deps, tick]);
+  }, [key, tick]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
-  return { ...state, reload };
+  const stale = state.key !== key;
+  return { data: state.data, error: stale ? null : state.error, loading: state.loading || stale, stale, reload };
 }
 
 export function Loading() {
@@ -88,7 +97,14 @@ export function ErrorMessage({ error }: { error: unknown }) {
 export function Loaded<T>({ state, children }: { state: Loaded<T>; children: (data: T) => ComponentChildren }) {
   if (state.error) return <ErrorMessage error={state.error} />;
   if (state.data === undefined) return <Loading />;
-  return <>{children(state.data)}</>;
+  // The previous query's content stays (dimmed, busy) while the new one loads, so the focus on a
+  // pager's button or a row survives the change; the same element tree either way for that.
+  return (
+    <>
+      {state.stale ? <Loading /> : null}
+      <div class={state.stale ? 'loaded stale' : 'loaded'} aria-busy={state.stale ? 'true' : undefined}>{children(state.data)}</div>
+    </>
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1170,13 +1170,25 @@ for (const engine of ENGINES) {
       assert.match(await row(lost).innerText(), /Debitado: R\$\s?123,45/);
       await axe(page, 'disputes');
 
-      // Filter by status with the keyboard: the lost one only.
+      // Filter by status with the keyboard: the lost one only. The filtered answer is held until
+      // the screen has been read: until it comes, the old rows say they are not this filter's.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => { release = resolve; });
+      const filtered = (url: URL) => url.pathname.endsWith('/admin/disputes') && url.searchParams.get('status') === 'lost';
+      await page.route(filtered, async (route) => { await held; await route.continue(); });
       await page.getByLabel('Situação').focus();
       await page.getByLabel('Situação').selectOption('lost');
       await page.getByRole('button', { name: 'Buscar' }).focus();
       await page.keyboard.press('Enter');
       await page.waitForURL(/status=lost/);
+      await page.locator('.loaded.stale[aria-busy="true"]').waitFor({ state: 'attached' });
+      assert.match((await page.locator('[role="status"]').first().textContent()) ?? '', /Carregando/);
+      assert.equal(await page.locator('.loaded.stale').locator(`a[data-payment-link][href$="${open}"]`).count(), 1, 'the old rows, marked busy');
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Buscar', 'the focus stays on the button');
+      release();
       await settled(page);
+      await page.unroute(filtered);
+      assert.equal(await page.locator('.loaded.stale').count(), 0);
       await row(lost).waitFor();
       assert.equal(await row(open).count(), 0);
       await axe(page, 'disputes (filtered)');
