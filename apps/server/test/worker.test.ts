@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { ENGINES, eventually, signup, startApp, startManualApp, type ManualApp, type TestApp } from './helpers.js';
 import { Worker } from '../src/jobs/worker.js';
-import { LoadGauge } from '../src/jobs/load.js';
 import { complete, enqueue } from '../src/jobs/queue.js';
 import { Type } from 'typebox';
 
@@ -52,7 +51,7 @@ for (const engine of ENGINES) {
           done++;
           jobs.notify();
         },
-      }, { pollMs: 20, leaseMs: 30_000, concurrency: 4, batchSize: 4, yieldTo: { busy: () => busy, requestsActive: true }, busyRoundMs: 60_000, payloads: { 'test.count': Type.Object({ i: Type.Integer() }) } }, t.app.log);
+      }, { pollMs: 20, leaseMs: 30_000, concurrency: 4, batchSize: 4, yieldTo: { busy: () => busy, requestsInFlight: 1 }, busyRoundMs: 60_000, payloads: { 'test.count': Type.Object({ i: Type.Integer() }) } }, t.app.log);
       await t.store.write(async (tx) => {
         for (let i = 0; i < 20; i++) await enqueue(tx, t.clock.nowMs(), 'test.count', { i }, t.clock.nowMs() - 1000);
       });
@@ -103,7 +102,7 @@ for (const engine of ENGINES) {
       let released = false;
       const gates: Array<() => void> = [];
       const openAll = () => { for (const open of gates.splice(0)) open(); };
-      const gauge = { busy: () => false, requestsActive: true };
+      const gauge = { busy: () => false, requestsInFlight: 3 };
       const worker = new Worker(t.store, {
         'test.hold': async (job, workerId) => {
           running++;
@@ -131,7 +130,7 @@ for (const engine of ENGINES) {
         openAll();
         await jobs.until(() => gates.length === 2 && done === 2);
         assert.equal(most, 2);
-        gauge.requestsActive = false;
+        gauge.requestsInFlight = 0;
         openAll();
         await jobs.until(() => gates.length === 6);
         assert.equal(most, 6);
@@ -191,35 +190,11 @@ describe('load gauge (the API process)', () => {
     }
     // Waits for I/O: the socket's close to reach the server.
     await eventually(async () => t.load.requestsInFlight === 0, 'the abandoned request to leave');
-    // Served until a window has passed with none (requestsActive, below).
-    await sleep(60);
-    assert.equal(t.load.requestsActive, false);
     assert.equal(t.load.busy(), false);
 
     const res = await fetch(`${base}/healthz`);
     assert.equal(res.status, 200);
     // Waits for I/O: the answered connection's close event.
     await eventually(async () => t.load.requestsInFlight === 0, 'an answered request to leave');
-  });
-
-  // Under a closed loop every request of a group-committed batch is answered at once, and the
-  // worker woken by the same commit used to find none in flight and run flat out (jobs/load.ts).
-  test('a request answered within the window still counts as served: the worker does not take the gap between answers for an idle process', () => {
-    let nowMs = 1_000;
-    const gauge = new LoadGauge(0.9, 50, () => nowMs);
-    assert.equal(gauge.requestsActive, false, 'no request yet');
-    gauge.requestStarted();
-    assert.equal(gauge.requestsActive, true);
-    nowMs += 5;
-    gauge.requestEnded();
-    assert.equal(gauge.requestsInFlight, 0);
-    assert.equal(gauge.requestsActive, true, "just answered: the client's next request is on its way");
-    nowMs += 49;
-    assert.equal(gauge.requestsActive, true);
-    nowMs += 1;
-    assert.equal(gauge.requestsActive, false, 'a whole window without a request');
-    gauge.requestStarted();
-    nowMs += 1_000;
-    assert.equal(gauge.requestsActive, true, 'in flight, however long ago it started');
   });
 });

@@ -19,9 +19,8 @@ export interface WorkerOptions {
   maxAttempts?: number; // for jobs whose handler throws: then parked, never deleted
   // In the API process: while `busy()` says requests are saturating the event loop, one round
   // (at most `concurrency` jobs) per `busyRoundMs`, however much work is waiting (jobs/load.ts).
-  // While requests are being served at all (`requestsActive`), at most
-  // `concurrencyWithRequests` jobs at once.
-  yieldTo?: { busy(): boolean; readonly requestsActive: boolean };
+  // While requests are in flight at all, at most `concurrencyWithRequests` jobs at once.
+  yieldTo?: { busy(): boolean; readonly requestsInFlight: number };
   busyRoundMs?: number;
   // Jobs running at once while the process has requests in flight (in the API process). A batch
   // of card confirmations is one stretch of JavaScript on the event loop the requests share: 32
@@ -185,7 +184,7 @@ export class Worker {
 
   private concurrencyNow(concurrency: number): number {
     const { yieldTo, concurrencyWithRequests } = this.options;
-    if (!yieldTo || concurrencyWithRequests === undefined || !yieldTo.requestsActive) return concurrency;
+    if (!yieldTo || concurrencyWithRequests === undefined || yieldTo.requestsInFlight === 0) return concurrency;
     return Math.min(concurrency, concurrencyWithRequests);
   }
 
