@@ -199,7 +199,12 @@ export function ConfirmDialog({ title, message, confirmLabel, reason, children, 
   // unmounts the dialog, whose cleanup above does the same again, for a caller that unmounts it
   // otherwise). Left to the unmount alone, the focus came back a moment after the dialog had
   // left the page, and could land after the next key a fast user pressed (Chromium 156).
+  // Once: d.close() below queues the dialog's own close event, which calls this again, maybe
+  // after the user has moved the focus on.
+  const closed = useRef(false);
   const close = () => {
+    if (closed.current) return;
+    closed.current = true;
     const d = dialog.current;
     if (d?.open) d.close();
     if (opener?.isConnected) opener.focus();
