@@ -50,14 +50,15 @@
 //   {"engine":"sqlite","post":{"rps":..,"p99Ms":..},"get":{..},"ceiling":{"post":{..},"get":{..},"durablePost":{..}},
 //    "ratio":{"post":..,"get":..},"sustained":{"ratePerSec":..,"failedRatePerSec":..,"steps":..},
 //    "latency":[{"fraction":..,"ratePerSec":..,"p50Ms":..,"p99Ms":..,"p999Ms":..,"ceilingP50Ms":..,"ceilingP99Ms":..,"ceilingP999Ms":..},..],
-//    "targets":{..},"backlog":{"pendingAfterPost":..,"drainMs":..}}
+//    "targets":{..},"backlog":{"pendingAfterPost":..,"drainMs":..},
+//    "walBytesPerRequest":{"POST":..,"ceiling durable POST":..,..}}   (PostgreSQL only)
 //   Exit 1 (and no JSON line for that engine) on any non-2xx, connection error, server crash or
 //   non-graceful shutdown. A missed target is shown as FAIL in the table (it does not fail the run).
 import { mkdtempSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { api, BenchFailure, CEILING_PLUGIN, createBenchSchema, envInt, errorText, live, logReport, makeLog, metricsText, onSignal, removeTempDir, round, runLoadScript, sleep, startCli, stopCli, type LogInfo, type Proc, type Stopped, type SuiteOutcome } from './lib.ts';
+import { api, BenchFailure, CEILING_PLUGIN, createBenchSchema, envInt, errorText, live, logReport, makeLog, metricsText, onSignal, removeTempDir, round, runLoadScript, sleep, startCli, stopCli, walPositionBytes, type LogInfo, type Proc, type Stopped, type SuiteOutcome } from './lib.ts';
 import type { Summary } from './load.ts';
 import type { OpenLoopResult, OpenLoopSpec } from './open-loop.ts';
 import { findSustainedRate, type SearchResult, type StepOutcome } from './sustained.ts';
@@ -118,6 +119,9 @@ interface EngineRun {
   shutdown: Stopped | null;
   problems: string[];
   backlog: { pendingAfterPost: number; drainMs: number };
+  // PostgreSQL: the WAL each closed-loop scenario wrote per request (its warm-up and measured
+  // window; for POST, until its confirmations are drained too: a sale's WAL). null on SQLite.
+  walBytesPerRequest: Record<string, number> | null;
   separateWorker: boolean;
   loadBefore: string;
   loadAfter: string;
@@ -187,6 +191,7 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
   let sustained: SearchResult | null = null;
   let shutdown: Stopped | null = null;
   const backlog = { pendingAfterPost: 0, drainMs: 0 };
+  let walBytesPerRequest: Record<string, number> | null = null;
   const separateWorker = engine === 'postgres';
   const loadBefore = machineLoad();
 
@@ -244,12 +249,17 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
     for (const s of scenarios) {
       if (s.drainFirst) await drainBacklog(srv, key, `before ${s.name}`);
       log(`${s.name}: ${WARMUP_S ? `${WARMUP_S} s warm-up + ` : ''}${DURATION_S} s, ${CONNECTIONS} connections`);
+      const walBefore = engine === 'postgres' ? await walPositionBytes(PG_URL) : null;
       const r = await runLoadScript<LoadResult>(watched, tmp, 'load.ts', s.name, { url: srv.base, connections: CONNECTIONS, warmupS: WARMUP_S, durationS: DURATION_S, ...s.spec });
       results[s.name] = r;
       if (s.name === 'POST') {
         backlog.pendingAfterPost = await pendingPayments(srv);
         backlog.drainMs = (await drainBacklog(srv, key, 'after POST')) ?? -1;
         log(`POST: ${backlog.pendingAfterPost} payments still pending at its end, confirmed ${(backlog.drainMs / 1000).toFixed(1)} s later`);
+      }
+      if (walBefore !== null) {
+        const requests = r.measured.completed + (r.warmup?.completed ?? 0);
+        (walBytesPerRequest ??= {})[s.name] = requests > 0 ? Math.round(Number((await walPositionBytes(PG_URL)) - walBefore) / requests) : 0;
       }
       log(`${s.name}: ${r.measured.rps.toFixed(0)} req/s, p99 ${r.measured.p99Ms} ms, non-2xx ${r.measured.non2xx}, errors ${r.measured.errors}`);
       bad(s.name, r.warmup, 'warm-up');
@@ -325,7 +335,7 @@ async function benchEngine(engine: Engine): Promise<EngineRun> {
   if (shutdown && (shutdown.code !== 0 || shutdown.forced)) {
     problems.push(`the server did not shut down gracefully: code ${shutdown.code}, signal ${shutdown.signal}${shutdown.forced ? ' (killed after 40 s)' : ''}\n--- server stderr ---\n${server?.stderr.text || '(empty)'}`);
   }
-  return { engine, results, latency, sustained, logInfo, shutdown, problems, backlog, separateWorker, loadBefore, loadAfter: machineLoad() };
+  return { engine, results, latency, sustained, logInfo, shutdown, problems, backlog, walBytesPerRequest, separateWorker, loadBefore, loadAfter: machineLoad() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,6 +376,9 @@ export function table(run: EngineRun): string {
   }
   if (R.POST) {
     lines.push(`confirmations (${run.separateWorker ? 'a separate worker process' : 'the worker inside the server'}): ${run.backlog.pendingAfterPost} of the POST run's ${R.POST.measured.completed + (R.POST.warmup?.completed ?? 0)} payments still pending at its end, all confirmed ${(run.backlog.drainMs / 1000).toFixed(1)} s later`);
+  }
+  if (run.walBytesPerRequest) {
+    lines.push(`WAL a request (PostgreSQL, pg_current_wal_lsn around each scenario's warm-up and window; for POST until its confirmations are drained, so a sale's): ${Object.entries(run.walBytesPerRequest).map(([name, bytes]) => `${name} ${(bytes / 1000).toFixed(1)} kB`).join(', ')}`);
   }
   if (run.sustained) {
     const su = run.sustained;
@@ -417,6 +430,7 @@ export function jsonLine(run: EngineRun): string {
       ...(target.latencyP99VsCeiling === null || lr === null ? {} : { latencyP99At50: { ratio: lr, target: target.latencyP99VsCeiling, pass: lr <= target.latencyP99VsCeiling } }),
     },
     backlog: run.backlog,
+    ...(run.walBytesPerRequest ? { walBytesPerRequest: run.walBytesPerRequest } : {}),
   });
 }
 

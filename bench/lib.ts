@@ -325,6 +325,28 @@ export async function createBenchSchema(pgUrl: string, prefix = 'bench'): Promis
   };
 }
 
+// PostgreSQL's WAL position in bytes (pg_current_wal_lsn). The WAL a route writes a request is
+// what each commit must flush before the answer, so the core suite reports it beside the rates.
+// It is the whole cluster's: on a quiet bench machine, the routes' own (the read routes show the
+// floor, about nothing).
+export async function walPositionBytes(pgUrl: string): Promise<bigint> {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 5000 });
+  await c.connect();
+  try {
+    return lsnBytes((await c.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0].lsn);
+  } finally {
+    await c.end();
+  }
+}
+
+// An LSN as PostgreSQL prints it ("16/B374D848": the high and low 32 bits, in hex) as bytes.
+export function lsnBytes(lsn: string): bigint {
+  const m = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/.exec(lsn);
+  if (!m) throw new Error(`not an LSN: "${lsn}"`);
+  return (BigInt(`0x${m[1]}`) << 32n) + BigInt(`0x${m[2]}`);
+}
+
 // CPU milliseconds (user + system) a process has used so far, from /proc (Linux); null elsewhere.
 // Throughput on a shared 2-core machine moves with the neighbours' load; a process's own CPU per
 // request moves much less, so the suites report it beside rps.

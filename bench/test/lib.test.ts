@@ -2,7 +2,7 @@
 // format, increasing, and São Paulo's calendar date.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addDays, benchId, saoPauloDate } from '../lib.ts';
+import { addDays, benchId, lsnBytes, saoPauloDate } from '../lib.ts';
 
 // A prefix, then 26 lowercase Crockford base32 characters (no i, l, o, u).
 const PUBLIC_ID = /^rcv_[0-9a-hjkmnp-tv-z]{26}$/;
@@ -26,4 +26,13 @@ test('saoPauloDate: UTC-3, so 02:59 UTC is still the day before; addDays crosses
   assert.equal(addDays('2026-03-01', -1), '2026-02-28');
   assert.equal(addDays('2025-12-31', 1), '2026-01-01');
   assert.equal(addDays('2026-01-10', -59), '2025-11-12');
+});
+
+test('lsnBytes: an LSN\'s two 32-bit halves, so the WAL between two positions is their difference', () => {
+  assert.equal(lsnBytes('0/0'), 0n);
+  assert.equal(lsnBytes('0/16B3748'), 0x16b3748n);
+  assert.equal(lsnBytes('16/B374D848'), 0x16n * 2n ** 32n + 0xb374d848n);
+  // Across the low half's wrap: 1/00000010 is 0x20 bytes after 0/FFFFFFF0.
+  assert.equal(lsnBytes('1/00000010') - lsnBytes('0/FFFFFFF0'), 0x20n);
+  for (const bad of ['', '16', '16/', 'x/1', '1/2/3', '123456789/0']) assert.throws(() => lsnBytes(bad), /not an LSN/);
 });
