@@ -310,19 +310,25 @@ export async function runLoadScript<R = Json>(procs: Proc | Proc[], tmp: string,
 // { schema, databaseUrl, drop() }.
 export interface BenchSchema { schema: string; databaseUrl: string; drop: () => Promise<void> }
 export async function createBenchSchema(pgUrl: string, prefix = 'bench'): Promise<BenchSchema> {
-  const { default: pg } = await import('pg');
   const schema = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const query = async (text: string) => {
-    const c = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 5000 });
-    await c.connect();
-    try { await c.query(text); } finally { await c.end(); }
-  };
-  await query(`CREATE SCHEMA ${schema}`);
+  await queryOnce(pgUrl, `CREATE SCHEMA ${schema}`);
   return {
     schema,
     databaseUrl: `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`,
-    drop: () => query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),
+    drop: async () => { await queryOnce(pgUrl, `DROP SCHEMA IF EXISTS ${schema} CASCADE`); },
   };
+}
+
+// One statement on a connection of its own (the bench's few out-of-band queries): its rows.
+async function queryOnce<R extends Record<string, unknown>>(pgUrl: string, text: string): Promise<R[]> {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 5000 });
+  await c.connect();
+  try {
+    return (await c.query<R>(text)).rows;
+  } finally {
+    await c.end();
+  }
 }
 
 // PostgreSQL's WAL position in bytes (pg_current_wal_lsn). The WAL a route writes a request is
@@ -330,14 +336,7 @@ export async function createBenchSchema(pgUrl: string, prefix = 'bench'): Promis
 // It is the whole cluster's: on a quiet bench machine, the routes' own (the read routes show the
 // floor, about nothing).
 export async function walPositionBytes(pgUrl: string): Promise<bigint> {
-  const { default: pg } = await import('pg');
-  const c = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 5000 });
-  await c.connect();
-  try {
-    return lsnBytes((await c.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0].lsn);
-  } finally {
-    await c.end();
-  }
+  return lsnBytes((await queryOnce<{ lsn: string }>(pgUrl, 'select pg_current_wal_lsn()::text as lsn'))[0].lsn);
 }
 
 // An LSN as PostgreSQL prints it ("16/B374D848": the high and low 32 bits, in hex) as bytes.
