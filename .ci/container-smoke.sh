@@ -3,6 +3,7 @@
 #
 #   .ci/container-smoke.sh            build the image, then every check below
 #   SKIP_BUILD=1 .ci/container-smoke.sh   use the image already built
+#   BUILD_ONLY=1 .ci/container-smoke.sh   build the two images, check nothing
 #   COMPOSE=podman-compose .ci/container-smoke.sh   the compose run with one tool only
 #   COMPOSE= .ci/container-smoke.sh                 no compose run (the image alone)
 #   NODE_VERSION=20.20.2 IMAGE=localhost/pagamentos:node20 COMPOSE= .ci/container-smoke.sh
@@ -129,6 +130,9 @@ if [ -z "${SKIP_BUILD:-}" ]; then
 fi
 figure "image: $IMAGE, Node $(podman run --rm --entrypoint node "$IMAGE" -v)"
 figure "image size: $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}') (podman's count, uncompressed)"
+# BUILD_ONLY=1: the builds (and the image's figures) and nothing else. .ci/run starts them beside
+# npm ci and the checks, and runs this again with SKIP_BUILD=1 after the test suites.
+if [ -n "${BUILD_ONLY:-}" ]; then exit 0; fi
 
 step "alone, on SQLite: read-only root, no capabilities, data on volume $VOLUME"
 podman volume create "$VOLUME" >/dev/null
